@@ -1,0 +1,5 @@
+"""Allows `python -m mini_claude`."""
+
+from mini_claude.cli import main
+
+raise SystemExit(main())

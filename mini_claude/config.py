@@ -1,0 +1,127 @@
+"""Settings from flags and environment, and where mini-claude keeps its files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+APP_NAME = "mini-claude"
+DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_MAX_TURNS = 50
+DEFAULT_MAX_TOKENS = 16_000
+DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
+PERMISSION_MODES = ("ask", "accept-edits", "bypass")
+PROJECT_HASH_CHARS = 16
+
+
+class ConfigError(ValueError):
+    """A setting has a value we cannot use; the message names it and says what is expected."""
+
+
+def _env_number(name: str, default: float, kind: type = float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if value < 0:
+        raise ConfigError(f"{name}={raw!r} must not be negative")
+    return value
+
+
+def app_home() -> Path:
+    """`~/.mini-claude`: per-project state, including memories (honours HOME)."""
+    return Path.home() / ".mini-claude"
+
+
+def project_memory_dir(cwd: str | None = None) -> Path:
+    """`~/.mini-claude/projects/<hash of the working directory>/memory` (not created here)."""
+    digest = hashlib.sha256((cwd or os.getcwd()).encode("utf-8", "surrogateescape")).hexdigest()
+    return app_home() / "projects" / digest[:PROJECT_HASH_CHARS] / "memory"
+
+
+def _platform_dir(kind: str) -> Path:
+    import platformdirs  # imported here: only needed once the REPL or logging starts
+
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP_NAME, appauthor=False))
+
+
+def history_file() -> Path:
+    return _platform_dir("data") / "history"
+
+
+def config_dir() -> Path:
+    return _platform_dir("config")
+
+
+def log_file() -> Path:
+    return _platform_dir("log") / "debug.log"
+
+
+def protected_dirs() -> list[Path]:
+    """The agent's own configuration and state: writes here always ask (memories excepted)."""
+    return [app_home(), config_dir(), _platform_dir("data")]
+
+
+@dataclass
+class Settings:
+    model: str = DEFAULT_MODEL
+    side_model: str = DEFAULT_MODEL
+    api_key: str | None = None
+    auth_token: str | None = None
+    base_url: str | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    api_timeout: float = DEFAULT_API_TIMEOUT
+    max_retries: int = DEFAULT_MAX_RETRIES
+    side_query_timeout: float = DEFAULT_SIDE_QUERY_TIMEOUT
+    permission_mode: str = "ask"
+    plain: bool = False
+    project_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
+    memory_dir: Path = field(default_factory=project_memory_dir)
+
+    @property
+    def can_call_model(self) -> bool:
+        return bool(self.api_key or self.auth_token or self.base_url)
+
+    @property
+    def missing_credentials_message(self) -> str:
+        return (
+            "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
+            "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
+        )
+
+
+def load_settings(
+    *,
+    model: str | None = None,
+    max_turns: int | None = None,
+    permission_mode: str | None = None,
+    plain: bool = False,
+) -> Settings:
+    """Flags win over the environment, which wins over defaults."""
+    env = os.environ
+    chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or DEFAULT_MODEL
+    mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip() or "ask"
+    if mode not in PERMISSION_MODES:
+        raise ConfigError(f"permission mode {mode!r} is not one of: {', '.join(PERMISSION_MODES)}")
+    return Settings(
+        model=chosen_model,
+        side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
+        api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
+        auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
+        base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
+        max_turns=max_turns if max_turns is not None else DEFAULT_MAX_TURNS,
+        max_tokens=int(_env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
+        api_timeout=_env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),
+        max_retries=int(_env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
+        side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
+        permission_mode=mode,
+        plain=plain or bool(env.get("NO_COLOR")),
+    )
