@@ -1,0 +1,43 @@
+"""Turning the paths a model writes into real filesystem paths, and comparing them safely.
+
+Every permission decision is made on the fully resolved path (symlinks followed), compared by
+path components, never by string prefix (`/ws` does not contain `/ws-evil`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mini_claude import prompts
+from mini_claude.tools.base import ToolError
+
+
+def resolve_path(raw: str, base: Path) -> Path:
+    """`raw` as an absolute path with `~` expanded, joined to `base` if relative, symlinks resolved.
+
+    Missing targets are fine (a file about to be created); a dangling symlink resolves to its target.
+    """
+    if not raw or not raw.strip():
+        raise ToolError(prompts.notice("path_empty"))
+    if "\0" in raw or "\n" in raw or "\r" in raw:
+        raise ToolError(prompts.notice("path_bad_character", path=repr(raw)))
+    expanded = Path(os.path.expanduser(raw))
+    joined = expanded if expanded.is_absolute() else Path(base) / expanded
+    return Path(os.path.realpath(joined, strict=False))
+
+
+def is_within(path: Path, root: Path) -> bool:
+    """True when `path` is `root` or lies below it, after resolving both (compared by components)."""
+    real_path = Path(os.path.realpath(path))
+    real_root = Path(os.path.realpath(root))
+    return real_path.is_relative_to(real_root)
+
+
+def display_path(path: Path, project_dir: Path) -> str:
+    """How a path is shown to the model and the user: relative inside the project, else absolute."""
+    if path == project_dir:
+        return "."
+    if path.is_relative_to(project_dir):
+        return str(path.relative_to(project_dir))
+    return str(path)

@@ -1,0 +1,166 @@
+"""Who may read, write and run what: permission modes, path rules, and session grants.
+
+The tools call `check_read` / `check_write` / `check_shell` with already resolved paths; each
+either returns (allowed) or raises `PermissionDenied`. Asking goes through the `ask` callback,
+which the UI provides; no callback (print mode) means no one can say yes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from mini_claude import prompts
+from mini_claude.config import PERMISSION_MODES
+from mini_claude.paths import is_within
+from mini_claude.tools.base import ToolError
+
+Action = Literal["read", "write", "shell"]
+Answer = Literal["y", "a", "n"]
+
+log = logging.getLogger("mini_claude")
+
+_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    tool: str
+    action: Action
+    target: str  # a resolved path, or the shell command
+    reason: str  # a short phrase for the UI, e.g. "outside the project"
+    allow_always: bool = True  # False when "a" would only allow this once (sensitive / outside writes)
+
+
+AskCallback = Callable[[PermissionRequest], Answer]
+
+
+class PermissionDenied(ToolError):
+    """The user (or the absence of one) said no; the message tells the model not to just retry."""
+
+
+class Permissions:
+    def __init__(
+        self,
+        project_dir: Path,
+        *,
+        mode: str,
+        ask: AskCallback | None,
+        memory_dir: Path | None = None,
+        protected_dirs: Iterable[Path] = (),
+        home: Path | None = None,
+    ) -> None:
+        self.project_dir = _real(project_dir)
+        self.mode = mode
+        self.ask = ask
+        self.memory_dir = _real(memory_dir) if memory_dir is not None else None
+        self.protected_dirs = [_real(p) for p in protected_dirs]
+        self.home = _real(home if home is not None else Path.home())
+        self._grants: set[tuple[str, Action]] = set()
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        if value not in PERMISSION_MODES:
+            raise ValueError(f"permission mode {value!r} is not one of: {', '.join(PERMISSION_MODES)}")
+        self._mode = value
+
+    # --- the checks the tools call -------------------------------------------------------
+
+    def check_read(self, tool: str, path: Path) -> None:
+        if self._in_project(path) or self._in_memory(path) or self.mode == "bypass":
+            return
+        sensitive = self._sensitive_reason(path)
+        if sensitive is None and (tool, "read") in self._grants:
+            return
+        reason = sensitive or "outside the project"
+        self._ask(PermissionRequest(tool, "read", str(path), reason, allow_always=sensitive is None))
+
+    def check_write(self, tool: str, path: Path) -> None:
+        if self._in_memory(path):
+            return
+        sensitive = self._sensitive_reason(path)
+        if sensitive is not None:
+            # Sensitive targets ask in every mode, and no earlier "a" covers them.
+            self._ask(PermissionRequest(tool, "write", str(path), sensitive, allow_always=False))
+            return
+        if self.mode == "bypass":
+            return
+        if not self._in_project(path):
+            self._ask(PermissionRequest(tool, "write", str(path), "outside the project", allow_always=False))
+            return
+        if self.mode == "accept-edits" or (tool, "write") in self._grants:
+            return
+        self._ask(PermissionRequest(tool, "write", str(path), "edit a project file"))
+
+    def check_shell(self, tool: str, command: str) -> None:
+        if self.mode == "bypass" or (tool, "shell") in self._grants:
+            return
+        self._ask(PermissionRequest(tool, "shell", command, "run a shell command"))
+
+    # --- rules -------------------------------------------------------------------------
+
+    def _in_project(self, path: Path) -> bool:
+        return is_within(path, self.project_dir)
+
+    def _in_memory(self, path: Path) -> bool:
+        return self.memory_dir is not None and is_within(path, self.memory_dir)
+
+    def _sensitive_reason(self, path: Path) -> str | None:
+        """Why writing `path` always needs a yes, or None when it is an ordinary file."""
+        if self._in_memory(path):
+            return None
+        if is_within(path, self.project_dir / ".git"):
+            return "inside .git (hooks there run code)"
+        if any(is_within(path, protected) for protected in self.protected_dirs):
+            return "mini-claude's own settings"
+        if self._is_home_dotfile(path):
+            return "a dotfile in your home folder"
+        return None
+
+    def _is_home_dotfile(self, path: Path) -> bool:
+        real = _real(path)
+        if real == self.home or not real.is_relative_to(self.home):
+            return False
+        top = self.home / real.relative_to(self.home).parts[0]
+        if not top.name.startswith("."):
+            return False
+        # A project that itself lives in a dot folder (e.g. ~/.dotfiles) may edit its own files.
+        return not (self.project_dir.is_relative_to(top) and self._in_project(real))
+
+    # --- asking --------------------------------------------------------------------------
+
+    def _ask(self, request: PermissionRequest) -> None:
+        verb = _ACTION_VERBS[request.action]
+        if self.ask is None:
+            raise PermissionDenied(
+                prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=request.target)
+            )
+        answer = self.ask(request)
+        log.info(
+            "permission %s %s %r (%s): %r",
+            request.tool,
+            request.action,
+            request.target,
+            request.reason,
+            answer,
+        )
+        if answer == "a" and request.allow_always:
+            self._grants.add((request.tool, request.action))
+            return
+        if answer in ("y", "a"):
+            return
+        raise PermissionDenied(
+            prompts.notice("permission_denied", tool=request.tool, verb=verb, target=request.target)
+        )
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(os.path.expanduser(path)))

@@ -1,0 +1,47 @@
+"""What every tool shares: its result, its failure, and the context it runs in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from mini_claude.permissions import Permissions
+
+
+class ToolError(Exception):
+    """A failure the model should read as an `is_error` tool result (the message is that text)."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    content: str  # what the model reads
+    summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
+    is_error: bool = False
+
+
+class MemoryGate(Protocol):
+    """The memory store as the file tools see it: writes into the memory dir go through it."""
+
+    def owns(self, path: Path) -> bool:
+        """True when the resolved `path` lies inside the memory directory (compared by components)."""
+        ...
+
+    def save(self, path: Path, content: str, *, edit: bool) -> ToolResult:
+        """Validate and store a memory file written (edit=False) or edited (edit=True) by the model.
+
+        Raises ToolError with a message for the model when the content is refused.
+        """
+        ...
+
+    def refresh(self) -> None:
+        """Re-index after something outside the file tools (a shell command) may have changed files."""
+        ...
+
+
+@dataclass
+class ToolContext:
+    project_dir: Path  # resolved working directory
+    permissions: Permissions
+    memory: MemoryGate | None = None

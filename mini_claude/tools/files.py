@@ -1,0 +1,259 @@
+"""The file tools: read_file (numbered lines, paged), write_file and edit_file (atomic writes).
+
+Writes into the memory folder are handed to the memory store instead (`ctx.memory.save`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from mini_claude import prompts
+from mini_claude.atomic import write_atomic
+from mini_claude.paths import display_path, resolve_path
+from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+
+MAX_LINES = 2_000  # per read_file call
+MAX_READ_BYTES = 256 * 1024  # of numbered output per read_file call
+MAX_LINE_CHARS = 2_000  # longer lines are cut, with a marker
+LINE_READ_BYTES = MAX_LINE_CHARS * 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+SNIFF_BYTES = 8 * 1024  # how much of a file decides "binary or text"
+MAX_UNDECODABLE_RATIO = 0.3  # above this share of invalid UTF-8 in the sniffed bytes: binary
+MAX_EDIT_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
+SKIP_CHUNK_BYTES = 64 * 1024
+LINE_NUMBER_WIDTH = 6  # as `cat -n`
+
+_FILE_KINDS = {
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def read_file(
+    ctx: ToolContext, file_path: str, offset: int | None = None, limit: int | None = None
+) -> ToolResult:
+    path = resolve_path(file_path, ctx.project_dir)
+    ctx.permissions.check_read("read_file", path)
+    shown = display_path(path, ctx.project_dir)
+    first = max(1, offset or 1)
+    count = min(MAX_LINES, max(1, limit or MAX_LINES))
+    with _open_regular(path, shown) as handle:
+        if looks_binary(handle.read(SNIFF_BYTES)):
+            raise ToolError(prompts.notice("file_binary", path=shown))
+        handle.seek(0)
+        lines, last_seen, stop = _read_numbered(handle, first, count)
+    if not lines:
+        if last_seen == 0:
+            return ToolResult(prompts.notice("file_empty", path=shown), "empty file")
+        raise ToolError(prompts.notice("read_offset_past_end", path=shown, offset=first, lines=last_seen))
+    body = "".join(lines)
+    last = first + len(lines) - 1
+    if stop == "lines":
+        body += prompts.notice("read_more_lines", next=last + 1)
+    elif stop == "bytes":
+        body += prompts.notice("read_more_bytes", limit_kb=MAX_READ_BYTES // 1024, next=last + 1)
+    return ToolResult(
+        body.rstrip("\n"), f"lines {first}-{last}" if first > 1 or stop else f"{len(lines)} lines"
+    )
+
+
+def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
+    path = resolve_path(file_path, ctx.project_dir)
+    if ctx.memory is not None and ctx.memory.owns(path):
+        return ctx.memory.save(path, content, edit=False)
+    ctx.permissions.check_write("write_file", path)
+    shown = display_path(path, ctx.project_dir)
+    _check_write_target(path, shown)
+    created = _write(path, content, shown)
+    lines, size = count_lines(content), len(content.encode("utf-8", "surrogateescape"))
+    key = "write_created" if created else "write_updated"
+    summary = f"{'created' if created else 'updated'}, {lines} lines"
+    return ToolResult(prompts.notice(key, path=shown, lines=lines, bytes=size), summary)
+
+
+def edit_file(
+    ctx: ToolContext, file_path: str, old_string: str, new_string: str, replace_all: bool = False
+) -> ToolResult:
+    path = resolve_path(file_path, ctx.project_dir)
+    if old_string == new_string:
+        raise ToolError(prompts.notice("edit_no_change"))
+    owned = ctx.memory is not None and ctx.memory.owns(path)
+    if not owned:
+        ctx.permissions.check_write("edit_file", path)
+    shown = display_path(path, ctx.project_dir)
+    if old_string == "":
+        return _create_with_edit(ctx, path, shown, new_string, owned=owned)
+
+    text = _read_text_for_edit(path, shown)
+    old, new = old_string, new_string
+    found = text.count(old)
+    if found == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
+        # The model writes "\n"; the file uses Windows line endings. Match and keep them.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        found = text.count(old)
+    if found == 0:
+        raise ToolError(prompts.notice("edit_not_found", path=shown))
+    if found > 1 and not replace_all:
+        raise ToolError(prompts.notice("edit_ambiguous", path=shown, count=found))
+    updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    line = text.count("\n", 0, text.index(old)) + 1
+    if owned:
+        assert ctx.memory is not None
+        return ctx.memory.save(path, updated, edit=True)
+    _write(path, updated, shown)
+    replaced = found if replace_all else 1
+    summary = f"{replaced} replacement{'s' if replaced != 1 else ''}"
+    return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
+
+
+# --- helpers shared by the three tools ----------------------------------------------------
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes, or mostly invalid UTF-8, in the first bytes of a file mean it is not text."""
+    if b"\0" in head:
+        return True
+    if not head:
+        return False
+    # A multi-byte character may be cut at the end of the sample: do not count it.
+    decoded = head.decode("utf-8", "replace") if len(head) < SNIFF_BYTES else _decode_prefix(head)
+    return decoded.count("\ufffd") > MAX_UNDECODABLE_RATIO * len(head)
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _decode_prefix(head: bytes) -> str:
+    return codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=False)
+
+
+def _open_regular(path: Path, shown: str) -> BinaryIO:
+    """Open a regular file for reading; anything else (folder, FIFO, device) is a clear error.
+
+    `stat` comes first and the open is non-blocking, so a FIFO can never hang us.
+    """
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError(prompts.notice("file_is_directory", path=shown))
+        if not stat.S_ISREG(info.st_mode):
+            kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+            raise ToolError(prompts.notice("file_not_regular", path=shown, kind=kind))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ToolError(prompts.notice("file_not_found", path=shown)) from None
+    except OSError as error:
+        raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between stat and open
+        os.close(fd)
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind="not a regular file"))
+    return os.fdopen(fd, "rb")
+
+
+def _read_numbered(handle: BinaryIO, first: int, count: int) -> tuple[list[str], int, str | None]:
+    """Lines `first`.. as `cat -n` text, streaming (a huge file is never loaded whole).
+
+    Returns (lines, number of the last line read, why we stopped: "lines", "bytes" or None at EOF).
+    """
+    out: list[str] = []
+    used = 0
+    number = 0
+    while raw := handle.readline(LINE_READ_BYTES):
+        number += 1
+        cut_bytes = 0
+        if len(raw) == LINE_READ_BYTES and not raw.endswith(b"\n"):
+            cut_bytes = _skip_rest_of_line(handle)
+        if number < first:
+            continue
+        if len(out) == count:
+            return out, number, "lines"
+        text = raw.decode("utf-8", "replace")
+        text = text[:-1] if text.endswith("\n") else text
+        text = text[:-1] if text.endswith("\r") else text
+        if len(text) > MAX_LINE_CHARS:
+            cut_bytes += len(text[MAX_LINE_CHARS:].encode())
+            text = text[:MAX_LINE_CHARS]
+        if cut_bytes:
+            text += " " + prompts.notice("read_line_truncated", bytes=cut_bytes)
+        rendered = f"{number:>{LINE_NUMBER_WIDTH}}\t{text}\n"
+        size = len(rendered.encode())
+        if out and used + size > MAX_READ_BYTES:
+            return out, number, "bytes"
+        out.append(rendered)
+        used += size
+    return out, number, None
+
+
+def _skip_rest_of_line(handle: BinaryIO) -> int:
+    skipped = 0
+    while chunk := handle.readline(SKIP_CHUNK_BYTES):
+        if chunk.endswith(b"\n"):
+            return skipped + len(chunk) - 1
+        skipped += len(chunk)
+    return skipped
+
+
+def _read_text_for_edit(path: Path, shown: str) -> str:
+    with _open_regular(path, shown) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_EDIT_BYTES:
+            raise ToolError(
+                prompts.notice(
+                    "edit_too_large",
+                    path=shown,
+                    size_mb=round(size / 2**20, 1),
+                    limit_mb=MAX_EDIT_BYTES // 2**20,
+                )
+            )
+        data = handle.read(MAX_EDIT_BYTES + 1)
+    if looks_binary(data[:SNIFF_BYTES]):
+        raise ToolError(prompts.notice("file_binary", path=shown))
+    # surrogateescape keeps any stray non-UTF-8 bytes exactly as they were when written back.
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *, owned: bool) -> ToolResult:
+    """Empty old_string: create the file (or fill an empty one) with new_string."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise ToolError(prompts.notice("file_is_directory", path=shown))
+    if info is not None and info.st_size > 0:
+        raise ToolError(prompts.notice("edit_empty_old_string", path=shown))
+    if owned:
+        assert ctx.memory is not None
+        return ctx.memory.save(path, content, edit=False)
+    _check_write_target(path, shown)
+    _write(path, content, shown)
+    lines = count_lines(content)
+    return ToolResult(prompts.notice("edit_created", path=shown, lines=lines), f"created, {lines} lines")
+
+
+def _check_write_target(path: Path, shown: str) -> None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # missing (fine: we create it) or unreachable (the write reports it)
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(prompts.notice("file_is_directory", path=shown))
+    if not stat.S_ISREG(info.st_mode):
+        kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=kind))
+
+
+def _write(path: Path, content: str, shown: str) -> bool:
+    try:
+        return write_atomic(path, content)
+    except (OSError, UnicodeEncodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ToolError(prompts.notice("file_write_failed", path=shown, error=reason)) from None

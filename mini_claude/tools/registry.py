@@ -1,0 +1,206 @@
+"""The tool registry: definitions from prompts/tools.toml bound to handlers by name.
+
+`run` is the one place where any failure of a tool becomes an `is_error` result for the model;
+only KeyboardInterrupt (the user pressed Ctrl+C) escapes.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mini_claude import prompts
+from mini_claude.permissions import PermissionDenied
+from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+
+Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
+
+SUMMARY_CHARS = 80
+# Which input key is "the" argument shown on the one-line display, by priority.
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path")
+# Keys whose tail matters more than their head (the file name is at the end).
+TAIL_KEYS = ("file_path", "path")
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+}
+
+log = logging.getLogger("mini_claude")
+
+
+class ToolRegistry:
+    def __init__(
+        self,
+        definitions: list[dict[str, Any]],
+        handlers: Mapping[str, Handler],
+        limits: Mapping[str, object] | None = None,
+    ) -> None:
+        """`limits` fill the {{placeholders}} in descriptions, so they always quote the real limits."""
+        names = [d["name"] for d in definitions]
+        missing_handlers = sorted(set(names) - set(handlers))
+        missing_definitions = sorted(set(handlers) - set(names))
+        if missing_handlers or missing_definitions or len(set(names)) != len(names):
+            raise ValueError(
+                f"tool definitions and handlers differ: no handler for {missing_handlers}, "
+                f"no definition for {missing_definitions}, names {names}"
+            )
+        self._definitions = {d["name"]: _fill_descriptions(d, limits or {}) for d in definitions}
+        self._handlers = dict(handlers)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._definitions)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The API `tools` parameter: name, description, input_schema for every tool."""
+        return [
+            {
+                "name": d["name"],
+                "description": d["description"],
+                "input_schema": copy.deepcopy(d["input_schema"]),
+            }
+            for d in self._definitions.values()
+        ]
+
+    def summarize_call(self, name: str, tool_input: object) -> str:
+        """The main argument of a call (file path, command, pattern), shortened for one line."""
+        if not isinstance(tool_input, dict):
+            return ""
+        for key in SUMMARY_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return _shorten(" ".join(value.split()), keep_tail=key in TAIL_KEYS)
+        return ""
+
+    def run(self, name: str, tool_input: object, ctx: ToolContext) -> ToolResult:
+        """Run one tool call; never raises except KeyboardInterrupt."""
+        handler = self._handlers.get(name)
+        if handler is None:
+            text = prompts.notice("unknown_tool", name=name, available=", ".join(self._definitions))
+            return ToolResult(text, f"unknown tool {name}", is_error=True)
+        problem = _schema_problem(self._definitions[name]["input_schema"], tool_input)
+        if problem is not None:
+            schema = self._definitions[name]["input_schema"]
+            text = prompts.notice(
+                "invalid_tool_input", tool=name, problem=problem, expected=_describe(schema)
+            )
+            return ToolResult(text, "invalid input", is_error=True)
+        assert isinstance(tool_input, dict)
+        try:
+            result = handler(ctx, **tool_input)
+        except KeyboardInterrupt:
+            raise
+        except PermissionDenied as denied:
+            return ToolResult(str(denied), "permission denied", is_error=True)
+        except ToolError as error:
+            message = str(error)
+            return ToolResult(message, _shorten(message.splitlines()[0] if message else name), is_error=True)
+        except Exception as error:
+            log.exception("tool %s failed", name)
+            text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
+            return ToolResult(text, f"internal error: {type(error).__name__}", is_error=True)
+        if not isinstance(result, ToolResult):
+            log.error("tool %s returned %r instead of a ToolResult", name, type(result))
+            text = prompts.notice("tool_internal_error", tool=name, kind="TypeError", message="bad result")
+            return ToolResult(text, "internal error", is_error=True)
+        return result
+
+
+def default_registry() -> ToolRegistry:
+    """The standard tools, defined in prompts/tools.toml."""
+    from mini_claude.tools import files, search, shell
+
+    handlers: dict[str, Handler] = {
+        "read_file": files.read_file,
+        "write_file": files.write_file,
+        "edit_file": files.edit_file,
+        "list_files": search.list_files,
+        "grep_search": search.grep_search,
+        "run_shell": shell.run_shell,
+    }
+    limits = {
+        "max_lines": files.MAX_LINES,
+        "max_kb": files.MAX_READ_BYTES // 1024,
+        "max_line_chars": f"{files.MAX_LINE_CHARS:,}",
+        "skipped": ", ".join(sorted(search.SKIPPED_DIRS)),
+        "max_entries": search.MAX_LIST_ENTRIES,
+        "max_matches": search.MAX_MATCHES,
+        "max_file_mb": search.MAX_GREP_FILE_BYTES // 2**20,
+        "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
+        "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
+        "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",
+    }
+    return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
+
+
+def _fill_descriptions(node: Any, limits: Mapping[str, object]) -> Any:
+    """A deep copy of a definition with every `description` stripped and its placeholders filled."""
+    if isinstance(node, dict):
+        return {
+            key: prompts.fill(value.strip(), **limits)
+            if key == "description" and isinstance(value, str)
+            else _fill_descriptions(value, limits)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_fill_descriptions(item, limits) for item in node]
+    return node
+
+
+def _shorten(text: str, *, keep_tail: bool = False, limit: int = SUMMARY_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return "…" + text[-(limit - 1) :] if keep_tail else text[: limit - 1] + "…"
+
+
+def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:
+    """What is wrong with a tool input against our (flat, object-typed) schemas, or None."""
+    if not isinstance(value, dict):
+        return f"the input must be a JSON object, got {_json_type(value)}"
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for key in schema.get("required", []):
+        if key not in value:
+            return f"missing required parameter {key!r}"
+    if schema.get("additionalProperties", True) is False:
+        unknown = sorted(set(value) - set(properties))
+        if unknown:
+            return f"unknown parameter {unknown[0]!r}"
+    for key, item in value.items():
+        spec = properties.get(key, {})
+        expected = spec.get("type")
+        if expected and not _is_type(item, expected):
+            return f"parameter {key!r} must be {expected}, got {_json_type(item)}"
+        if "minimum" in spec and isinstance(item, int | float) and item < spec["minimum"]:
+            return f"parameter {key!r} must be at least {spec['minimum']}, got {item}"
+        if "enum" in spec and item not in spec["enum"]:
+            return f"parameter {key!r} must be one of {spec['enum']}, got {item!r}"
+    return None
+
+
+def _is_type(value: object, expected: str) -> bool:
+    if isinstance(value, bool) and expected != "boolean":
+        return False  # JSON true/false is not a number
+    return isinstance(value, _JSON_TYPES.get(expected, (object,)))
+
+
+def _json_type(value: object) -> str:
+    for name in _JSON_TYPES:
+        if name != "number" and _is_type(value, name):
+            return name
+    return "null" if value is None else ("number" if isinstance(value, float) else type(value).__name__)
+
+
+def _describe(schema: Mapping[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    parts = [
+        f"{key} ({spec.get('type', 'any')}{', required' if key in required else ''})"
+        for key, spec in schema.get("properties", {}).items()
+    ]
+    return ", ".join(parts) or "no parameters"

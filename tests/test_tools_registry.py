@@ -1,0 +1,134 @@
+"""The registry: definitions from prompts/tools.toml, input checking, and failures as is_error results."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from mini_claude import prompts
+from mini_claude.permissions import Permissions
+from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.tools.registry import ToolRegistry, default_registry
+
+CONTRACT = {
+    "read_file": (["file_path"], ["file_path", "offset", "limit"]),
+    "write_file": (["file_path", "content"], ["file_path", "content"]),
+    "edit_file": (
+        ["file_path", "old_string", "new_string"],
+        ["file_path", "old_string", "new_string", "replace_all"],
+    ),
+    "list_files": (["pattern"], ["pattern", "path"]),
+    "grep_search": (["pattern"], ["pattern", "path", "include"]),
+    "run_shell": (["command"], ["command", "timeout"]),
+}
+
+
+@pytest.fixture
+def ctx(project_dir: Path) -> ToolContext:
+    return ToolContext(project_dir.resolve(), Permissions(project_dir, mode="bypass", ask=None))
+
+
+def test_every_definition_has_a_handler_and_follows_the_contract() -> None:
+    registry = default_registry()
+    definitions = registry.definitions()
+    assert [d["name"] for d in definitions] == list(CONTRACT)
+    assert {d["name"] for d in prompts.load_toml("tools.toml")["tool"]} == set(registry.names)
+    for definition in definitions:
+        required, properties = CONTRACT[definition["name"]]
+        schema = definition["input_schema"]
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert schema["required"] == required
+        assert list(schema["properties"]) == properties
+        assert all(spec["description"] for spec in schema["properties"].values())
+        assert len(definition["description"]) > 200
+        assert "{{" not in str(definition), "a limit placeholder was left unfilled"
+
+
+def test_descriptions_quote_the_real_limits() -> None:
+    by_name = {d["name"]: d for d in default_registry().definitions()}
+    assert "2000 lines and 256 KB" in by_name["read_file"]["description"]
+    assert "default 120, at most 600" in by_name["run_shell"]["description"]
+    assert "node_modules" in by_name["list_files"]["description"]
+
+
+def test_definitions_are_copies(ctx: ToolContext) -> None:
+    registry = default_registry()
+    registry.definitions()[0]["input_schema"]["required"].append("bogus")
+    assert registry.definitions()[0]["input_schema"]["required"] == ["file_path"]
+
+
+def test_mismatched_handlers_are_refused_at_build_time() -> None:
+    definition = {"name": "a", "description": "d", "input_schema": {"type": "object"}}
+    with pytest.raises(ValueError, match="no handler for \\['a'\\]"):
+        ToolRegistry([definition], {})
+    with pytest.raises(ValueError, match="no definition for \\['b'\\]"):
+        ToolRegistry([definition], {"a": lambda ctx: None, "b": lambda ctx: None})
+
+
+def test_unknown_tool(ctx: ToolContext) -> None:
+    result = default_registry().run("delete_everything", {}, ctx)
+    assert result.is_error
+    assert result.content.startswith("There is no tool named delete_everything. Available tools: read_file,")
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "problem"),
+    [
+        ({}, "missing required parameter 'file_path'"),
+        ({"file_path": 3}, "parameter 'file_path' must be string, got integer"),
+        ({"file_path": "a", "offset": "10"}, "parameter 'offset' must be integer, got string"),
+        ({"file_path": "a", "offset": True}, "parameter 'offset' must be integer, got boolean"),
+        ({"file_path": "a", "offset": 0}, "parameter 'offset' must be at least 1, got 0"),
+        ({"file_path": "a", "lines": 5}, "unknown parameter 'lines'"),
+        (["a"], "the input must be a JSON object, got array"),
+    ],
+)
+def test_input_that_breaks_the_schema_says_what_is_wrong(
+    ctx: ToolContext, tool_input: object, problem: str
+) -> None:
+    result = default_registry().run("read_file", tool_input, ctx)
+    assert result.is_error
+    assert result.content.startswith(f"Invalid input for read_file: {problem}.")
+    assert "file_path (string, required), offset (integer), limit (integer)" in result.content
+
+
+def failing_registry(error: BaseException) -> ToolRegistry:
+    def handler(ctx: ToolContext, **_: object) -> ToolResult:
+        raise error
+
+    definition = {"name": "boom", "description": "d", "input_schema": {"type": "object", "properties": {}}}
+    return ToolRegistry([definition], {"boom": handler})
+
+
+def test_tool_error_becomes_an_error_result(ctx: ToolContext) -> None:
+    result = failing_registry(ToolError("the file moved\nsecond line")).run("boom", {}, ctx)
+    assert result == ToolResult("the file moved\nsecond line", "the file moved", is_error=True)
+
+
+def test_unexpected_exception_becomes_an_internal_error_and_is_logged(
+    ctx: ToolContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mini_claude"):
+        result = failing_registry(ValueError("bad state")).run("boom", {}, ctx)
+    assert result.is_error
+    assert result.content.startswith("internal error in boom: ValueError: bad state")
+    assert "tool boom failed" in caplog.text and "ValueError" in caplog.text
+
+
+def test_keyboard_interrupt_escapes(ctx: ToolContext) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        failing_registry(KeyboardInterrupt()).run("boom", {}, ctx)
+
+
+def test_summarize_call_picks_the_main_argument_and_shortens_it() -> None:
+    registry = default_registry()
+    long_path = "src/" + "deep/" * 30 + "module.py"
+    assert registry.summarize_call("read_file", {"file_path": "a.py", "offset": 3}) == "a.py"
+    summary = registry.summarize_call("read_file", {"file_path": long_path})
+    assert len(summary) == 80 and summary.startswith("…") and summary.endswith("deep/module.py")
+    command = registry.summarize_call("run_shell", {"command": "pytest -q\n  && echo " + "x" * 200})
+    assert len(command) == 80 and command.startswith("pytest -q && echo x") and command.endswith("…")
+    assert registry.summarize_call("grep_search", {"pattern": "def main", "path": "src"}) == "def main"
+    assert registry.summarize_call("list_files", "not a dict") == ""

@@ -1,0 +1,206 @@
+"""list_files and grep_search, driven through the registry with real permissions."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.registry import default_registry
+from mini_claude.tools.search import MAX_LIST_ENTRIES, MAX_MATCH_LINE_CHARS, MAX_MATCHES
+
+REGISTRY = default_registry()
+
+
+class ScriptedUser:
+    """Stands in for the UI's permission prompt: answers from a script, records every request."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.requests: list[PermissionRequest] = []
+
+    def __call__(self, request: PermissionRequest) -> str:
+        self.requests.append(request)
+        return self.answers.pop(0) if self.answers else "n"
+
+
+def make_ctx(project: Path, *answers: str, mode: str = "accept-edits") -> tuple[ToolContext, ScriptedUser]:
+    user = ScriptedUser(*answers)
+    return ToolContext(project.resolve(), Permissions(project, mode=mode, ask=user)), user
+
+
+@pytest.fixture
+def tree(project_dir: Path) -> Path:
+    files = {
+        "README.md": "# demo\n",
+        "setup.py": "import setuptools\n",
+        "src/app.py": "def main():\n    return run()\n",
+        "src/util/helpers.py": "def run():\n    return 42\n",
+        "src/util/data.json": '{"run": true}\n',
+        "build/gen.py": "def run(): pass\n",  # build output is the user's business: not skipped
+        ".git/config": "[core] run\n",
+        ".git/hooks/pre-commit.py": "def run(): pass\n",
+        "node_modules/lib/index.py": "def run(): pass\n",
+        "src/__pycache__/app.cpython-311.py": "def run(): pass\n",
+        ".venv/lib/site.py": "def run(): pass\n",
+    }
+    for name, text in files.items():
+        (project_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (project_dir / name).write_text(text)
+    return project_dir
+
+
+def run(ctx: ToolContext, name: str, **tool_input: object) -> ToolResult:
+    return REGISTRY.run(name, tool_input, ctx)
+
+
+# --- list_files --------------------------------------------------------------------------
+
+
+def test_recursive_glob_skips_vcs_dependency_and_cache_folders(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    result = run(ctx, "list_files", pattern="**/*.py")
+    assert result.content.splitlines() == ["build/gen.py", "setup.py", "src/app.py", "src/util/helpers.py"]
+    assert result.summary == "4 paths"
+
+
+def test_plain_star_is_top_level_and_folders_end_with_slash(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    assert run(ctx, "list_files", pattern="*").content.splitlines() == [
+        "README.md",
+        "build/",
+        "setup.py",
+        "src/",
+    ]
+
+
+def test_subfolder_path_braces_and_paths_relative_to_project(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    result = run(ctx, "list_files", pattern="**/*.{py,json}", path="src")
+    assert result.content.splitlines() == ["src/app.py", "src/util/data.json", "src/util/helpers.py"]
+    assert run(ctx, "list_files", pattern="u?il/[dh]*", path="./src").content.splitlines() == [
+        "src/util/data.json",
+        "src/util/helpers.py",
+    ]
+
+
+def test_list_caps_output_and_says_how_many_were_left_out(project_dir: Path) -> None:
+    for n in range(MAX_LIST_ENTRIES + 100):
+        (project_dir / f"f{n:04d}.txt").touch()
+    ctx, _ = make_ctx(project_dir)
+    lines = run(ctx, "list_files", pattern="*.txt").content.splitlines()
+    assert len(lines) == MAX_LIST_ENTRIES + 1
+    assert lines[0] == "f0000.txt"
+    assert lines[-1].startswith("… 100 more paths not shown")
+    assert "narrow" in lines[-1].lower()
+
+
+def test_list_no_matches_and_bad_paths(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    none = run(ctx, "list_files", pattern="*.rs")
+    assert not none.is_error and "No files match *.rs" in none.content and "**/" in none.content
+    assert "is a file" in run(ctx, "list_files", pattern="*", path="setup.py").content
+    assert "Path not found: nope" in run(ctx, "list_files", pattern="*", path="nope").content
+    assert "relative" in run(ctx, "list_files", pattern="/etc/*").content
+    assert "relative" in run(ctx, "list_files", pattern="../*").content
+
+
+def test_list_outside_the_project_asks_first(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.txt").touch()
+    ctx, user = make_ctx(tree, "n", "y")
+    denied = run(ctx, "list_files", pattern="*", path=str(outside))
+    allowed = run(ctx, "list_files", pattern="*", path=str(outside))
+    assert denied.is_error and "denied" in denied.content
+    assert allowed.content == str(outside.resolve() / "x.txt")
+    assert [(r.tool, r.action, r.reason) for r in user.requests] == [
+        ("list_files", "read", "outside the project"),
+    ] * 2
+
+
+# --- grep_search -------------------------------------------------------------------------
+
+
+def test_grep_reports_path_line_text_and_skips_folders(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    result = run(ctx, "grep_search", pattern=r"def run\(")
+    assert result.content.splitlines() == [
+        "build/gen.py:1:def run(): pass",
+        "src/util/helpers.py:1:def run():",
+    ]
+    assert result.summary == "2 matches"
+
+
+def test_grep_include_filter_and_single_file(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    assert (
+        run(ctx, "grep_search", pattern="run", include="*.json").content
+        == 'src/util/data.json:1:{"run": true}'
+    )
+    assert run(ctx, "grep_search", pattern="run", include="*.{md,txt}").content.startswith("No matches")
+    single = run(ctx, "grep_search", pattern="return", path="src/app.py")
+    assert single.content == "src/app.py:2:    return run()"
+
+
+def test_grep_invalid_regex_is_a_clear_error(tree: Path) -> None:
+    ctx, _ = make_ctx(tree)
+    result = run(ctx, "grep_search", pattern="def run(")
+    assert result.is_error
+    assert result.content.startswith(
+        "Invalid regular expression def run(: missing ), unterminated subpattern"
+    )
+    assert "backslash" in result.content
+
+
+def test_grep_skips_binary_files_fifos_and_symlinks(tree: Path, tmp_path: Path) -> None:
+    (tree / "blob.bin").write_bytes(b"\x00needle")
+    os.mkfifo(tree / "pipe")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("needle outside\n")
+    (tree / "link.txt").symlink_to(secret)
+    (tree / "notes.txt").write_text("a needle here\n")
+    ctx, user = make_ctx(tree)
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("grep_search blocked (on the FIFO?)"))
+    signal.alarm(5)  # a FIFO opened the wrong way would block forever
+    try:
+        result = run(ctx, "grep_search", pattern="needle")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.content == "notes.txt:1:a needle here"
+    assert user.requests == []
+
+
+def test_grep_clips_long_lines_around_the_match(project_dir: Path) -> None:
+    (project_dir / "min.js").write_text("x" * 5000 + "NEEDLE" + "y" * 5000 + "\n")
+    ctx, _ = make_ctx(project_dir)
+    line = run(ctx, "grep_search", pattern="NEEDLE").content
+    text = line.split(":", 2)[2]
+    assert "NEEDLE" in text
+    assert len(text) <= MAX_MATCH_LINE_CHARS + 2
+    assert text.startswith("…") and text.endswith("…")
+
+
+def test_grep_caps_matches_with_a_note(project_dir: Path) -> None:
+    (project_dir / "many.txt").write_text("hit\n" * (MAX_MATCHES + 50))
+    ctx, _ = make_ctx(project_dir)
+    result = run(ctx, "grep_search", pattern="hit")
+    lines = result.content.splitlines()
+    assert len(lines) == MAX_MATCHES + 1
+    assert lines[-1].startswith(f"… stopped after {MAX_MATCHES} matches")
+    assert result.summary == f"{MAX_MATCHES}+ matches"
+
+
+def test_grep_outside_the_project_asks(project_dir: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "other"
+    outside.mkdir()
+    (outside / "a.txt").write_text("found\n")
+    ctx, user = make_ctx(project_dir, "y")
+    result = run(ctx, "grep_search", pattern="found", path=str(outside))
+    assert result.content == f"{outside.resolve() / 'a.txt'}:1:found"
+    assert [r.tool for r in user.requests] == ["grep_search"]
