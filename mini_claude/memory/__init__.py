@@ -1,0 +1,1 @@
+"""Cross-session memory: typed memory files, the MEMORY.md index, and recall."""

@@ -1,0 +1,406 @@
+r"""Read and write the `---` frontmatter block at the top of memory (and skill) files.
+
+The format is a small, well-defined subset of YAML: one `key: value` per line, values plain or
+quoted. `parse` never raises on str or bytes; every problem becomes a warning instead.
+
+    ---
+    name: prefers terse answers
+    description: "user wants short replies: no preamble"
+    type: feedback
+    ---
+    Body markdown…
+
+Rules the parser follows:
+- An optional UTF-8 BOM is dropped; then blank lines may precede the opening `---` line.
+- Lines end with `\n`, `\r\n` or a lone `\r`. A fence is a line holding only `---`
+  (spaces and tabs around it are ignored).
+- Inside the block: blank lines and `#` comment lines are skipped; other lines are split at their
+  first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins.
+- A value is plain (surrounding whitespace stripped), `'single'` (`''` stands for `'`) or
+  `"double"` with the escapes `\\ \" \n \t \r \xHH \uHHHH \UHHHHHHHH`.
+- Every value is passed through `fold_value`, so no parsed value contains a line break.
+- The body is the text after the closing fence's line end, verbatim.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import AnyStr, Literal, NamedTuple
+
+FENCE = "---"
+MAX_HEADER_BYTES = 16 * 1024  # read_header gives up (with a warning) if the block is not closed by then
+READ_CHUNK_BYTES = 2048  # one read holds a typical memory header (~200-500 bytes) whole
+MAX_WARNINGS = 20  # a garbage file must not flood the log; the rest are summarised in one line
+WARNING_SNIPPET_CHARS = 40  # how much of an offending line a warning quotes
+
+_BOM = "\ufeff"
+_BOM_BYTES = _BOM.encode("utf-8")
+# Exactly the characters str.splitlines() breaks on, so a folded value is always one line.
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_HAS_LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
+_WHITESPACE_RUN = re.compile(r"\s+")
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+_HEX_ESCAPE_WIDTHS = {"x": 2, "u": 4, "U": 8}
+_ESCAPE_HELP = r"use \\ \" \n \t \r \xHH \uHHHH or \UHHHHHHHH"
+# Plain values starting with these, or containing ": " / " #", are quoted on write. Our parser would
+# read most of them fine; quoting keeps the block loadable as YAML by other tools too.
+_YAML_INDICATORS = frozenset("\"'#&*!|>%@`[]{},?:-")
+
+# Line scanning runs on decoded text in `parse` and on raw bytes in `read_header`; both use the same
+# patterns (fences and line ends are ASCII, which UTF-8 never uses inside a multi-byte character),
+# so the two always find the same block.
+_LINE_SRC = r"([^\r\n]*)(\r\n|\r|\n)?"
+_BLANK_SRC = r"[ \t]*"
+_FENCE_SRC = r"[ \t]*---[ \t]*"
+_PATTERNS: dict[type, tuple[re.Pattern, re.Pattern, re.Pattern]] = {
+    str: tuple(re.compile(src) for src in (_LINE_SRC, _BLANK_SRC, _FENCE_SRC)),
+    bytes: tuple(re.compile(src.encode("ascii")) for src in (_LINE_SRC, _BLANK_SRC, _FENCE_SRC)),
+}
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """What `parse` or `read_header` found.
+
+    `has_block` is False when there was no valid block (none at all, never closed, or unreadable);
+    `fields` is then empty. Warnings describe what was skipped or repaired; they do not name the file
+    (the caller knows it).
+    """
+
+    fields: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    warnings: tuple[str, ...] = ()
+    has_block: bool = False
+
+
+def fold_value(s: str) -> str:
+    """Make `s` a single line: each whitespace run containing a line break becomes one space, and the
+    ends are stripped. Use it for anything written into a one-line slot (frontmatter, index lines)."""
+    if _HAS_LINE_BREAK.search(s):
+        s = _WHITESPACE_RUN.sub(lambda m: " " if _HAS_LINE_BREAK.search(m.group()) else m.group(), s)
+    return s.strip()
+
+
+def parse(text: str | bytes) -> Frontmatter:
+    """Split `text` into frontmatter fields and body. Never raises for str or bytes input.
+
+    Bytes are decoded as UTF-8; undecodable bytes become U+FFFD and a warning. Without a block the
+    whole text (minus a BOM) is the body; an opened but unclosed block is treated the same, with a
+    warning.
+    """
+    warnings: list[str] = []
+    if isinstance(text, bytes | bytearray | memoryview):
+        text = _decode(bytes(text), warnings)
+    elif not isinstance(text, str):
+        raise TypeError(f"parse() takes str or bytes, not {type(text).__name__}")
+    text = text.removeprefix(_BOM)
+
+    block = _locate_block(text, at_eof=True)
+    if block.status == "unclosed":
+        warnings.append(_unclosed_warning(block.open_line))
+    if block.status != "closed":
+        return Frontmatter({}, text, _capped(warnings), has_block=False)
+
+    fields = _parse_fields(text, block, warnings)
+    return Frontmatter(fields, text[block.block_end :], _capped(warnings), has_block=True)
+
+
+def format(fields: Mapping[str, str], body: str) -> str:
+    """Return the canonical file text: a `---` block with one `key: value` line per field, then `body`
+    verbatim. `parse` reads it back as `{key.lower(): fold_value(value)}` and `body`, exactly.
+
+    Raises ValueError for a key that is not `[A-Za-z0-9_-]+` or that repeats another key ignoring
+    case, TypeError for a value or body that is not a str: these are programming errors, not data.
+    """
+    if not isinstance(body, str):
+        raise TypeError(f"body must be a str, not {type(body).__name__}")
+    lines = [FENCE]
+    seen: set[str] = set()
+    for key, value in fields.items():
+        if not isinstance(key, str) or not _KEY.fullmatch(key):
+            raise ValueError(f"frontmatter key {key!r} must match [A-Za-z0-9_-]+")
+        if not isinstance(value, str):
+            raise TypeError(f"frontmatter value for {key!r} must be a str, not {type(value).__name__}")
+        canonical = key.lower()
+        if canonical in seen:
+            raise ValueError(f"frontmatter key {key!r} repeats another key (keys are case-insensitive)")
+        seen.add(canonical)
+        lines.append(f"{canonical}: {_format_value(fold_value(value))}")
+    lines.append(FENCE)
+    return "\n".join(lines) + "\n" + body
+
+
+def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES) -> Frontmatter:
+    """Read only the frontmatter of the file at `path`; the returned `body` is always "".
+
+    Reads in `READ_CHUNK_BYTES` chunks until the closing fence, so a typical memory file costs one
+    open and one read. A block not closed within `max_bytes` is treated as broken (warning, no
+    fields). IO errors (missing, unreadable, a directory) become a warning, never an exception.
+    Fields and `has_block` agree with `parse` on the whole file whenever the block fits in `max_bytes`.
+    """
+    try:
+        # O_NONBLOCK: a FIFO or device posing as a memory file must not hang recall; no effect on files.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        return Frontmatter(warnings=(_io_warning(exc),))
+    try:
+        data = b""
+        at_eof = False
+        while True:
+            want = max_bytes - len(data)
+            if want <= 0:
+                return Frontmatter(warnings=(_cap_warning(max_bytes),))
+            chunk = os.read(fd, min(READ_CHUNK_BYTES, want))
+            at_eof = not chunk
+            data += chunk
+            block = _locate_block(data, at_eof)
+            if block.status != "more":
+                break
+    except OSError as exc:  # e.g. EISDIR: opening a directory read-only succeeds, reading it fails
+        return Frontmatter(warnings=(_io_warning(exc),))
+    finally:
+        with contextlib.suppress(OSError):  # nothing useful to do if closing a read-only fd fails
+            os.close(fd)
+
+    if block.status == "closed":
+        header = parse(data[: block.block_end])  # same parser, so same fields and warnings
+        return Frontmatter(header.fields, "", header.warnings, has_block=True)
+    if block.status == "unclosed":
+        return Frontmatter(warnings=(_unclosed_warning(block.open_line),))
+    return Frontmatter()
+
+
+# --- locating the block ---------------------------------------------------------------------------
+
+
+class _Block(NamedTuple):
+    # "none": no opening fence; "more": need more input to decide (only when not at EOF);
+    # "unclosed": opening fence but no closing one before EOF; "closed": offsets below are valid.
+    status: Literal["none", "more", "unclosed", "closed"]
+    open_line: int = 0  # 1-based line number of the opening fence
+    inner_start: int = 0  # offset just after the opening fence's line end
+    inner_end: int = 0  # offset where the closing fence line starts
+    block_end: int = 0  # offset just after the closing fence's line end, where the body starts
+
+
+def _patterns(data: str | bytes) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    return _PATTERNS[bytes if isinstance(data, bytes) else str]  # isinstance: subclasses welcome
+
+
+def _lines(data: AnyStr, start: int) -> Iterator[tuple[AnyStr, AnyStr | None, int, int]]:
+    """Yield (content, line end or None, start offset, end offset) for each line from `start`."""
+    line_pattern = _patterns(data)[0]
+    pos = start
+    while pos < len(data):
+        m = line_pattern.match(data, pos)
+        yield m.group(1), m.group(2), pos, m.end()
+        pos = m.end()
+
+
+def _locate_block(data: AnyStr, at_eof: bool) -> _Block:
+    """Find the frontmatter block in `data` (str without BOM, or raw bytes possibly with one)."""
+    _, blank, fence = _patterns(data)
+    start = len(_BOM_BYTES) if isinstance(data, bytes) and data.startswith(_BOM_BYTES) else 0
+    line_no = 0
+    opening: _Block | None = None
+    for content, line_end, line_start, end in _lines(data, start):
+        line_no += 1
+        if line_end is None and not at_eof:
+            return _Block("more")  # a partial line might still turn out to be a fence, or not
+        if opening is None:
+            if blank.fullmatch(content):
+                continue
+            if not fence.fullmatch(content):
+                return _Block("none")
+            opening = _Block("unclosed", open_line=line_no, inner_start=end)
+        elif fence.fullmatch(content):
+            return opening._replace(status="closed", inner_end=line_start, block_end=end)
+    if not at_eof:
+        return _Block("more")
+    return opening or _Block("none")
+
+
+# --- fields and values -----------------------------------------------------------------------------
+
+
+def _parse_fields(text: str, block: _Block, warnings: list[str]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    first_seen: dict[str, int] = {}
+    lines = _lines(text[: block.inner_end], block.inner_start)
+    for line_no, (content, _, _, _) in enumerate(lines, start=block.open_line + 1):
+        stripped = content.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        raw_key, colon, raw_value = content.partition(":")
+        key = raw_key.strip()
+        if not colon or not _KEY.fullmatch(key):
+            warnings.append(
+                f"line {line_no}: {_snippet(stripped)} is not `key: value`; skipped "
+                "(keys use letters, digits, _ and -; start a line with # to make it a comment)"
+            )
+            continue
+        key = key.lower()
+        if key in fields:
+            warnings.append(
+                f"line {line_no}: duplicate key {key!r} ignored; the value from line {first_seen[key]} "
+                "is used (delete one of them)"
+            )
+            continue
+        fields[key] = _parse_value(raw_value, line_no, warnings)
+        first_seen[key] = line_no
+    return fields
+
+
+def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
+    value = raw.strip()
+    if value[:1] in ("'", '"'):
+        unquoted = _unquote_single(value) if value[0] == "'" else _unquote_double(value, line_no, warnings)
+        if unquoted is None:
+            warnings.append(
+                f"line {line_no}: quoted value {_snippet(value)} does not end with its closing "
+                f"{value[0]}; kept as written (close the quote, or escape quotes inside it)"
+            )
+        else:
+            value = unquoted
+    return fold_value(value)
+
+
+def _unquote_single(value: str) -> str | None:
+    """`'it''s'` -> `it's`; None unless the closing quote is the last character."""
+    out: list[str] = []
+    i = 1
+    while i < len(value):
+        ch = value[i]
+        if ch == "'":
+            if value[i + 1 : i + 2] == "'":
+                out.append("'")
+                i += 2
+                continue
+            return "".join(out) if i == len(value) - 1 else None
+        out.append(ch)
+        i += 1
+    return None
+
+
+def _unquote_double(value: str, line_no: int, warnings: list[str]) -> str | None:
+    """Decode a double-quoted value; None unless the closing quote is the last character.
+
+    An unknown or malformed escape is kept as written (backslash included), with a warning.
+    """
+    out: list[str] = []
+    i = 1
+    while i < len(value):
+        ch = value[i]
+        if ch == '"':
+            return "".join(out) if i == len(value) - 1 else None
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        code = value[i + 1 : i + 2]
+        if code in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[code])
+            i += 2
+            continue
+        width = _HEX_ESCAPE_WIDTHS.get(code)
+        digits = value[i + 2 : i + 2 + width] if width else ""
+        if width and len(digits) == width and _HEX.fullmatch(digits) and int(digits, 16) <= 0x10FFFF:
+            out.append(chr(int(digits, 16)))
+            i += 2 + width
+            continue
+        warnings.append(
+            f"line {line_no}: unknown escape {value[i : i + 2]!r} kept as written ({_ESCAPE_HELP})"
+        )
+        out.append("\\")
+        i += 1
+    return None
+
+
+def _format_value(value: str) -> str:
+    """Write `value` (already folded) plain when that reads back unchanged, else double-quoted."""
+    plain_is_safe = (
+        value
+        and value.isprintable()  # also rules out tabs, line breaks and invisible format characters
+        and not value[0].isspace()
+        and not value[-1].isspace()
+        and value[0] not in _YAML_INDICATORS
+        and ": " not in value
+        and " #" not in value
+        and not value.endswith(":")
+    )
+    if plain_is_safe:
+        return value
+    return '"' + "".join(_escape_char(ch) for ch in value) + '"'
+
+
+def _escape_char(ch: str) -> str:
+    if ch in ('"', "\\"):
+        return "\\" + ch
+    if ch == "\t":
+        return "\\t"
+    if ch == "\n":
+        return "\\n"
+    if ch == "\r":
+        return "\\r"
+    if ch == " " or ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+# --- small helpers -----------------------------------------------------------------------------------
+
+
+def _decode(data: bytes, warnings: list[str]) -> str:
+    bom = len(_BOM_BYTES) if data.startswith(_BOM_BYTES) else 0
+    try:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warnings.append(
+            f"not valid UTF-8 (first bad byte at offset {bom + exc.start}); undecodable bytes were "
+            "replaced with U+FFFD (re-save the file as UTF-8)"
+        )
+        return data[bom:].decode("utf-8", errors="replace")
+
+
+def _snippet(s: str) -> str:
+    if len(s) > WARNING_SNIPPET_CHARS:
+        s = s[: WARNING_SNIPPET_CHARS - 1] + "…"
+    return repr(s)
+
+
+def _capped(warnings: list[str]) -> tuple[str, ...]:
+    if len(warnings) <= MAX_WARNINGS:
+        return tuple(warnings)
+    hidden = len(warnings) - (MAX_WARNINGS - 1)
+    return (*warnings[: MAX_WARNINGS - 1], f"... and {hidden} more frontmatter problems")
+
+
+def _unclosed_warning(open_line: int) -> str:
+    return (
+        f"line {open_line}: frontmatter opened with --- but never closed; the whole file is treated "
+        "as body (add a line containing only --- after the last `key: value` line)"
+    )
+
+
+def _cap_warning(max_bytes: int) -> str:
+    return (
+        f"frontmatter not closed within the first {max_bytes} bytes; ignored (close it with a --- line "
+        "and keep the header short)"
+    )
+
+
+def _io_warning(exc: Exception) -> str:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"cannot read the file: {reason}"
