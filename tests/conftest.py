@@ -1,0 +1,66 @@
+"""Shared fixtures: every test runs with a private HOME and no Anthropic settings from the developer's
+shell; tests that talk to "the API" get a local fake server instead of the network."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fake_api import FakeAnthropic
+
+# Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
+LEAKY_ENV_VARS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_CONFIG_DIR",
+    "ANTHROPIC_PROFILE",
+    "MINI_CLAUDE_SIDE_MODEL",
+    "NO_COLOR",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point HOME and the XDG dirs into tmp_path, so nothing reads or writes the real home."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var, sub in [
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_CACHE_HOME", ".cache"),
+    ]:
+        monkeypatch.setenv(var, str(home / sub))
+    for var in [*LEAKY_ENV_VARS, *(name for name in os.environ if name.startswith("MINI_CLAUDE_"))]:
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty project directory (outside HOME), made the current directory."""
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    return project
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+@pytest.fixture
+def api_env(fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> FakeAnthropic:
+    """Environment that makes mini-claude talk to the fake server."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("MINI_CLAUDE_MAX_RETRIES", "2")
+    return fake_api

@@ -1,0 +1,628 @@
+"""A local fake of the Anthropic Messages API for tests: a real HTTP server that the official SDK
+can talk to through `base_url`, serving scripted replies (streamed or not), injecting faults,
+recording every request and rejecting malformed conversations the way the real API does."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import re
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+MESSAGES_PATH = "/v1/messages"
+NO_REPLY_MESSAGE = "fake server: no scripted reply for this request"
+DEFAULT_USAGE = {
+    "input_tokens": 12,
+    "output_tokens": 7,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
+}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+TOOL_NAME_PATTERN = r"[a-zA-Z0-9_-]{1,64}"
+OTHER_BLOCK_TYPES = ("image", "document", "thinking", "redacted_thinking")  # accepted, not inspected
+MAX_CACHE_BREAKPOINTS = 4  # the real API rejects a request with more cache_control markers
+SHUTDOWN_JOIN_SECONDS = 2.0
+THREAD_NAME = "fake-anthropic"
+SseEvent = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class Reply:
+    """One scripted response: content blocks to stream or return, an HTTP error, or a faulty stream."""
+
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: str | None = None  # None: "tool_use" if there is a tool_use block, else "end_turn"
+    stop_sequence: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)  # merged over DEFAULT_USAGE
+    delay: float = 0.0  # seconds before the status line
+    chunk_size: int = 16  # characters per text_delta / input_json_delta
+    delta_delay: float = 0.0  # seconds after each content_block_delta
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    error_type: str | None = None
+    error_message: str | None = None
+    # Stream faults; N counts the scripted SSE events already sent (message_start is event 1).
+    error_event_after: int | None = None
+    drop_after: int | None = None
+    stall_after: int | None = None
+    stall_seconds: float = 30.0
+    omit_message_stop: bool = False
+    unknown_event_after: int | None = None
+    partial_tool_json: str | None = None  # raw input JSON text for the last tool_use block
+
+    def __post_init__(self) -> None:
+        self.usage = {**DEFAULT_USAGE, **self.usage}
+        for block in self.blocks:
+            if block.get("type") not in ("text", "tool_use"):
+                raise ValueError(f"Reply supports text and tool_use blocks, not {block.get('type')!r}")
+
+    @property
+    def final_stop_reason(self) -> str:
+        if self.stop_reason is not None:
+            return self.stop_reason
+        return "tool_use" if any(b["type"] == "tool_use" for b in self.blocks) else "end_turn"
+
+
+def text_reply(text: str, **kw: Any) -> Reply:
+    return Reply(blocks=[{"type": "text", "text": text}], **kw)
+
+
+def tool_reply(
+    name: str, input: dict[str, Any], *, text: str | None = None, id: str | None = None, **kw: Any
+) -> Reply:
+    """One tool call, after an optional text block; the id is generated unless given."""
+    reply = multi_tool_reply([(name, input)], text=text, **kw)
+    if id is not None:
+        reply.blocks[-1]["id"] = id
+    return reply
+
+
+def multi_tool_reply(calls: list[tuple[str, dict[str, Any]]], text: str | None = None, **kw: Any) -> Reply:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    for name, tool_input in calls:
+        blocks.append({"type": "tool_use", "id": new_tool_use_id(), "name": name, "input": tool_input})
+    return Reply(blocks=blocks, **kw)
+
+
+def error_reply(
+    status: int,
+    *,
+    retry_after: float | None = None,
+    error_type: str | None = None,
+    message: str | None = None,
+    **kw: Any,
+) -> Reply:
+    """An HTTP error answer; `retry_after` may be fractional seconds (the SDK honours that)."""
+    headers = dict(kw.pop("headers", {}))
+    if retry_after is not None:
+        headers["retry-after"] = str(retry_after)
+    error_type = error_type or ERROR_TYPES.get(status, "api_error")
+    message = message or f"fake {error_type} ({status})"
+    return Reply(status=status, headers=headers, error_type=error_type, error_message=message, **kw)
+
+
+def new_tool_use_id() -> str:
+    return "toolu_" + uuid.uuid4().hex[:24]
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-case names
+    body: dict[str, Any]
+    received_at: float  # time.monotonic()
+    validation_error: str | None = None  # why the fake answered 400
+    unscripted: bool = False  # no reply was queued, so the fake answered 500
+
+    @property
+    def stream(self) -> bool:
+        return self.body.get("stream") is True
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.body.get("messages") or []
+
+    @property
+    def system(self) -> str | list[dict[str, Any]] | None:
+        return self.body.get("system")
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return self.body.get("tools") or []
+
+    @property
+    def model(self) -> str | None:
+        return self.body.get("model")
+
+    @property
+    def api_key(self) -> str | None:
+        """The key sent, whichever header carried it (SDK 2.x sends `authorization: Bearer <key>`)."""
+        bearer = self.headers.get("authorization", "")
+        return self.headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
+
+
+# ---------------------------------------------------------------- response bodies
+
+
+def message_object(reply: Reply, model: str, message_id: str) -> dict[str, Any]:
+    """The complete `message` object a non-streaming request gets back."""
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": reply.blocks,
+        "stop_reason": reply.final_stop_reason,
+        "stop_sequence": reply.stop_sequence,
+        "usage": reply.usage,
+    }
+
+
+def stream_events(reply: Reply, model: str, message_id: str) -> list[SseEvent]:
+    """The SSE events of a successful stream, in the order the real API sends them."""
+    start_usage = {**reply.usage, "output_tokens": min(1, reply.usage["output_tokens"])}
+    started = {**message_object(reply, model, message_id), "content": [], "stop_reason": None}
+    events: list[SseEvent] = [_event("message_start", message=started | {"usage": start_usage})]
+    last_tool_index = max((i for i, b in enumerate(reply.blocks) if b["type"] == "tool_use"), default=None)
+    for index, block in enumerate(reply.blocks):
+        empty = {"type": "text", "text": ""} if block["type"] == "text" else {**block, "input": {}}
+        events.append(_event("content_block_start", index=index, content_block=empty))
+        if index == 0:
+            events.append(_event("ping"))
+        raw_json = reply.partial_tool_json if index == last_tool_index else None
+        for delta in block_deltas(block, reply.chunk_size, raw_json):
+            events.append(_event("content_block_delta", index=index, delta=delta))
+        events.append(_event("content_block_stop", index=index))
+    if not reply.blocks:
+        events.append(_event("ping"))
+    delta = {"stop_reason": reply.final_stop_reason, "stop_sequence": reply.stop_sequence}
+    usage = {"output_tokens": reply.usage["output_tokens"]}
+    events.append(_event("message_delta", delta=delta, usage=usage))
+    if not reply.omit_message_stop:
+        events.append(_event("message_stop"))
+    return events
+
+
+def _event(name: str, **fields: Any) -> SseEvent:
+    return name, {"type": name, **fields}
+
+
+def block_deltas(block: dict[str, Any], chunk_size: int, raw_json: str | None) -> Iterator[dict[str, Any]]:
+    if block["type"] == "text":
+        for piece in _slices(block["text"], chunk_size):
+            yield {"type": "text_delta", "text": piece}
+        return
+    yield {"type": "input_json_delta", "partial_json": ""}  # the real API opens with an empty slice
+    text = json.dumps(block["input"]) if raw_json is None else raw_json
+    for piece in _slices(text, chunk_size):
+        yield {"type": "input_json_delta", "partial_json": piece}
+
+
+def _slices(text: str, size: int) -> Iterator[str]:
+    for start in range(0, len(text), max(1, size)):
+        yield text[start : start + size]
+
+
+def encode_event(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+
+
+# ---------------------------------------------------------------- request validation
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _require(condition: object, message: str) -> None:
+    if not condition:
+        raise _Invalid(message)
+
+
+def validate_request(body: Any) -> str | None:
+    """Why the real API would answer this Messages request body with a 400, or None if it is fine."""
+    try:
+        _check_request(body)
+    except _Invalid as err:
+        return str(err)
+    return None
+
+
+def _check_request(body: Any) -> None:
+    _require(isinstance(body, dict), "request body must be a JSON object")
+    _require(_is_text(body.get("model")), "model: Field required")
+    max_tokens = body.get("max_tokens")
+    _require(type(max_tokens) is int and max_tokens >= 1, "max_tokens: must be an integer >= 1")
+    _require(isinstance(body.get("stream", False), bool), "stream: Input should be a valid boolean")
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        _require(isinstance(system, list), "system: Input should be a valid string or list of text blocks")
+        for i, block in enumerate(system):
+            _check_text_block(block, f"system.{i}")
+    _check_tools(body.get("tools"))
+    _check_messages(body.get("messages"))
+    breakpoints = sum(1 for part in _cacheable_parts(body) if "cache_control" in part)
+    _require(
+        breakpoints <= MAX_CACHE_BREAKPOINTS,
+        f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
+        f"Found {breakpoints}.",
+    )
+
+
+def _check_text_block(block: Any, where: str) -> None:
+    _require(isinstance(block, dict) and block.get("type") == "text", f"{where}: expected a text block")
+    text = block.get("text")
+    _require(isinstance(text, str) and text.strip(), f"{where}: text blocks must contain non-whitespace text")
+    cache_control = block.get("cache_control", {"type": "ephemeral"})
+    _require(_is_dict(cache_control, type="ephemeral"), f"{where}.cache_control: type should be 'ephemeral'")
+
+
+def _is_dict(value: Any, **expected: Any) -> bool:
+    return isinstance(value, dict) and all(value.get(key) == want for key, want in expected.items())
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _check_tools(tools: Any) -> None:
+    if tools is None:
+        return
+    _require(isinstance(tools, list), "tools: Input should be a valid list")
+    names: set[str] = set()
+    for i, tool in enumerate(tools):
+        _require(isinstance(tool, dict), f"tools.{i}: Input should be an object")
+        name = tool.get("name")
+        _require(_is_text(name) and re.fullmatch(TOOL_NAME_PATTERN, name), f"tools.{i}.name: bad tool name")
+        _require(name not in names, f"tools: Tool names must be unique, {name!r} is repeated")
+        names.add(name)
+        _require(_is_text(tool.get("description")), f"tools.{i}.description: Field required")
+        _require(
+            _is_dict(tool.get("input_schema"), type="object"),
+            f"tools.{i}.input_schema: type must be 'object'",
+        )
+
+
+def _check_messages(messages: Any) -> None:
+    _require(isinstance(messages, list) and messages, "messages: at least one message is required")
+    seen_tool_ids: set[str] = set()
+    open_tool_ids: list[str] = []  # tool_use ids of the previous assistant message, awaiting results
+    for i, message in enumerate(messages):
+        where = f"messages.{i}"
+        _require(isinstance(message, dict), f"{where}: Input should be an object")
+        role = message.get("role")
+        _require(role in ("user", "assistant"), f"{where}.role: Input should be 'user' or 'assistant'")
+        expected = "user" if i % 2 == 0 else "assistant"
+        _require(
+            role == expected, f"messages: roles must alternate user/assistant from user; {where} is {role}"
+        )
+        blocks = _content_blocks(message.get("content"), role, where)
+        if role == "user":
+            _check_tool_results(blocks, open_tool_ids, where, i)
+            open_tool_ids = []
+        else:
+            open_tool_ids = [b["id"] for b in blocks if b["type"] == "tool_use"]
+            for tool_id in open_tool_ids:
+                _require(tool_id not in seen_tool_ids, f"{where}: `tool_use` ids must be unique: {tool_id}")
+                seen_tool_ids.add(tool_id)
+    _check_tool_results([], open_tool_ids, "", len(messages))  # a final tool_use still needs its result
+
+
+def _content_blocks(content: Any, role: str, where: str) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        _require(content.strip(), f"{where}: messages must have non-empty content")
+        return [{"type": "text", "text": content}]
+    _require(isinstance(content, list) and content, f"{where}: messages must have non-empty content")
+    for j, block in enumerate(content):
+        at = f"{where}.content.{j}"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            _check_text_block(block, at)
+        elif kind == "tool_use":
+            _require(role == "assistant", f"{at}: tool_use blocks are only allowed in assistant messages")
+            _require(
+                _is_text(block.get("id")) and _is_text(block.get("name")), f"{at}: id and name are required"
+            )
+            _require(isinstance(block.get("input"), dict), f"{at}.input: Input should be an object")
+        elif kind == "tool_result":
+            _require(role == "user", f"{at}: tool_result blocks are only allowed in user messages")
+            _require(isinstance(block.get("tool_use_id"), str), f"{at}.tool_use_id: Field required")
+            result = block.get("content", "")
+            if not isinstance(result, str):
+                _require(
+                    isinstance(result, list), f"{at}.content: should be a string or a list of text blocks"
+                )
+                for k, part in enumerate(result):
+                    _check_text_block(part, f"{at}.content.{k}")
+        else:
+            _require(kind in OTHER_BLOCK_TYPES, f"{at}: unknown content block type {kind!r}")
+    return content
+
+
+def _check_tool_results(blocks: list[dict], open_tool_ids: list[str], where: str, index: int) -> None:
+    result_ids = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
+    leading = list(itertools.takewhile(lambda b: b["type"] == "tool_result", blocks))
+    _require(len(leading) == len(result_ids), f"{where}.content: tool_result blocks must come first")
+    for tool_id in result_ids:
+        _require(
+            tool_id in open_tool_ids,
+            f"{where}.content: unexpected `tool_use_id` found in `tool_result` blocks: {tool_id}. "
+            "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+        )
+    _require(
+        len(set(result_ids)) == len(result_ids),
+        f"{where}.content: duplicate `tool_result` for one `tool_use`",
+    )
+    missing = [tool_id for tool_id in open_tool_ids if tool_id not in result_ids]
+    _require(
+        not missing,
+        f"messages.{index - 1}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block "
+        "in the next message.",
+    )
+
+
+def _cacheable_parts(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    if isinstance(body.get("system"), list):
+        yield from body["system"]
+    yield from body.get("tools") or []
+    for message in body["messages"]:
+        if isinstance(message["content"], list):
+            for block in message["content"]:
+                yield block
+                if isinstance(block.get("content"), list):
+                    yield from block["content"]
+
+
+# ---------------------------------------------------------------- the server
+
+
+class FakeAnthropic:
+    """Serves scripted replies on 127.0.0.1:<free port> from construction until `close()`."""
+
+    def __init__(self) -> None:
+        self.stream_replies: deque[Reply] = deque()  # for requests with "stream": true
+        self.plain_replies: deque[Reply] = deque()  # for the others
+        # Consulted before the queues; returning None falls through to them.
+        self.responder: Callable[[RecordedRequest], Reply | None] | None = None
+        self.requests: list[RecordedRequest] = []
+        self._arrivals = threading.Condition()
+        self._stopping = threading.Event()  # wakes delayed and stalled handlers at close()
+        self._ids = itertools.count(1)
+        self._server = _Server(self)
+        self._serve_thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name=THREAD_NAME, daemon=True
+        )
+        self._serve_thread.start()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
+        with self._arrivals:
+            if not self._arrivals.wait_for(lambda: len(self.requests) >= n, timeout):
+                got = len(self.requests)
+                raise TimeoutError(f"fake server: expected {n} requests within {timeout}s, got {got}")
+            return list(self.requests)
+
+    def close(self) -> None:
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        self._server.shutdown()  # stop accepting; returns within one poll interval
+        handler_threads = self._server.abort_connections()
+        for thread in handler_threads:
+            thread.join(SHUTDOWN_JOIN_SECONDS)
+        self._server.server_close()
+        self._serve_thread.join(SHUTDOWN_JOIN_SECONDS)
+
+    def __enter__(self) -> FakeAnthropic:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _next_id(self, prefix: str) -> str:
+        return f"{prefix}_fake{next(self._ids):04d}"
+
+    def _admit(self, request: RecordedRequest) -> Reply | None:
+        """Validate, pick the reply and record the request; None means the answer is an error."""
+        if request.path == MESSAGES_PATH:
+            request.validation_error = request.validation_error or validate_request(request.body)
+        reply = None
+        if request.path == MESSAGES_PATH and request.validation_error is None:
+            reply = self.responder(request) if self.responder else None
+            queue = self.stream_replies if request.stream else self.plain_replies
+            if reply is None:
+                with contextlib.suppress(IndexError):  # popleft, not a len() check: handlers race
+                    reply = queue.popleft()
+            request.unscripted = reply is None
+        with self._arrivals:
+            self.requests.append(request)
+            self._arrivals.notify_all()
+        return reply
+
+
+class _Server(ThreadingHTTPServer):
+    """Keeps track of its connection threads and sockets so close() can end them all."""
+
+    daemon_threads = True
+
+    def __init__(self, fake: FakeAnthropic) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.fake = fake
+        self._lock = threading.Lock()
+        self._connections: dict[threading.Thread, socket.socket] = {}
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(
+            target=self._serve_connection,
+            args=(request, client_address),
+            name=f"{THREAD_NAME}-conn",
+            daemon=True,
+        )
+        with self._lock:
+            self._connections[thread] = request
+        thread.start()
+
+    def _serve_connection(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self._connections.pop(threading.current_thread(), None)
+
+    def abort_connections(self) -> list[threading.Thread]:
+        """Shut every open connection, which also ends handlers idling in keep-alive reads."""
+        with self._lock:
+            connections = list(self._connections.items())
+        for _, sock in connections:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        return [thread for thread, _ in connections]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hanging up (read timeouts, abandoned streams) and close() cutting sockets are expected.
+        if not (self.fake._stopping.is_set() or isinstance(sys.exc_info()[1], ConnectionError)):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive and chunked bodies, like the real API
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        request = self._read_request()
+        reply = fake._admit(request)
+        request_id = fake._next_id("req")
+        if request.path != MESSAGES_PATH:
+            self._send_error(404, "not_found_error", f"fake server: no route {request.path}", request_id)
+        elif request.validation_error:
+            self._send_error(400, "invalid_request_error", request.validation_error, request_id)
+        elif reply is None:
+            self._send_error(500, "api_error", NO_REPLY_MESSAGE, request_id)
+        elif fake._stopping.wait(reply.delay):
+            self.close_connection = True
+        elif reply.status != 200:
+            error_type = reply.error_type or ERROR_TYPES.get(reply.status, "api_error")
+            message = reply.error_message or f"fake {error_type}"
+            self._send_error(reply.status, error_type, message, request_id, reply.headers, retry=None)
+        elif request.stream:
+            self._send_stream(reply, request, request_id)
+        else:
+            body = message_object(reply, request.model or "", fake._next_id("msg"))
+            self._send_json(200, body, request_id, reply.headers)
+
+    def _read_request(self) -> RecordedRequest:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        return RecordedRequest(
+            method=self.command,
+            path=urlsplit(self.path).path,
+            headers={name.lower(): value for name, value in self.headers.items()},
+            body=body if isinstance(body, dict) else {},
+            received_at=time.monotonic(),
+            validation_error=None if isinstance(body, dict) else "request body must be a JSON object",
+        )
+
+    def _send_json(self, status: int, body: dict[str, Any], request_id: str, headers: dict[str, str]) -> None:
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.send_header("request-id", request_id)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _send_error(
+        self,
+        status: int,
+        error_type: str,
+        message: str,
+        request_id: str,
+        headers: dict[str, str] | None = None,
+        retry: bool | None = False,
+    ) -> None:
+        # The fake's own refusals say "don't retry", else the SDK would repeat them and blur the test.
+        headers = dict(headers or {})
+        if retry is not None:
+            headers["x-should-retry"] = str(retry).lower()
+        self._send_json(status, error_body(error_type, message, request_id), request_id, headers)
+
+    def _send_stream(self, reply: Reply, request: RecordedRequest, request_id: str) -> None:
+        stopping = self.server.fake._stopping
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        # Chunked, so a connection cut short is a protocol error for the client, not a clean end.
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", request_id)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        events = stream_events(reply, request.model or "", self.server.fake._next_id("msg"))
+        for sent, (name, data) in enumerate(events):
+            if sent == reply.error_event_after:
+                overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+                self._write_chunk(encode_event("error", overloaded))
+                break
+            if sent == reply.drop_after:
+                self._drop_inside(encode_event(name, data))
+                return
+            if sent == reply.stall_after and stopping.wait(reply.stall_seconds):
+                self.close_connection = True
+                return
+            if sent == reply.unknown_event_after:
+                self._write_chunk(encode_event(*_event("content_block_magic", index=0)))
+            self._write_chunk(encode_event(name, data))
+            if name == "content_block_delta" and reply.delta_delay and stopping.wait(reply.delta_delay):
+                self.close_connection = True
+                return
+        self._write_chunk(b"")  # the zero-length chunk ends the body
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _drop_inside(self, event: bytes) -> None:
+        """Send the event up to the middle of its JSON, then cut the connection without ending the body."""
+        json_start = event.index(b"data: ") + len(b"data: ")
+        self._write_chunk(event[: json_start + (len(event) - json_start) // 2])
+        self.connection.shutdown(socket.SHUT_RDWR)
+        self.connection.close()
+        self.close_connection = True
