@@ -1,0 +1,262 @@
+"""The model server seen from the agent: streamed calls, side queries, token usage.
+
+This is the only module that imports `anthropic`. Importing the SDK takes over a second, so it
+happens lazily on a background thread (`preload`) while the user is already typing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mini_claude.config import Settings
+from mini_claude.events import TextDelta, TextDone, ToolPreparing, UsageReport
+
+log = logging.getLogger("mini_claude")
+
+NO_KEY_PLACEHOLDER = "not-needed"  # local servers without auth still need some key for the SDK
+CONNECT_TIMEOUT = 10.0
+SIDE_QUERY_MAX_RETRIES = 0  # recall is optional: a failed side query is skipped, never retried
+
+
+class ModelError(Exception):
+    """A model call failed after the SDK's own retries; the message is one line for the user."""
+
+
+@dataclass
+class StreamedResponse:
+    """One assistant response as it streams in: everything that arrived, even if cut short."""
+
+    blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    partial_json: dict[int, list[str]] = field(default_factory=dict)
+    stop_reason: str | None = None
+    usage: UsageReport = field(default_factory=UsageReport)
+    unfinished_tool_ids: set[str] = field(default_factory=set)
+
+    def content(self) -> list[dict[str, Any]]:
+        """The blocks in API form, in order; empty text dropped, unparsed tool input becomes {}."""
+        content = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block["type"] == "text" and not block["text"].strip():
+                continue
+            if block["type"] == "tool_use" and index in self.partial_json:
+                self._finish_tool_input(index)
+            content.append(block)
+        return content
+
+    def text(self) -> str:
+        return "".join(b["text"] for _, b in sorted(self.blocks.items()) if b["type"] == "text")
+
+    def _finish_tool_input(self, index: int) -> None:
+        block = self.blocks[index]
+        raw = "".join(self.partial_json.pop(index, []))
+        try:
+            parsed = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            block["input"] = parsed
+        else:
+            block["input"] = {}
+            self.unfinished_tool_ids.add(block["id"])
+
+
+def describe_usage(usage: Any) -> UsageReport:
+    """Token counts from an SDK usage object (fields may be missing on compatible servers)."""
+
+    def count(name: str) -> int:
+        return int(getattr(usage, name, 0) or 0)
+
+    return UsageReport(
+        input_tokens=count("input_tokens"),
+        output_tokens=count("output_tokens"),
+        cache_read_tokens=count("cache_read_input_tokens"),
+        cache_write_tokens=count("cache_creation_input_tokens"),
+    )
+
+
+class ModelClient:
+    """Wraps the SDK client: created once, shared by the main loop and the recall thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._client: Any = None
+        self._lock = threading.Lock()
+        self._usage_lock = threading.Lock()
+        self.usage_total = UsageReport()
+        self._preload_thread: threading.Thread | None = None
+
+    @property
+    def configured(self) -> bool:
+        return self.settings.can_call_model
+
+    def preload(self) -> None:
+        """Import the SDK on a daemon thread so the first message does not wait for it."""
+        if self._preload_thread is None and self.configured:
+            self._preload_thread = threading.Thread(target=self._get_client, name="sdk-preload", daemon=True)
+            self._preload_thread.start()
+
+    def _get_client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import anthropic
+
+                s = self.settings
+                api_key = s.api_key or (None if s.auth_token else NO_KEY_PLACEHOLDER)
+                self._client = anthropic.Anthropic(
+                    api_key=api_key,
+                    auth_token=None if s.api_key else s.auth_token,
+                    base_url=s.base_url,
+                    max_retries=s.max_retries,
+                    timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
+                )
+            return self._client
+
+    def _add_usage(self, usage: UsageReport) -> None:
+        with self._usage_lock:
+            self.usage_total = self.usage_total + usage
+
+    def stream(
+        self,
+        *,
+        model: str,
+        system: list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        max_tokens: int,
+        response: StreamedResponse,
+    ) -> Iterator[TextDelta | TextDone | ToolPreparing]:
+        """Stream one response into `response`, yielding what the user should see as it arrives."""
+        client = self._get_client()
+        try:
+            stream = client.messages.create(
+                model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens, stream=True
+            )
+            with stream:
+                for event in stream:
+                    yield from _apply_event(response, event)
+        except Exception as error:
+            raise ModelError(describe_error(error, self.settings)) from error
+        finally:
+            self._add_usage(response.usage)
+
+    def side_query(self, *, system: str, user: str, max_tokens: int, timeout: float | None = None) -> str:
+        """A small non-streaming call without tools (e.g. memory selection); returns its text."""
+        client = self._get_client()
+        try:
+            message = client.with_options(
+                max_retries=SIDE_QUERY_MAX_RETRIES, timeout=timeout or self.settings.side_query_timeout
+            ).messages.create(
+                model=self.settings.side_model,
+                system=system,
+                messages=[{"role": "user", "content": user}],
+                max_tokens=max_tokens,
+            )
+        except Exception as error:
+            raise ModelError(describe_error(error, self.settings)) from error
+        self._add_usage(describe_usage(getattr(message, "usage", None)))
+        return "".join(getattr(block, "text", "") for block in message.content or [])
+
+
+def _apply_event(response: StreamedResponse, event: Any) -> Iterator[TextDelta | TextDone | ToolPreparing]:
+    kind = getattr(event, "type", None)
+    if kind == "message_start":
+        response.usage = describe_usage(event.message.usage)
+    elif kind == "content_block_start":
+        block = event.content_block
+        if block.type == "text":
+            response.blocks[event.index] = {"type": "text", "text": block.text or ""}
+            if block.text:
+                yield TextDelta(block.text)
+        elif block.type == "tool_use":
+            response.blocks[event.index] = {
+                "type": "tool_use",
+                "id": block.id,
+                "name": block.name,
+                "input": {},
+            }
+            response.partial_json[event.index] = []
+            yield ToolPreparing(block.name)
+        # Other block types (thinking, server tools) are not requested by us and not kept.
+    elif kind == "content_block_delta":
+        block = response.blocks.get(event.index)
+        delta = event.delta
+        if block is None:
+            return
+        if delta.type == "text_delta" and block["type"] == "text":
+            block["text"] += delta.text
+            yield TextDelta(delta.text)
+        elif delta.type == "input_json_delta" and event.index in response.partial_json:
+            response.partial_json[event.index].append(delta.partial_json)
+    elif kind == "content_block_stop":
+        block = response.blocks.get(event.index)
+        if block is not None and block["type"] == "text":
+            yield TextDone()
+        elif block is not None and block["type"] == "tool_use":
+            response._finish_tool_input(event.index)
+    elif kind == "message_delta":
+        response.stop_reason = event.delta.stop_reason
+        final = describe_usage(event.usage)
+        response.usage = UsageReport(
+            input_tokens=final.input_tokens or response.usage.input_tokens,
+            output_tokens=final.output_tokens or response.usage.output_tokens,
+            cache_read_tokens=final.cache_read_tokens or response.usage.cache_read_tokens,
+            cache_write_tokens=final.cache_write_tokens or response.usage.cache_write_tokens,
+        )
+    # message_stop, ping and unknown event types carry nothing we need.
+
+
+def describe_error(error: BaseException, settings: Settings) -> str:
+    """One line saying what went wrong and, where we can tell, what to do about it."""
+    import anthropic
+
+    if isinstance(error, anthropic.APITimeoutError) or _timed_out(error):
+        return (
+            f"The model server went silent for {settings.api_timeout:g} s "
+            "(raise MINI_CLAUDE_API_TIMEOUT if it is just slow)."
+        )
+    if isinstance(error, anthropic.APIConnectionError):
+        where = settings.base_url or "api.anthropic.com"
+        return f"Could not reach the model server at {where}: {_root_cause(error)}"
+    if isinstance(error, anthropic.APIStatusError):
+        detail = _error_detail(error)
+        status = error.status_code
+        if status == 401:
+            return f"Authentication failed (401): {detail}. Check ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN."
+        if status == 200:  # an `error` event inside an otherwise healthy stream
+            return f"The model server reported an error mid-response: {detail}"
+        retryable = status in (408, 409, 429) or status >= 500
+        if retryable and settings.max_retries:
+            detail += f" (gave up after {settings.max_retries} retries)"
+        return f"API error {status}: {detail}"
+    return f"The connection to the model server broke mid-response: {_root_cause(error)}"
+
+
+def _timed_out(error: BaseException | None) -> bool:
+    while error is not None:
+        if isinstance(error, TimeoutError) or "Timeout" in type(error).__name__:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _error_detail(error: Any) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            kind = inner.get("type")
+            return f"{kind}: {inner['message']}" if kind else str(inner["message"])
+    return str(getattr(error, "message", error)).splitlines()[0][:300]
+
+
+def _root_cause(error: BaseException) -> str:
+    while error.__cause__ is not None:
+        error = error.__cause__
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0][:200]}" if text else type(error).__name__
