@@ -10,6 +10,11 @@ if TYPE_CHECKING:
     from mini_claude.permissions import Permissions
 
 
+def count_noun(count: int, noun: str) -> str:
+    """`1 line`, `2 lines`: for the short summaries the user sees."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 class ToolError(Exception):
     """A failure the model should read as an `is_error` tool result (the message is that text)."""
 

@@ -14,7 +14,7 @@ from typing import BinaryIO
 from mini_claude import prompts
 from mini_claude.atomic import write_atomic
 from mini_claude.paths import display_path, resolve_path
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
 
 MAX_LINES = 2_000  # per read_file call
 MAX_READ_BYTES = 256 * 1024  # of numbered output per read_file call
@@ -58,7 +58,7 @@ def read_file(
     elif stop == "bytes":
         body += prompts.notice("read_more_bytes", limit_kb=MAX_READ_BYTES // 1024, next=last + 1)
     return ToolResult(
-        body.rstrip("\n"), f"lines {first}-{last}" if first > 1 or stop else f"{len(lines)} lines"
+        body.rstrip("\n"), f"lines {first}-{last}" if first > 1 or stop else count_noun(len(lines), "line")
     )
 
 
@@ -72,7 +72,7 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
     created = _write(path, content, shown)
     lines, size = count_lines(content), len(content.encode("utf-8", "surrogateescape"))
     key = "write_created" if created else "write_updated"
-    summary = f"{'created' if created else 'updated'}, {lines} lines"
+    summary = f"{'created' if created else 'updated'}, {count_noun(lines, 'line')}"
     return ToolResult(prompts.notice(key, path=shown, lines=lines, bytes=size), summary)
 
 
@@ -107,7 +107,7 @@ def edit_file(
         return ctx.memory.save(path, updated, edit=True)
     _write(path, updated, shown)
     replaced = found if replace_all else 1
-    summary = f"{replaced} replacement{'s' if replaced != 1 else ''}"
+    summary = count_noun(replaced, "replacement")
     return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
 
 
@@ -236,7 +236,9 @@ def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *,
     _check_write_target(path, shown)
     _write(path, content, shown)
     lines = count_lines(content)
-    return ToolResult(prompts.notice("edit_created", path=shown, lines=lines), f"created, {lines} lines")
+    return ToolResult(
+        prompts.notice("edit_created", path=shown, lines=lines), f"created, {count_noun(lines, 'line')}"
+    )
 
 
 def _check_write_target(path: Path, shown: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mini_claude import prompts
 from mini_claude.paths import display_path, is_within, resolve_path
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
 from mini_claude.tools.files import SNIFF_BYTES, looks_binary
 
 # Only version control, dependency and cache folders: never build output the user may care about.
@@ -75,7 +75,7 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
             text += "\n" + prompts.notice("list_truncated", shown=len(shown), omitted=total - len(shown))
     if state.stopped:
         text += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
-    return ToolResult(text, f"{total} path{'s' if total != 1 else ''}")
+    return ToolResult(text, count_noun(total, "path"))
 
 
 def grep_search(

@@ -1,0 +1,105 @@
+"""Wiring one session together: model client, tools, permissions, memory, agent.
+
+The REPL and print mode are two thin front ends over what `build_session` returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from mini_claude.agent import Agent
+from mini_claude.config import Settings, protected_dirs
+from mini_claude.events import EventSink
+from mini_claude.llm import ModelClient
+from mini_claude.memory.gate import MemoryWrites
+from mini_claude.memory.prefetch import MemoryPrefetch
+from mini_claude.memory.section import memory_section
+from mini_claude.memory.store import MemoryStore, MemoryStoreError
+from mini_claude.permissions import AskCallback, Permissions
+from mini_claude.system_prompt import build_system_prompt
+from mini_claude.tools.base import ToolContext
+from mini_claude.tools.registry import default_registry
+
+log = logging.getLogger("mini_claude")
+
+MEMORY_STARTUP_WAIT = 30.0  # seconds the first model call waits for the startup re-index, at most
+
+
+class MemoryStartup:
+    """Re-index the memory dir once per session (hand edits show up), off the start-up path."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.warning: str | None = None
+        self._thread: threading.Thread | None = None
+        self._done = threading.Event()
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="memory-startup", daemon=True)
+            self._thread.start()
+
+    def wait(self) -> None:
+        if self._thread is None:
+            self._run()
+        self._done.wait(MEMORY_STARTUP_WAIT)
+
+    def _run(self) -> None:
+        try:
+            self.store.startup()
+        except (MemoryStoreError, OSError) as error:
+            self.warning = f"Memory index not refreshed: {error}"
+            log.warning("memory startup failed: %s", error)
+        finally:
+            self._done.set()
+
+
+@dataclass
+class Session:
+    settings: Settings
+    llm: ModelClient
+    permissions: Permissions
+    store: MemoryStore
+    memory_startup: MemoryStartup
+    recall: MemoryPrefetch
+    agent: Agent
+
+    def warm_up(self) -> None:
+        """Start what the first message needs (memory re-index, SDK import) without waiting."""
+        self.memory_startup.start()
+        self.llm.preload()
+
+
+def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
+    project_dir = Path(settings.project_dir).resolve()
+    store = MemoryStore(settings.memory_dir)
+    startup = MemoryStartup(store)
+    llm = ModelClient(settings)
+    permissions = Permissions(
+        project_dir,
+        mode=settings.permission_mode,
+        ask=ask,
+        memory_dir=store.root,
+        protected_dirs=protected_dirs(),
+    )
+    recall = MemoryPrefetch(store, llm)
+
+    def system_prompt() -> str:
+        startup.wait()
+        return build_system_prompt(project_dir, memory_section(store))
+
+    agent = Agent(
+        llm=llm,
+        tools=default_registry(),
+        tool_context=ToolContext(project_dir, permissions, MemoryWrites(store)),
+        sink=sink,
+        build_system_prompt=system_prompt,
+        model=settings.model,
+        max_tokens=settings.max_tokens,
+        max_turns=settings.max_turns,
+        recall=recall,
+    )
+    return Session(settings, llm, permissions, store, startup, recall, agent)

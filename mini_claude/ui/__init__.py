@@ -1,0 +1,1 @@
+"""The terminal front end: the REPL, the event renderer and slash commands."""

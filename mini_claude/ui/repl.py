@@ -1,0 +1,161 @@
+"""The interactive REPL: prompt-toolkit for input, the renderer for output, the agent in between."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+
+from mini_claude import __version__
+from mini_claude.config import Settings, history_file
+from mini_claude.permissions import PermissionRequest
+from mini_claude.session import Session, build_session
+from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
+from mini_claude.ui.commands import CommandContext, dispatch, visible_commands
+from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
+
+PROMPT = "> "
+EXIT_HINT = " Press Ctrl+C again to exit "
+
+
+class SlashCompleter(Completer):
+    """Completes `/command` names at the start of the input, with their descriptions."""
+
+    def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
+        text = document.text_before_cursor
+        if not text.startswith("/") or " " in text or "\n" in text:
+            return
+        for entry in visible_commands():
+            for name in (entry.name, *entry.aliases):
+                if name.startswith(text[1:]):
+                    yield Completion("/" + name, start_position=-len(text), display_meta=entry.description)
+
+
+def _key_bindings(prompt_session_ref: list[PromptSession]) -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    @bindings.add("c-j")
+    def _newline(event) -> None:  # type: ignore[no-untyped-def]
+        event.current_buffer.insert_text("\n")
+
+    @bindings.add("c-c")
+    def _clear_or_exit(event) -> None:  # type: ignore[no-untyped-def]
+        session = prompt_session_ref[0]
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+            session.bottom_toolbar = None
+        elif session.bottom_toolbar is not None:  # second Ctrl+C on an empty line
+            event.app.exit(exception=EOFError)
+        else:
+            session.bottom_toolbar = EXIT_HINT
+
+    return bindings
+
+
+class Repl:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
+        self.console = create_console(plain=self.plain)
+        self.renderer = Renderer(self.console, plain=self.plain)
+        self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
+        ref: list[PromptSession] = []
+        self.prompt = PromptSession(
+            history=_history(),
+            key_bindings=_key_bindings(ref),
+            completer=SlashCompleter(),
+            complete_while_typing=True,
+            enable_open_in_editor=False,
+        )
+        ref.append(self.prompt)
+        # Typing anything disarms the "press Ctrl+C again to exit" state.
+        self.prompt.default_buffer.on_text_changed += lambda _buffer: setattr(
+            self.prompt, "bottom_toolbar", None
+        )
+        self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
+
+    def run(self) -> int:
+        self.console.print(
+            f"mini-claude {__version__} · {self.session.agent.model} · /help for commands",
+            style="dim",
+            markup=False,
+        )
+        warmed = False
+        while not self.commands.should_exit:
+            try:
+                text = self.prompt.prompt(PROMPT, pre_run=None if warmed else self.session.warm_up)
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                continue
+            warmed = True
+            self.prompt.bottom_toolbar = None
+            if not text.strip():
+                continue
+            if text.lstrip().startswith("/") and "\n" not in text.strip():
+                dispatch(text.strip(), self.commands)
+                continue
+            self.run_turn(text)
+        return 0
+
+    def run_turn(self, text: str) -> None:
+        try:
+            ended = self.session.agent.run_turn(text)
+        except KeyboardInterrupt:  # landed outside the agent's own handling
+            ended = None
+        if ended is None or ended.reason == "interrupted":
+            self.renderer.interrupt()
+            self.console.print("Interrupted.", style="dim", markup=False)
+
+    def ask_permission(self, request: PermissionRequest) -> str:
+        options = "[y]es, [a]lways for this tool, [n]o" if request.allow_always else "[y]es, [n]o"
+        with self.renderer.pause():
+            self.console.print(
+                f"Allow {request.tool} to {_verb(request.action)} {request.target}? ({request.reason})",
+                markup=False,
+                highlight=False,
+            )
+            while True:
+                try:
+                    answer = self.prompt_line(f"{options}: ").strip().lower()
+                except EOFError:
+                    return "n"
+                if answer in ("y", "yes"):
+                    return "y"
+                if answer in ("a", "always") and request.allow_always:
+                    return "a"
+                if answer in ("n", "no"):
+                    return "n"
+
+    def confirm(self, question: str) -> bool:
+        try:
+            return self.prompt_line(f"{question} [y/N]: ").strip().lower() in ("y", "yes")
+        except (EOFError, KeyboardInterrupt):
+            return False
+
+    def prompt_line(self, message: str) -> str:
+        # A separate session: the main prompt's history and bindings are not for these answers.
+        return PromptSession().prompt(message)
+
+
+def _verb(action: str) -> str:
+    return {"read": "read", "write": "write to", "shell": "run"}.get(action, action)
+
+
+def _history() -> FileHistory | InMemoryHistory:
+    path = history_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return FileHistory(os.fspath(path))
+    except OSError:
+        return InMemoryHistory()  # an unwritable data dir costs history, not the session
+
+
+def run_repl(settings: Settings) -> int:
+    return Repl(settings).run()
