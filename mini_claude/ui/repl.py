@@ -6,6 +6,7 @@ import os
 import sys
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
@@ -19,7 +20,7 @@ from mini_claude.ui.commands import CommandContext, dispatch, visible_commands
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
 
 PROMPT = "> "
-EXIT_HINT = " Press Ctrl+C again to exit "
+EXIT_HINT = "Press Ctrl+C again to exit."
 
 
 class SlashCompleter(Completer):
@@ -35,7 +36,29 @@ class SlashCompleter(Completer):
                     yield Completion("/" + name, start_position=-len(text), display_meta=entry.description)
 
 
-def _key_bindings(prompt_session_ref: list[PromptSession]) -> KeyBindings:
+class ExitGuard:
+    """Ctrl+C on the prompt clears the line; on an empty line it arms, and a second one exits."""
+
+    def __init__(self) -> None:
+        self.armed = False
+
+    def on_ctrl_c(self, event) -> None:  # type: ignore[no-untyped-def]
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+            self.armed = False
+        elif self.armed:
+            event.app.exit(exception=EOFError)
+        else:
+            self.armed = True
+            # Printed above the prompt: a bottom toolbar would need the terminal to answer CPR.
+            run_in_terminal(lambda: print(EXIT_HINT))
+
+    def disarm(self, *_: object) -> None:
+        self.armed = False
+
+
+def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("escape", "enter")
@@ -43,18 +66,7 @@ def _key_bindings(prompt_session_ref: list[PromptSession]) -> KeyBindings:
     def _newline(event) -> None:  # type: ignore[no-untyped-def]
         event.current_buffer.insert_text("\n")
 
-    @bindings.add("c-c")
-    def _clear_or_exit(event) -> None:  # type: ignore[no-untyped-def]
-        session = prompt_session_ref[0]
-        buffer = event.current_buffer
-        if buffer.text:
-            buffer.reset()
-            session.bottom_toolbar = None
-        elif session.bottom_toolbar is not None:  # second Ctrl+C on an empty line
-            event.app.exit(exception=EOFError)
-        else:
-            session.bottom_toolbar = EXIT_HINT
-
+    bindings.add("c-c")(exit_guard.on_ctrl_c)
     return bindings
 
 
@@ -65,19 +77,15 @@ class Repl:
         self.console = create_console(plain=self.plain)
         self.renderer = Renderer(self.console, plain=self.plain)
         self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
-        ref: list[PromptSession] = []
+        self.exit_guard = ExitGuard()
         self.prompt = PromptSession(
             history=_history(),
-            key_bindings=_key_bindings(ref),
+            key_bindings=_key_bindings(self.exit_guard),
             completer=SlashCompleter(),
             complete_while_typing=True,
             enable_open_in_editor=False,
         )
-        ref.append(self.prompt)
-        # Typing anything disarms the "press Ctrl+C again to exit" state.
-        self.prompt.default_buffer.on_text_changed += lambda _buffer: setattr(
-            self.prompt, "bottom_toolbar", None
-        )
+        self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
 
     def run(self) -> int:
@@ -95,7 +103,7 @@ class Repl:
             except KeyboardInterrupt:
                 continue
             warmed = True
-            self.prompt.bottom_toolbar = None
+            self.exit_guard.disarm()
             if not text.strip():
                 continue
             if text.lstrip().startswith("/") and "\n" not in text.strip():

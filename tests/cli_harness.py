@@ -1,0 +1,85 @@
+"""Running the real `mini-claude` program: in a pseudo-terminal (pexpect) or as a plain subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pexpect
+
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
+# The input prompt "> " as prompt-toolkit draws it: escape codes may sit between the newline and ">".
+PROMPT_PATTERN = r"(?:^|\n)(?:\x1b\[[0-?]*[ -/]*[@-~])*>(?:\x1b\[[0-?]*[ -/]*[@-~])*[ \x1b]"
+TIMEOUT = 15
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+class Terminal:
+    """One interactive session, read and typed into the way a person would."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+
+    def expect(self, pattern: str, timeout: float = TIMEOUT) -> str:
+        """Wait for `pattern` (a regex) to appear; return everything printed before it, without ANSI codes."""
+        self.child.expect(pattern, timeout=timeout)
+        return strip_ansi(self.child.before or "")
+
+    def expect_prompt(self, timeout: float = TIMEOUT) -> str:
+        return self.expect(PROMPT_PATTERN, timeout)
+
+    def type(self, text: str) -> None:
+        self.child.send(text)
+
+    def submit(self, text: str) -> None:
+        self.child.send(text + "\r")
+
+    def ctrl(self, key: str) -> None:
+        self.child.sendcontrol(key)
+
+    def wait_exit(self, timeout: float = TIMEOUT) -> int:
+        self.child.expect(pexpect.EOF, timeout=timeout)
+        self.child.close()
+        return self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
+
+
+class Cli:
+    """Starts mini-claude with this test's HOME, project directory and environment."""
+
+    def __init__(self, project_dir: Path) -> None:
+        self.project_dir = project_dir
+        self.env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+        self.env.update(TERM="xterm-256color", PYTHONUNBUFFERED="1", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "mini_claude", *args]
+
+    @contextmanager
+    def terminal(self, *args: str, columns: int = 100, rows: int = 40) -> Iterator[Terminal]:
+        command = self.command(*args)
+        child = pexpect.spawn(
+            command[0], command[1:], cwd=str(self.project_dir), env=self.env,
+            encoding="utf-8", codec_errors="replace", dimensions=(rows, columns), timeout=TIMEOUT,
+        )  # fmt: skip
+        try:
+            yield Terminal(child)
+        finally:
+            if child.isalive():
+                child.terminate(force=True)
+            child.close(force=True)
+
+    def run(
+        self, *args: str, stdin: str | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self.command(*args), cwd=self.project_dir, env=self.env, input=stdin if stdin is not None else "",
+            capture_output=True, text=True, timeout=timeout,
+        )  # fmt: skip

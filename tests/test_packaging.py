@@ -1,0 +1,41 @@
+"""The wheel carries every prompt, and an installed copy finds them outside the source tree."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_ships_prompts_and_the_installed_package_loads_them(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    [wheel] = tmp_path.glob("mini_claude-*.whl")
+    shipped = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("mini_claude/prompts/")}
+    expected = {f"mini_claude/prompts/{p.name}" for p in (REPO / "prompts").iterdir() if p.is_file()}
+    assert expected and expected <= shipped
+
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    probe = (
+        "from mini_claude import prompts\n"
+        "print(prompts.prompts_dir())\n"
+        "assert 'Memory' in prompts.load('memory.md')\n"
+        "assert prompts.load_toml('tools.toml')['tool']\n"
+    )
+    found = subprocess.run([python, "-c", probe], cwd=tmp_path, check=True, capture_output=True, text=True)
+    assert Path(found.stdout.strip()).is_relative_to(env_dir)
+    version = subprocess.run([env_dir / "bin" / "mini-claude", "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("mini-claude ")

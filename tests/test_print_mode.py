@@ -1,0 +1,130 @@
+"""Print mode and the command line: stdout/stderr split, exit codes, usage errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mini_claude import __version__
+from tests.cli_harness import Cli
+from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+def test_answer_on_stdout_and_tool_lines_on_stderr(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / "a.txt").write_text("apple\n")
+    api_env.stream_replies.extend(
+        [tool_reply("read_file", {"file_path": "a.txt"}, text="Reading."), text_reply("The file says apple.")]
+    )
+
+    result = cli.run("-p", "what does a.txt say?")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The file says apple.\n"
+    assert "read_file" in result.stderr and "a.txt" in result.stderr
+    assert "apple." not in result.stderr
+
+
+def test_prompt_piped_on_stdin(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("Piped answer."))
+
+    result = cli.run(stdin="summarise this\nplease\n")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Piped answer.\n"
+    assert api_env.requests[0].messages[0]["content"][0]["text"] == "summarise this\nplease\n"
+
+
+def test_api_error_exits_1_with_the_cause_on_stderr(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(error_reply(400, message="prompt is too long"))
+
+    result = cli.run("-p", "hello there")
+
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "prompt is too long" in result.stderr
+
+
+def test_a_question_nobody_can_answer_is_a_denial_for_the_model(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    api_env.stream_replies.extend(
+        [
+            tool_reply("write_file", {"file_path": "x.txt", "content": "x"}),
+            text_reply("I could not write it."),
+        ]
+    )
+
+    result = cli.run("-p", "write x.txt")
+
+    assert result.returncode == 0
+    assert not (project_dir / "x.txt").exists()
+    assert result.stdout == "I could not write it.\n"
+    tool_result = api_env.requests[1].messages[-1]["content"][0]
+    assert tool_result["is_error"] is True and "--permission-mode" in tool_result["content"]
+
+
+def test_permission_mode_flag_lets_print_mode_write(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    api_env.stream_replies.extend(
+        [tool_reply("write_file", {"file_path": "x.txt", "content": "x"}), text_reply("Done.")]
+    )
+
+    result = cli.run("--permission-mode", "accept-edits", "-p", "write x.txt")
+
+    assert result.returncode == 0, result.stderr
+    assert (project_dir / "x.txt").read_text() == "x"
+
+
+def test_model_flag_wins_over_environment(cli: Cli, api_env: FakeAnthropic) -> None:
+    cli.env["ANTHROPIC_MODEL"] = "from-env"
+    api_env.stream_replies.extend([text_reply("a"), text_reply("b")])
+
+    assert cli.run("-p", "hello there").returncode == 0
+    assert cli.run("--model", "from-flag", "-p", "hello there").returncode == 0
+
+    assert [r.model for r in api_env.requests] == ["from-env", "from-flag"]
+
+
+def test_no_credentials_in_print_mode(cli: Cli) -> None:
+    del cli.env["ANTHROPIC_API_KEY"], cli.env["ANTHROPIC_BASE_URL"]
+
+    result = cli.run("-p", "hello there")
+
+    assert result.returncode == 1
+    assert "ANTHROPIC_API_KEY" in result.stderr and result.stdout == ""
+
+
+def test_empty_prompt_is_a_usage_error(cli: Cli) -> None:
+    result = cli.run("-p", "   ")
+    assert result.returncode == 2
+    assert "no prompt" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["--max-turns", "0"], ["--max-turns", "many"], ["--permission-mode", "yolo"], ["--frobnicate"]]
+)
+def test_bad_flags_are_usage_errors(cli: Cli, args: list[str]) -> None:
+    result = cli.run(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: mini-claude")
+
+
+def test_bad_environment_number_is_a_usage_error(cli: Cli) -> None:
+    cli.env["MINI_CLAUDE_API_TIMEOUT"] = "soon"
+    result = cli.run("-p", "hello there")
+    assert result.returncode == 2
+    assert "MINI_CLAUDE_API_TIMEOUT" in result.stderr
+
+
+def test_version(cli: Cli) -> None:
+    result = cli.run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"mini-claude {__version__}"

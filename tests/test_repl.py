@@ -1,0 +1,215 @@
+"""The REPL in a real pseudo-terminal, driven the way a person uses it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli_harness import Cli, Terminal
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+def start(term: Terminal) -> None:
+    term.expect(r"/help for commands")
+    term.expect_prompt()
+
+
+def test_streamed_reply_is_shown_and_the_prompt_returns(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(
+        text_reply(
+            "## Plan\n\nFirst, **read** the code.\n\n- step one\n- step two\n",
+            chunk_size=3,
+            delta_delay=0.005,
+        )
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("make a plan")
+        shown = term.expect(r"step two")
+        assert "Plan" in shown and "First, read the code." in shown and "step one" in shown
+        term.expect_prompt()
+        term.submit("/exit")
+        assert term.wait_exit() == 0
+    assert api_env.requests[0].messages[0]["content"][0]["text"] == "make a plan"
+
+
+def test_tool_call_with_its_permission_prompt_answered(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    api_env.stream_replies.extend(
+        [
+            tool_reply("write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="Writing it."),
+            text_reply("Wrote hello.txt."),
+        ]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("create hello.txt")
+        question = term.expect(r"\[y\]es, \[a\]lways for this tool, \[n\]o:")
+        assert "Allow write_file to write to" in question and "hello.txt" in question
+        term.submit("y")
+        after = term.expect(r"Wrote hello\.txt\.")
+        assert "write_file(hello.txt)" in after and "created, 1 line" in after
+        term.expect_prompt()
+    assert (project_dir / "hello.txt").read_text() == "hi\n"
+
+
+def test_denied_permission_is_reported_to_the_model(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    api_env.stream_replies.extend(
+        [tool_reply("run_shell", {"command": "touch nope"}), text_reply("Understood, not running it.")]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("run it")
+        term.expect(r"\[n\]o:")
+        term.submit("n")
+        term.expect("Understood, not running it.")
+    assert not (project_dir / "nope").exists()
+    result = api_env.requests[1].messages[-1]["content"][0]
+    assert result["is_error"] is True and "denied" in result["content"]
+
+
+def test_ctrl_c_mid_stream_then_another_message(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend(
+        [
+            text_reply("tick " * 300, chunk_size=5, delta_delay=0.02),
+            text_reply("Second answer."),
+        ]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("count slowly")
+        term.expect("tick tick tick")
+        term.ctrl("c")
+        term.expect("Interrupted.")
+        term.expect_prompt()
+        term.submit("something else")
+        term.expect("Second answer.")
+        term.expect_prompt()
+    second = api_env.requests[1]
+    assert second.validation_error is None
+    assert second.messages[1]["role"] == "assistant"
+    assert second.messages[1]["content"][0]["text"].startswith("tick tick")
+    assert len(second.messages[1]["content"][0]["text"]) < len("tick " * 300)
+
+
+def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) -> None:
+    usage = {
+        "input_tokens": 1234,
+        "output_tokens": 56,
+        "cache_read_input_tokens": 7,
+        "cache_creation_input_tokens": 8,
+    }
+    api_env.stream_replies.extend([text_reply("First.", usage=usage), text_reply("Fresh start.")])
+    with cli.terminal() as term:
+        start(term)
+        term.submit("/help")
+        shown = term.expect(r"Ctrl\+D")
+        for name in ("/help", "/clear", "/cost", "/model", "/exit", "/memory", "Alt+Enter"):
+            assert name in shown
+        term.expect_prompt()
+        term.submit("hello there")
+        term.expect("First.")
+        term.expect_prompt()
+        term.submit("/cost")
+        cost = term.expect(r"cache write \d+")
+        assert "input 1,234" in cost and "output 56" in cost and "cache read 7" in cost
+        term.submit("/clear")
+        term.expect("Started a new conversation.")
+        term.submit("again")
+        term.expect("Fresh start.")
+        term.submit("/cots")
+        term.expect(r"Unknown command /cots\. Did you mean /cost\?")
+        term.submit("/model")
+        term.expect("Model: claude-sonnet-5-5")
+    assert [m["content"][0]["text"] for m in api_env.requests[1].messages] == ["again"]
+
+
+def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("Only the second draft arrived."))
+    with cli.terminal() as term:
+        start(term)
+        term.type("draft that I regret")
+        term.expect("regret")
+        term.ctrl("c")  # clears the line, does not exit
+        term.ctrl("c")  # on the empty line: arms the exit
+        term.expect("Press Ctrl\\+C again to exit")
+        term.submit("second draft")  # typing disarms it
+        term.expect("Only the second draft arrived.")
+        term.expect_prompt()
+        term.ctrl("c")
+        term.expect("Press Ctrl\\+C again to exit")
+        term.ctrl("c")
+        assert term.wait_exit() == 0
+    assert api_env.requests[0].messages[0]["content"][0]["text"] == "second draft"
+
+
+def test_ctrl_d_exits(cli: Cli) -> None:
+    with cli.terminal() as term:
+        start(term)
+        term.ctrl("d")
+        assert term.wait_exit() == 0
+
+
+def test_multiline_input_with_ctrl_j_is_one_message(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("Got both lines."))
+    with cli.terminal() as term:
+        start(term)
+        term.type("line one")
+        term.ctrl("j")
+        term.type("line two\x1b[200~\npasted three\x1b[201~")
+        term.submit("")
+        term.expect("Got both lines.")
+    assert api_env.requests[0].messages[0]["content"][0]["text"] == "line one\nline two\npasted three"
+
+
+def test_without_an_api_key_local_commands_work_and_chat_says_what_to_set(cli: Cli) -> None:
+    for key in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        cli.env.pop(key)
+    with cli.terminal() as term:
+        start(term)
+        term.submit("/help")
+        term.expect(r"Ctrl\+D")
+        term.submit("hello there")
+        line = term.expect(r"ANTHROPIC_BASE_URL[^\n]*")
+        assert "ANTHROPIC_API_KEY" in line + term.child.after
+        term.submit("/exit")
+        assert term.wait_exit() == 0
+
+
+def test_prompt_and_commands_work_before_the_sdk_has_loaded(
+    cli: Cli, api_env: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The SDK import is held back until a gate file exists: the REPL must not wait for it."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    gate = tmp_path / "sdk-gate"
+    (hooks / "sitecustomize.py").write_text(
+        "import os, sys, time\n"
+        "class HoldSdk:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'anthropic':\n"
+        f"            while not os.path.exists({str(gate)!r}):\n"
+        "                time.sleep(0.02)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, HoldSdk())\n"
+    )
+    cli.env["PYTHONPATH"] = str(hooks)
+    api_env.stream_replies.append(text_reply("SDK arrived."))
+    with cli.terminal() as term:
+        start(term)
+        term.submit("/help")
+        term.expect(r"Ctrl\+D")
+        term.submit("/memory")
+        term.expect("No memories saved yet.")
+        gate.touch()
+        term.submit("hello there")
+        term.expect("SDK arrived.")
