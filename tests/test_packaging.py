@@ -12,10 +12,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_wheel_ships_prompts_and_the_installed_package_loads_them(tmp_path: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    subprocess.run([*build, "-w", str(tmp_path), str(REPO)], check=True, capture_output=True)
     [wheel] = tmp_path.glob("mini_claude-*.whl")
     shipped = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("mini_claude/prompts/")}
     expected = {f"mini_claude/prompts/{p.name}" for p in (REPO / "prompts").iterdir() if p.is_file()}
