@@ -47,6 +47,7 @@ MIN_COMMIT_LINES = 6
 # Share of wall time the live region may spend re-rendering a tail that keeps growing: bounds
 # the cost of a huge block that cannot be cut (a long table or paragraph).
 TAIL_RENDER_BUDGET = 0.2
+MIN_ARGUMENT_CHARS = 12
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
 OutputKind = Literal["text", "line"]
@@ -298,6 +299,9 @@ class Renderer:
         self._spinner_label = _call_label(*still_running[-1]) if still_running else None
         self._sync_live()
         result = _first_line(event.summary)
+        if not self._plain:  # keep the result visible: shorten the argument, not the line's end
+            room = self._console.width - len(event.name) - len(result) - 8
+            argument = _fit_middle(_first_line(argument), max(room, MIN_ARGUMENT_CHARS))
         self._print_line(
             ("● ", "red" if event.is_error else "green"),
             (_call_label(event.name, argument), "bold"),
@@ -389,6 +393,14 @@ def _needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> boo
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
+
+
+def _fit_middle(text: str, width: int) -> str:
+    """`/very/long/…/file.py`: both ends of a path or command say more than its middle."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
 def _call_label(name: str, argument: str) -> str:

@@ -1,0 +1,206 @@
+"""Memory across real sessions: the real program in a pseudo-terminal against the fake server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from mini_claude.config import log_file, project_memory_dir
+from tests.cli_harness import Cli, Terminal
+from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
+
+ROLE_MEMORY = """---
+name: user is a data scientist
+description: user works in pandas and notebooks; new to web backends
+type: user
+---
+The user is a data scientist, fluent in pandas, new to Django.
+"""
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+@pytest.fixture
+def memory_dir(project_dir: Path) -> Path:
+    return project_memory_dir(str(project_dir))
+
+
+def start(term: Terminal) -> None:
+    term.expect(r"/help for commands")
+    term.expect_prompt()
+
+
+def reminders_in(request: RecordedRequest) -> list[str]:
+    texts = []
+    for message in request.messages:
+        for block in message["content"]:
+            if block.get("type") == "text" and block["text"].startswith("<system-reminder>"):
+                texts.append(block["text"])
+    return texts
+
+
+def test_session_one_saves_a_memory_and_session_two_recalls_it(
+    cli: Cli, api_env: FakeAnthropic, memory_dir: Path
+) -> None:
+    # Session 1: the model saves a memory with write_file; no permission question is asked.
+    api_env.stream_replies.extend(
+        [
+            tool_reply(
+                "write_file",
+                {"file_path": str(memory_dir / "user_data_scientist.md"), "content": ROLE_MEMORY},
+            ),
+            text_reply("Noted: I will remember that."),
+        ]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("I'm a data scientist, new to Django; remember that")
+        shown = term.expect("Noted: I will remember that.")
+        assert "Allow" not in shown
+        assert "saved new memory" in shown
+        term.submit("/memory")
+        listing = term.expect(r"new to web backends")
+        assert "1 memory:" in listing and "[user] user is a data scientist" in listing
+        term.submit("/exit")
+        assert term.wait_exit() == 0
+    saved = memory_dir / "user_user_is_a_data_scientist.md"
+    assert "fluent in pandas" in saved.read_text()
+    index = (memory_dir / "MEMORY.md").read_text()
+    assert (
+        "- **[user is a data scientist](user_user_is_a_data_scientist.md)** (user) — user works in" in index
+    )
+    assert memory_dir.stat().st_mode & 0o777 == 0o700
+
+    # Session 2: the index is in the system prompt, a side query picks the memory, and a later
+    # request of the same turn carries it in a <system-reminder>.
+    api_env.requests.clear()
+    api_env.plain_replies.append(
+        text_reply(
+            'Sure:\n```json\n{"selected_memories": ["user_user_is_a_data_scientist.md"]}\n```', delay=0.2
+        )
+    )
+    api_env.stream_replies.extend(
+        [
+            tool_reply("list_files", {"pattern": "*"}, delay=2.0),
+            text_reply("Here is a pandas-friendly explanation of Django models."),
+        ]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("explain how Django models work for me")
+        term.expect("pandas-friendly explanation")
+        term.expect_prompt()
+        term.submit("/memory recalled")
+        term.expect("user_user_is_a_data_scientist.md")
+    main_calls = [r for r in api_env.requests if r.stream]
+    [side_query] = [r for r in api_env.requests if not r.stream]
+    assert "user is a data scientist" in main_calls[0].system[0]["text"]
+    assert "[user] user_user_is_a_data_scientist.md (today): user works in pandas" in str(side_query.messages)
+    assert "explain how Django models work for me" in str(side_query.messages)
+    assert side_query.tools == []
+    [reminder] = reminders_in(main_calls[1])
+    assert "fluent in pandas" in reminder and "saved today" in reminder
+    assert str(memory_dir / "user_user_is_a_data_scientist.md") in reminder
+    assert main_calls[1].validation_error is None
+
+
+def test_a_slow_side_query_delays_neither_the_reply_nor_the_exit(
+    cli: Cli, api_env: FakeAnthropic, memory_dir: Path
+) -> None:
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "user_role.md").write_text(ROLE_MEMORY)
+    api_env.plain_replies.append(text_reply('{"selected_memories": ["user_role.md"]}', delay=60))
+    api_env.stream_replies.append(text_reply("Answered without waiting."))
+    with cli.terminal() as term:
+        start(term)
+        term.submit("how do I structure this project?")
+        term.expect("Answered without waiting.")
+        term.expect_prompt()
+        term.submit("/exit")
+        assert term.wait_exit(timeout=10) == 0  # the side query is still pending for ~a minute
+    side_query = next(r for r in api_env.requests if not r.stream)
+    main_call = next(r for r in api_env.requests if r.stream)
+    assert main_call.received_at - side_query.received_at < 5
+    assert reminders_in(main_call) == []
+
+
+def test_a_late_recall_is_injected_before_the_next_turns_first_call(
+    cli: Cli, api_env: FakeAnthropic, memory_dir: Path
+) -> None:
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "user_role.md").write_text(ROLE_MEMORY)
+    api_env.plain_replies.append(text_reply('{"selected_memories": ["user_role.md"]}', delay=1.0))
+    api_env.stream_replies.extend([text_reply("Quick first answer."), text_reply("Second answer.")])
+    with cli.terminal() as term:
+        start(term)
+        term.submit("what should I learn first?")
+        term.expect("Quick first answer.")
+        term.expect_prompt()
+        wait_for_log_line(log_file(), "memory recall chose ['user_role.md']")  # settled after the turn
+        term.submit("ok")
+        term.expect("Second answer.")
+    main_calls = [r for r in api_env.requests if r.stream]
+    assert reminders_in(main_calls[0]) == []
+    [reminder] = reminders_in(main_calls[1])
+    assert "fluent in pandas" in reminder
+
+
+def wait_for_log_line(path: Path, text: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and text in path.read_text(errors="replace"):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{text!r} never appeared in {path}")
+
+
+def _saving_replies(request: RecordedRequest) -> Reply | None:
+    """Each process asks to save batch A or B; the model answers with 100 parallel write_file calls."""
+    if not request.stream:
+        return text_reply('{"selected_memories": []}')
+    last = request.messages[-1]["content"]
+    if any(block.get("type") == "tool_result" for block in last):
+        return text_reply("saved")
+    batch = "A" if "batch A" in json.dumps(last) else "B"
+    memory_dir = request.body["system"][0]["text"].split("memory for this project at `")[1].split("`")[0]
+    calls = [
+        (
+            "write_file",
+            {
+                "file_path": f"{memory_dir}/project_{batch}_{n}.md",
+                "content": f"---\nname: fact {batch}{n}\ndescription: fact number {n} of batch {batch}\n"
+                f"type: project\n---\nFact {batch}{n}.\n",
+            },
+        )
+        for n in range(100)
+    ]
+    return multi_tool_reply(calls)
+
+
+def test_two_processes_saving_100_memories_each_lose_none(
+    cli: Cli, api_env: FakeAnthropic, memory_dir: Path
+) -> None:
+    api_env.responder = _saving_replies
+    processes = [
+        subprocess.Popen(cli.command("-p", f"save batch {batch}"), cwd=cli.project_dir, env=cli.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for batch in "AB"
+    ]  # fmt: skip
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert out == "saved\n"
+    files = sorted(p.name for p in memory_dir.glob("project_*.md"))
+    assert len(files) == 200
+    index_lines = [
+        line for line in (memory_dir / "MEMORY.md").read_text().splitlines() if line.startswith("- ")
+    ]
+    assert len(index_lines) == 200
+    assert all(any(f"({name})" in line for line in index_lines) for name in files)
