@@ -32,6 +32,9 @@ log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
 CACHE_MARK = {"type": "ephemeral"}
+REPLY_CUT_NOTICE = (
+    "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
+)
 
 
 class Recalled(Protocol):
@@ -145,7 +148,7 @@ class Agent:
         tool_uses = [block for block in content if block["type"] == "tool_use"]
         if response.stop_reason == "max_tokens":
             if not tool_uses:
-                self.sink(Notice(prompts.notice("reply_cut_for_user"), "warning"))
+                self.sink(Notice(REPLY_CUT_NOTICE, "warning"))
                 raise _TurnOver("max_tokens")
             # The last tool call is incomplete; running any of them could act on half an intention.
             self._answer_tools(tool_uses, {}, missing=prompts.notice("output_cut"))
