@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from mini_claude import prompts
 from mini_claude.memory.frontmatter import fold_value
@@ -39,7 +40,11 @@ def index_line(memory: MemoryFile) -> str:
     description = _MARKDOWN_SPECIAL.sub(
         r"\\\1", clean_inline(memory.description, INDEX_DESCRIPTION_MAX_CHARS)
     )
-    target = memory.file_name
+    # A hand-made file name may hold a line break: percent-encode it so the entry stays one line.
+    target = "".join(
+        ch if ch == " " or ch.isprintable() else quote(ch, errors="surrogateescape")
+        for ch in memory.file_name
+    )
     if re.search(r"[\s()<>]", target):
         target = "<" + target.replace("<", "%3C").replace(">", "%3E") + ">"
     return f"- **[{name}]({target})** ({memory.type}) — {description}"

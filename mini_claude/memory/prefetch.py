@@ -102,7 +102,10 @@ class MemoryPrefetch:
         for job in settled:
             for file_name, text in job.result or []:
                 size = len(text.encode("utf-8"))
-                if file_name in self.surfaced or self.injected_bytes + size > SESSION_INJECTION_BUDGET_BYTES:
+                # The memory that reaches the budget still goes in (overshooting by one reminder at
+                # most): with a hard cap the total could stall just below it, and `start` would keep
+                # paying for side queries whose every result is dropped.
+                if file_name in self.surfaced or self.injected_bytes >= SESSION_INJECTION_BUDGET_BYTES:
                     continue
                 self.surfaced.add(file_name)
                 self.injected_bytes += size
@@ -148,7 +151,9 @@ class MemoryPrefetch:
         candidates = [
             m
             for m in self.store.scan(limit=MANIFEST_MAX_MEMORIES + len(self.surfaced))
-            if m.problem is None and m.file_name not in self.surfaced
+            # A hand-made file name with a line break or undecodable bytes would break the manifest
+            # (or the request itself): such a memory stays in the index but is never offered.
+            if m.problem is None and m.file_name not in self.surfaced and m.file_name.isprintable()
         ][:MANIFEST_MAX_MEMORIES]
         if not candidates:
             return []

@@ -13,7 +13,9 @@ from mini_claude.memory.store import MemoryFile
 from mini_claude.untrusted import neutralize, wrap
 
 MANIFEST_MAX_MEMORIES = 200  # the newest by mtime
-MANIFEST_DESCRIPTION_MAX_BYTES = 120  # keeps a manifest line well under 200 bytes on average
+MANIFEST_DESCRIPTION_MAX_BYTES = 120
+# With its line break; the description is cut to fit (only a hand-made long file name exceeds it).
+MANIFEST_LINE_MAX_BYTES = 200
 MAX_SELECTED = 5
 SELECTION_MAX_TOKENS = 300
 MEMORY_CONTENT_MAX_BYTES = 4096
@@ -37,11 +39,17 @@ def age_text(mtime: float, now: float) -> str:
 
 
 def manifest_line(memory: MemoryFile, now: float) -> str:
+    prefix = f"[{memory.type}] {memory.file_name} ({age_text(memory.mtime, now)}): "
+    # A long file name (the slug may take 120 bytes) leaves less room for the description.
+    room = min(
+        MANIFEST_DESCRIPTION_MAX_BYTES,
+        MANIFEST_LINE_MAX_BYTES - 1 - len(prefix.encode("utf-8", "surrogateescape")),
+    )
     description = clean_inline(memory.description, MANIFEST_DESCRIPTION_MAX_BYTES)
     encoded = description.encode("utf-8")
-    if len(encoded) > MANIFEST_DESCRIPTION_MAX_BYTES:
-        description = encoded[: MANIFEST_DESCRIPTION_MAX_BYTES - 3].decode("utf-8", errors="ignore") + "…"
-    return f"[{memory.type}] {memory.file_name} ({age_text(memory.mtime, now)}): {description}"
+    if len(encoded) > room:
+        description = encoded[: max(0, room - 3)].decode("utf-8", errors="ignore") + "…"
+    return prefix + description
 
 
 def build_manifest(memories: Sequence[MemoryFile], now: float) -> str:

@@ -206,7 +206,19 @@ class MemoryStore:
         else under a new `{type}_{slug}.md` that no other memory uses."""
         if memory_type not in MEMORY_TYPES:
             raise MemoryStoreError(f"type {memory_type!r} is not one of {', '.join(MEMORY_TYPES)}")
-        text = frontmatter.format({"name": name, "description": description, "type": memory_type}, body)
+        header = frontmatter.format({"name": name, "description": description, "type": memory_type}, "")
+        # Refuse what would read back as a broken file: it would be saved, yet missing from the index.
+        header_bytes = len(header.encode("utf-8", "surrogateescape"))
+        if header_bytes > frontmatter.MAX_HEADER_BYTES:
+            raise MemoryStoreError(
+                f"the name and description take {header_bytes} bytes, over the "
+                f"{frontmatter.MAX_HEADER_BYTES}-byte header limit; keep the name short and the "
+                "description to one line under ~150 chars"
+            )
+        problem = _header_problem(frontmatter.parse(header))
+        if problem:
+            raise MemoryStoreError(problem)
+        text = header + body
         with self.locked():
             memories = self.scan()
             if target is None:

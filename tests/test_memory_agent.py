@@ -1,0 +1,185 @@
+"""Memory in a whole session (agent, tools, recall thread) against the fake model server: what the
+model is shown, and that recall never holds up a reply."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+import mini_claude.ui.memory_commands  # noqa: F401  (registers /memory)
+from mini_claude.events import MemoriesRecalled
+from mini_claude.memory.store import MemoryStore
+from mini_claude.ui.commands import CommandContext, dispatch
+from tests.agent_harness import Harness
+from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
+
+QUESTION = "how do we deploy the payments service?"
+BODY = "Deploys go through the release train on Thursdays.\n"
+
+
+def choose(*file_names: str, **kw: Any):
+    names = ", ".join(f'"{name}"' for name in file_names)
+    return text_reply(f'{{"selected_memories": [{names}]}}', **kw)
+
+
+def main_calls(fake: FakeAnthropic) -> list[RecordedRequest]:
+    return [r for r in fake.requests if r.stream]
+
+
+def side_queries(fake: FakeAnthropic) -> list[RecordedRequest]:
+    return [r for r in fake.requests if not r.stream]
+
+
+def reminders_in(request: RecordedRequest) -> list[str]:
+    """The `<system-reminder>` text blocks anywhere in the request's conversation."""
+    return [
+        block["text"]
+        for message in request.messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "text" and block["text"].startswith("<system-reminder>")
+    ]
+
+
+def system_text(request: RecordedRequest) -> str:
+    system = request.system
+    return system if isinstance(system, str) else "".join(block["text"] for block in system or [])
+
+
+@pytest.fixture
+def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
+    return Harness().start()
+
+
+@pytest.fixture
+def deploys(harness: Harness) -> Path:
+    store = harness.session.store
+    return store.save(
+        name="deploys", description="how and when we deploy", memory_type="project", body=BODY
+    ).path
+
+
+def test_a_question_recalls_a_memory_into_the_same_turn(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path, deploys: Path
+) -> None:
+    (project_dir / "deploy.sh").write_text("echo deploy\n")
+    api_env.plain_replies.append(choose(deploys.name))
+    api_env.stream_replies.extend(
+        [tool_reply("read_file", {"file_path": "deploy.sh"}), text_reply("On Thursdays.")]
+    )
+
+    def answer_once_recall_settled(request: RecordedRequest) -> None:
+        if request.stream:  # hold the model's first reply until the recall is done (however slow)
+            harness.session.recall.wait_idle(5)
+        return None  # then answer from the queues as usual
+
+    api_env.responder = answer_once_recall_settled
+
+    ended = harness.turn(QUESTION)
+
+    assert ended.reason == "done"
+    api_env.wait_for_requests(3)
+    [side_query] = side_queries(api_env)
+    assert f"[project] {deploys.name} (today): how and when we deploy" in side_query.messages[0]["content"]
+    first, second = main_calls(api_env)
+    carrying = [r for r in (first, second) if reminders_in(r)]
+    assert carrying, "no request of the turn carried the recalled memory"
+    [reminder] = reminders_in(carrying[0])
+    assert BODY.strip() in reminder and str(deploys) in reminder
+    assert reminders_in(second) == [reminder]  # injected once, then kept in the conversation
+    assert harness.of_type(MemoriesRecalled) == [MemoriesRecalled((deploys.name,))]
+
+
+def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn(
+    harness: Harness, api_env: FakeAnthropic, deploys: Path
+) -> None:
+    api_env.plain_replies.append(choose(deploys.name, delay=2.0))
+    api_env.stream_replies.append(text_reply("Let me think about deploys."))
+
+    harness.turn(QUESTION)
+    turn_ended = time.monotonic()
+
+    api_env.wait_for_requests(2)  # the side query may even be sent after the turn is over
+    [side_query] = side_queries(api_env)
+    [first] = main_calls(api_env)
+    assert first.received_at < side_query.received_at + 1.0  # long before the side model answers
+    assert turn_ended < side_query.received_at + 2.0  # the turn did not wait for the answer
+    assert reminders_in(first) == []
+
+    assert harness.session.recall.wait_idle(5)  # the recall settles after the turn's last call
+    api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
+    api_env.stream_replies.append(text_reply("They go out on Thursdays."))
+    harness.turn("so when is the next one?")
+
+    next_first = main_calls(api_env)[1]
+    [reminder] = reminders_in(next_first)
+    assert BODY.strip() in reminder
+    last_user = next_first.messages[-1]["content"]
+    assert last_user[0]["text"] == "so when is the next one?" and last_user[1]["text"] == reminder
+
+
+def test_memories_written_by_hand_show_up_in_the_next_sessions_system_prompt(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    folder = Harness().start().session.store.root
+    folder.mkdir(parents=True)
+    (folder / "user_role.md").write_text(
+        "---\nname: role\ndescription: senior Go engineer\ntype: user\n---\nx\n"
+    )
+    (folder / "user_broken.md").write_text("no frontmatter\n")
+    api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
+    api_env.stream_replies.append(text_reply("Hi."))
+
+    harness = Harness().start()
+    harness.turn("hello there")
+
+    system = system_text(main_calls(api_env)[0])
+    assert "- **[role](user_role.md)** (user) — senior Go engineer" in system
+    assert "user_broken.md" not in system
+    assert "- **[role](user_role.md)**" in (folder / "MEMORY.md").read_text()
+
+
+def test_a_new_project_session_creates_no_memory_folder(
+    harness: Harness, api_env: FakeAnthropic, isolated_env: Path
+) -> None:
+    api_env.stream_replies.append(text_reply("Hi."))
+
+    harness.turn("hello there")
+
+    assert "No memories saved yet" in system_text(main_calls(api_env)[0])
+    assert not harness.session.store.root.exists()
+    assert not (isolated_env / ".mini-claude").exists()
+    assert side_queries(api_env) == []
+
+
+def memory_command(harness: Harness, line: str) -> str:
+    output = io.StringIO()
+    ctx = CommandContext(
+        console=Console(file=output, width=200),
+        session=harness.session,
+        renderer=None,  # type: ignore[arg-type]  (/memory prints through the console only)
+        confirm=lambda question: True,
+    )
+    dispatch(line, ctx)
+    return output.getvalue()
+
+
+def test_memory_command_changes_rebuild_the_index(
+    harness: Harness, deploys: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store: MemoryStore = harness.session.store
+    store.save(name="role", description="senior Go engineer", memory_type="user", body="x\n")
+    monkeypatch.setenv("VISUAL", "sed -i s/senior/staff/")
+
+    edited = memory_command(harness, "/memory edit role")
+    removed = memory_command(harness, "/memory rm deploys")
+
+    assert "the index was updated" in edited and "the index was updated" in removed
+    index = (store.root / "MEMORY.md").read_text()
+    assert "staff Go engineer" in index and "senior" not in index
+    assert "deploys" not in index and not deploys.exists()
