@@ -141,16 +141,22 @@ class ModelClient:
                 for event in stream:
                     yield from _apply_event(response, event)
         except Exception as error:
-            raise ModelError(describe_error(error, self.settings)) from error
+            settings = self.settings
+            raise ModelError(
+                describe_error(
+                    error, settings, settings.api_timeout, "MINI_CLAUDE_API_TIMEOUT", settings.max_retries
+                )
+            ) from error
         finally:
             self._add_usage(response.usage)
 
     def side_query(self, *, system: str, user: str, max_tokens: int, timeout: float | None = None) -> str:
         """A small non-streaming call without tools (e.g. memory selection); returns its text."""
         client = self._get_client()
+        timeout = timeout or self.settings.side_query_timeout
         try:
             message = client.with_options(
-                max_retries=SIDE_QUERY_MAX_RETRIES, timeout=timeout or self.settings.side_query_timeout
+                max_retries=SIDE_QUERY_MAX_RETRIES, timeout=timeout
             ).messages.create(
                 model=self.settings.side_model,
                 system=system,
@@ -211,14 +217,15 @@ def _apply_event(response: StreamedResponse, event: Any) -> Iterator[TextDelta |
     # message_stop, ping and unknown event types carry nothing we need.
 
 
-def describe_error(error: BaseException, settings: Settings) -> str:
+def describe_error(
+    error: BaseException, settings: Settings, timeout: float, timeout_variable: str, retries: int
+) -> str:
     """One line saying what went wrong and, where we can tell, what to do about it."""
     import anthropic
 
     if isinstance(error, anthropic.APITimeoutError) or _timed_out(error):
         return (
-            f"The model server went silent for {settings.api_timeout:g} s "
-            "(raise MINI_CLAUDE_API_TIMEOUT if it is just slow)."
+            f"The model server went silent for {timeout:g} s (raise {timeout_variable} if it is just slow)."
         )
     if isinstance(error, anthropic.APIConnectionError):
         where = settings.base_url or "api.anthropic.com"
@@ -231,8 +238,8 @@ def describe_error(error: BaseException, settings: Settings) -> str:
         if status == 200:  # an `error` event inside an otherwise healthy stream
             return f"The model server reported an error mid-response: {detail}"
         retryable = status in (408, 409, 429) or status >= 500
-        if retryable and settings.max_retries:
-            detail += f" (gave up after {settings.max_retries} retries)"
+        if retryable and retries:
+            detail += f" (gave up after {retries} retries)"
         return f"API error {status}: {detail}"
     return f"The connection to the model server broke mid-response: {_root_cause(error)}"
 
