@@ -23,8 +23,9 @@ from mini_claude.events import (
     TurnEnded,
     UsageReport,
 )
+from mini_claude.ui.live_tail import TailView
 from mini_claude.ui.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
-from mini_claude.ui.render import Renderer, TailView, create_console, render_markdown_once
+from mini_claude.ui.render import Renderer, create_console, render_markdown_once
 
 REPLY = """\
 # Plan for the fix
