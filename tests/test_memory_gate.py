@@ -11,13 +11,12 @@ from mini_claude import config
 from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.store import MemoryStore
-from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult
-from mini_claude.tools.registry import default_registry
 from tests.agent_harness import Harness, result_text, tool_results_in
 from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
+from tests.tool_harness import REGISTRY, ScriptedUser
 
-REGISTRY = default_registry()
 NOTHING_SELECTED = '{"selected_memories": []}'  # the recall side query's answer
 
 MEMORY = """---
@@ -41,18 +40,6 @@ def memory_text(
 def main_requests(fake: FakeAnthropic) -> list[RecordedRequest]:
     """The agent's own (streamed) calls, without the recall side queries."""
     return [r for r in fake.requests if r.stream]
-
-
-class ScriptedUser:
-    """The UI's permission prompt: answers from a script (default "n"), remembers every question."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.questions: list[PermissionRequest] = []
-
-    def __call__(self, request: PermissionRequest) -> str:
-        self.questions.append(request)
-        return self.answers.pop(0) if self.answers else "n"
 
 
 class Tools:
@@ -175,7 +162,7 @@ def test_writing_memory_needs_no_permission_even_in_ask_mode(tools: Tools) -> No
     result = tools.write(tools.memory_dir / "project_a_fact.md", memory_text())
 
     assert not result.is_error, result.content
-    assert tools.user.questions == []
+    assert tools.user.requests == []
     assert "[a fact](project_a_fact.md)" in tools.index()
 
 
@@ -189,7 +176,7 @@ def test_a_write_reaching_the_memory_dir_through_a_symlink_is_still_a_memory_wri
     again = tools.write(str(tools.memory_dir / "x" / ".." / "project_other.md"), memory_text("other"))
 
     assert not result.is_error and not again.is_error, (result.content, again.content)
-    assert tools.user.questions == []
+    assert tools.user.requests == []
     assert "[a fact](project_a_fact.md)" in tools.index() and "[other](project_other.md)" in tools.index()
 
 
@@ -236,7 +223,7 @@ def test_a_path_escaping_the_memory_dir_with_dotdot_is_not_a_free_memory_write(t
     result = tools.write(escaping, memory_text())
 
     assert result.is_error
-    [question] = tools.user.questions  # it is an ordinary (protected) file now, so the user is asked
+    [question] = tools.user.requests  # it is an ordinary (protected) file now, so the user is asked
     assert question.target == str(tools.memory_dir.parent / "project_escape.md")
     assert not (tools.memory_dir.parent / "project_escape.md").exists()
     with pytest.raises(ToolError, match="directly in"):
@@ -249,7 +236,7 @@ def test_a_memory_in_a_subfolder_is_refused(tools: Tools) -> None:
 
     assert result.is_error
     assert f"go directly in {tools.memory_dir}" in result.content
-    assert tools.user.questions == []
+    assert tools.user.requests == []
     assert not (tools.memory_dir / "sub").exists()
 
 
@@ -269,7 +256,7 @@ def test_a_symlink_in_the_memory_dir_pointing_outside_is_never_written_through_f
     tools.store.rebuild_index()
 
     assert result.is_error
-    assert len(tools.user.questions) == 1 and tools.user.questions[0].target == str(outside)
+    assert len(tools.user.requests) == 1 and tools.user.requests[0].target == str(outside)
     assert outside.read_text() == "outside, untouched\n"
     assert "project_link.md" not in tools.index()
     assert any(

@@ -10,21 +10,7 @@ import pytest
 from mini_claude.paths import is_within, resolve_path
 from mini_claude.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult
-from mini_claude.tools.registry import default_registry
-
-REGISTRY = default_registry()
-
-
-class ScriptedUser:
-    """Stands in for the UI's permission prompt: answers from a script, records every request."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.requests: list[PermissionRequest] = []
-
-    def __call__(self, request: PermissionRequest) -> str:
-        self.requests.append(request)
-        return self.answers.pop(0) if self.answers else "n"
+from tests.tool_harness import REGISTRY, ScriptedUser
 
 
 class World:

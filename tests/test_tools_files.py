@@ -13,43 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.files import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES
-from mini_claude.tools.registry import default_registry
-
-REGISTRY = default_registry()
-
-
-class ScriptedUser:
-    """Stands in for the UI's permission prompt: answers from a script, records every request."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.requests: list[PermissionRequest] = []
-
-    def __call__(self, request: PermissionRequest) -> str:
-        self.requests.append(request)
-        return self.answers.pop(0) if self.answers else "n"
-
-
-class RecordingMemory:
-    """The memory store's seam as the file tools see it (the real store is tested on its own)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.saved: list[tuple[Path, str, bool]] = []
-        self.refreshes = 0
-
-    def owns(self, path: Path) -> bool:
-        return path.is_relative_to(self.root)
-
-    def save(self, path: Path, content: str, *, edit: bool) -> ToolResult:
-        self.saved.append((path, content, edit))
-        return ToolResult(f"saved memory {path.name}", "memory saved")
-
-    def refresh(self) -> None:
-        self.refreshes += 1
+from tests.tool_harness import REGISTRY, RecordingMemory, ScriptedUser
 
 
 def make_ctx(project: Path, mode: str = "accept-edits", *answers: str) -> tuple[ToolContext, ScriptedUser]:

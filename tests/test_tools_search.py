@@ -8,24 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
-from mini_claude.tools.registry import default_registry
 from mini_claude.tools.search import MAX_LIST_ENTRIES, MAX_MATCH_LINE_CHARS, MAX_MATCHES
-
-REGISTRY = default_registry()
-
-
-class ScriptedUser:
-    """Stands in for the UI's permission prompt: answers from a script, records every request."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.requests: list[PermissionRequest] = []
-
-    def __call__(self, request: PermissionRequest) -> str:
-        self.requests.append(request)
-        return self.answers.pop(0) if self.answers else "n"
+from tests.tool_harness import REGISTRY, ScriptedUser
 
 
 def make_ctx(project: Path, *answers: str, mode: str = "accept-edits") -> tuple[ToolContext, ScriptedUser]:

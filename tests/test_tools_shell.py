@@ -11,36 +11,8 @@ import pytest
 
 from mini_claude.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
-from mini_claude.tools.registry import default_registry
 from mini_claude.tools.shell import MAX_OUTPUT_CHARS
-
-REGISTRY = default_registry()
-
-
-class ScriptedUser:
-    """Stands in for the UI's permission prompt: answers from a script, records every request."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.requests: list[PermissionRequest] = []
-
-    def __call__(self, request: PermissionRequest) -> str:
-        self.requests.append(request)
-        return self.answers.pop(0) if self.answers else "n"
-
-
-class RecordingMemory:
-    def __init__(self) -> None:
-        self.refreshes = 0
-
-    def owns(self, path: Path) -> bool:
-        return False
-
-    def save(self, path: Path, content: str, *, edit: bool) -> ToolResult:
-        raise AssertionError("run_shell never saves memories")
-
-    def refresh(self) -> None:
-        self.refreshes += 1
+from tests.tool_harness import REGISTRY, RecordingMemory, ScriptedUser
 
 
 @pytest.fixture
