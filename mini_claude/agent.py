@@ -118,6 +118,13 @@ class Agent:
                 self._answer_dangling_tool_uses()
                 self._append_user([{"type": "text", "text": prompts.notice("user_interrupted")}])
             return self._emit_end("interrupted")
+        except Exception as error:  # a bug of ours must not cost the user the conversation
+            log.exception("internal error during a turn")
+            self._answer_dangling_tool_uses()
+            self.sink(
+                Notice(f"Internal error: {type(error).__name__}: {error} (details in the debug log)", "error")
+            )
+            return self._emit_end("error")
 
     def _emit_end(self, reason: str) -> TurnEnded:
         ended = TurnEnded(reason, self._last_text)  # type: ignore[arg-type]

@@ -272,3 +272,26 @@ def test_system_prompt_carries_environment_claude_md_and_memory_section(
     assert first.count("</project-instructions>") == 1, "CLAUDE.md cannot close the tag it is wrapped in"
     assert "(No memories saved yet.)" in first
     assert "{{" not in first
+
+
+def test_a_bug_while_showing_output_ends_the_turn_but_keeps_the_conversation(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / "a.txt").write_text("a")
+    harness = Harness().start()
+
+    def broken_display(event: object) -> None:
+        if isinstance(event, ToolStarted):
+            raise RuntimeError("renderer bug")
+
+    harness.on_event = broken_display
+    api_env.stream_replies.append(tool_reply("read_file", {"file_path": "a.txt"}))
+
+    ended = harness.turn("read a.txt")
+
+    assert ended.reason == "error"
+    assert any("renderer bug" in n.text for n in harness.of_type(Notice))
+    harness.on_event = None
+    api_env.stream_replies.append(text_reply("recovered"))
+    assert harness.turn("are you ok?").final_text == "recovered"
+    assert api_env.requests[-1].validation_error is None
