@@ -164,7 +164,11 @@ class ModelClient:
                 max_tokens=max_tokens,
             )
         except Exception as error:
-            raise ModelError(describe_error(error, self.settings)) from error
+            raise ModelError(
+                describe_error(
+                    error, self.settings, timeout, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT", SIDE_QUERY_MAX_RETRIES
+                )
+            ) from error
         self._add_usage(describe_usage(getattr(message, "usage", None)))
         return "".join(getattr(block, "text", "") for block in message.content or [])
 
