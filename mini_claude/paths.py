@@ -12,6 +12,9 @@ from pathlib import Path
 from mini_claude import prompts
 from mini_claude.tools.base import ToolError
 
+# Inside bash's $'…' quotes: the characters that have a short escape of their own.
+_SHELL_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
 
 def resolve_path(raw: str, base: Path) -> Path:
     """`raw` as an absolute path with `~` expanded, joined to `base` if relative, symlinks resolved.
@@ -35,9 +38,35 @@ def is_within(path: Path, root: Path) -> bool:
 
 
 def display_path(path: Path, project_dir: Path) -> str:
-    """How a path is shown to the model and the user: relative inside the project, else absolute."""
+    """How a path is shown to the model and the user: relative inside the project, else absolute;
+    quoted as `$'…'` when it holds a line break or another invisible character (see visible_path)."""
     if path == project_dir:
         return "."
     if path.is_relative_to(project_dir):
-        return str(path.relative_to(project_dir))
-    return str(path)
+        return visible_path(str(path.relative_to(project_dir)))
+    return visible_path(str(path))
+
+
+def visible_path(text: str) -> str:
+    """`text` unchanged when every character is visible, else quoted the way bash writes `$'…'`.
+
+    A file name may hold a line break, an escape code or a bidi control: shown raw it would fake
+    extra lines in a listing or a permission question, or disguise itself. The quoted form is
+    unambiguous, and run_shell accepts it as is. Undecodable bytes (surrogate escapes) become `\\xHH`.
+    """
+    if text.isprintable():
+        return text
+    return "$'" + "".join(_quoted_char(char) for char in text) + "'"
+
+
+def _quoted_char(char: str) -> str:
+    if char in _SHELL_ESCAPES:
+        return _SHELL_ESCAPES[char]
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -16,8 +16,9 @@ from typing import Literal
 
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
-from mini_claude.paths import is_within
+from mini_claude.paths import is_within, visible_path
 from mini_claude.tools.base import ToolError
+from mini_claude.untrusted import visible_text
 
 Action = Literal["read", "write", "shell"]
 Answer = Literal["y", "a", "n"]
@@ -31,7 +32,7 @@ _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 class PermissionRequest:
     tool: str
     action: Action
-    target: str  # a resolved path, or the shell command
+    target: str  # a resolved path, or the shell command, with invisible characters made visible
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     allow_always: bool = True  # False when "a" would only allow this once (sensitive / outside writes)
 
@@ -81,7 +82,7 @@ class Permissions:
         if sensitive is None and (tool, "read") in self._grants:
             return
         reason = sensitive or "outside the project"
-        self._ask(PermissionRequest(tool, "read", str(path), reason, allow_always=sensitive is None))
+        self._ask(PermissionRequest(tool, "read", _shown(path), reason, allow_always=sensitive is None))
 
     def check_write(self, tool: str, path: Path) -> None:
         if self._in_memory(path):
@@ -89,21 +90,22 @@ class Permissions:
         sensitive = self._sensitive_reason(path)
         if sensitive is not None:
             # Sensitive targets ask in every mode, and no earlier "a" covers them.
-            self._ask(PermissionRequest(tool, "write", str(path), sensitive, allow_always=False))
+            self._ask(PermissionRequest(tool, "write", _shown(path), sensitive, allow_always=False))
             return
         if self.mode == "bypass":
             return
         if not self._in_project(path):
-            self._ask(PermissionRequest(tool, "write", str(path), "outside the project", allow_always=False))
+            reason = "outside the project"
+            self._ask(PermissionRequest(tool, "write", _shown(path), reason, allow_always=False))
             return
         if self.mode == "accept-edits" or (tool, "write") in self._grants:
             return
-        self._ask(PermissionRequest(tool, "write", str(path), "edit a project file"))
+        self._ask(PermissionRequest(tool, "write", _shown(path), "edit a project file"))
 
     def check_shell(self, tool: str, command: str) -> None:
         if self.mode == "bypass" or (tool, "shell") in self._grants:
             return
-        self._ask(PermissionRequest(tool, "shell", command, "run a shell command"))
+        self._ask(PermissionRequest(tool, "shell", _shown_command(command), "run a shell command"))
 
     # --- rules -------------------------------------------------------------------------
 
@@ -160,6 +162,18 @@ class Permissions:
         raise PermissionDenied(
             prompts.notice("permission_denied", tool=request.tool, verb=verb, target=request.target)
         )
+
+
+def _shown(path: Path) -> str:
+    """A path for the question: a line break in a name (a symlink's target may hold one) must not
+    let it fake extra lines of the question."""
+    return visible_path(str(path))
+
+
+def _shown_command(command: str) -> str:
+    """The command exactly as it will run: line breaks and tabs kept, every other invisible
+    character written out, so nothing in it can hide itself from the person approving it."""
+    return visible_text(command, keep="\n\t")
 
 
 def _real(path: Path) -> Path:

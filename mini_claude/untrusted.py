@@ -1,4 +1,5 @@
-"""Wrapping untrusted text (files, tool output, memories) in tags it cannot break out of."""
+"""Untrusted text (files, tool output, memories, the model's tool calls): wrapped in tags it cannot
+break out of for the model, made inert before a terminal shows it to the user."""
 
 from __future__ import annotations
 
@@ -25,3 +26,15 @@ def wrap(tag: str, text: str, **attributes: str) -> str:
 
 def _attribute(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
+
+
+def visible_text(text: str, keep: str = "") -> str:
+    """`text` with every invisible character except those in `keep` written out (`\\x1b`,
+    `\\u202e`): escape codes, carriage returns and bidi controls would otherwise act on the
+    terminal, and could hide or reorder what the user is shown (a command awaiting approval)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() or char in keep else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )

@@ -125,6 +125,11 @@ def looks_binary(head: bytes) -> bool:
     return decoded.count("\ufffd") > MAX_UNDECODABLE_RATIO * len(head)
 
 
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for the `file_not_regular` notice: "a named pipe (FIFO)"…"""
+    return _FILE_KINDS.get(stat.S_IFMT(mode), "a special file")
+
+
 def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
@@ -143,16 +148,16 @@ def _open_regular(path: Path, shown: str) -> BinaryIO:
         if stat.S_ISDIR(info.st_mode):
             raise ToolError(prompts.notice("file_is_directory", path=shown))
         if not stat.S_ISREG(info.st_mode):
-            kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-            raise ToolError(prompts.notice("file_not_regular", path=shown, kind=kind))
+            raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
         raise ToolError(prompts.notice("file_not_found", path=shown)) from None
     except OSError as error:
         raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between stat and open
+    opened_mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(opened_mode):  # replaced between stat and open
         os.close(fd)
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind="not a regular file"))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(opened_mode)))
     return os.fdopen(fd, "rb")
 
 
@@ -249,8 +254,7 @@ def _check_write_target(path: Path, shown: str) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise ToolError(prompts.notice("file_is_directory", path=shown))
     if not stat.S_ISREG(info.st_mode):
-        kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=kind))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
 
 
 def _write(path: Path, content: str, shown: str) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from mini_claude import prompts
 from mini_claude.permissions import PermissionDenied
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.untrusted import visible_text
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 
@@ -76,7 +77,8 @@ class ToolRegistry:
         for key in SUMMARY_KEYS:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                return _shorten(" ".join(value.split()), keep_tail=key in TAIL_KEYS)
+                # One visible line: escape codes in a command or path must not act on the terminal.
+                return _shorten(visible_text(" ".join(value.split())), keep_tail=key in TAIL_KEYS)
         return ""
 
     def run(self, name: str, tool_input: object, ctx: ToolContext) -> ToolResult:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude import prompts
-from mini_claude.paths import display_path, is_within, resolve_path
+from mini_claude.paths import display_path, is_within, resolve_path, visible_path
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
-from mini_claude.tools.files import SNIFF_BYTES, looks_binary
+from mini_claude.tools.files import SNIFF_BYTES, file_kind, looks_binary
 
 # Only version control, dependency and cache folders: never build output the user may care about.
 SKIPPED_DIRS = frozenset(
@@ -172,7 +172,7 @@ def _search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: boo
     if want_dir and not stat.S_ISDIR(mode):
         raise ToolError(prompts.notice("list_path_not_dir", path=shown))
     if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind="not a regular file"))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(mode)))
     return base, shown
 
 
@@ -200,11 +200,11 @@ def _walk(
 
 
 def _show(ctx: ToolContext, base: Path, rel: str) -> str:
-    """A path found under `base`, as the model should pass it back (relative to the project)."""
-    shown_base = display_path(base, ctx.project_dir)
-    if shown_base == ".":
-        return rel
-    return f"{shown_base}/{rel}" if rel else shown_base
+    """A path found under `base`, as the model should pass it back (relative to the project), on
+    one line whatever characters its name holds."""
+    if base == ctx.project_dir:  # the common case, once per file searched: keep it cheap
+        return visible_path(rel)
+    return display_path(base / rel, ctx.project_dir)
 
 
 def _grep_file(file: Path, regex: re.Pattern[str], shown: str, out: list[str]) -> tuple[bool, int]:
