@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint fmt clean
+.PHONY: run test faults lint fmt clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+# The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
+faults: $(STAMP)
+	$(BIN)/python -m pytest -q tests/adversarial --faults-table $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
