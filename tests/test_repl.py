@@ -159,6 +159,36 @@ def test_ctrl_d_exits(cli: Cli) -> None:
         assert term.wait_exit() == 0
 
 
+def test_a_command_typed_before_the_prompt_appears_runs(cli: Cli) -> None:
+    """Until the prompt starts, the terminal is in line mode, which turns Enter into Ctrl+J."""
+    with cli.terminal() as term:
+        term.submit("/help")  # at once: the program has not even started yet
+        term.expect(r"Ctrl\+D")
+        term.expect_prompt()
+        term.ctrl("d")
+        assert term.wait_exit() == 0
+
+
+def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend(
+        [text_reply("tick " * 200, chunk_size=5, delta_delay=0.01), text_reply("Second answer.")]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("count slowly")
+        term.expect("tick tick")
+        term.submit("next question")
+        term.expect("Second answer.")
+        term.expect_prompt()
+    assert api_env.requests[1].messages[-1]["content"][0]["text"] == "next question"
+
+
+def test_ctrl_d_typed_before_the_prompt_appears_exits(cli: Cli) -> None:
+    with cli.terminal() as term:
+        term.ctrl("d")
+        assert term.wait_exit() == 0
+
+
 def test_multiline_input_with_ctrl_j_is_one_message(cli: Cli, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.append(text_reply("Got both lines."))
     with cli.terminal() as term:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import logging
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -15,6 +18,24 @@ CODE_THEME = "monokai"  # rich Markdown's default, so code slices look like whol
 # Share of wall time the live region may spend re-rendering a tail that keeps growing: bounds
 # the cost of a huge block that cannot be cut (a long table or paragraph).
 TAIL_RENDER_BUDGET = 0.2
+
+log = logging.getLogger("mini_claude")
+_preload_started = threading.Event()
+
+
+def preload_markdown() -> None:
+    """Import rich's markdown renderer on a daemon thread while the user types: it takes ~50 ms,
+    which the first reply would otherwise wait for."""
+    if not _preload_started.is_set():
+        _preload_started.set()
+        threading.Thread(target=_import_markdown, name="markdown-preload", daemon=True).start()
+
+
+def _import_markdown() -> None:
+    started = time.perf_counter()
+    for module in ("rich.markdown", "rich.syntax"):
+        importlib.import_module(module)
+    log.debug("markdown renderer loaded in %.2f s", time.perf_counter() - started)
 
 
 def piece_renderable(piece: Piece) -> RenderableType:

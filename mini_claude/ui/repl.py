@@ -17,7 +17,9 @@ from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandContext, dispatch, visible_commands
+from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
+from mini_claude.ui.typeahead import pass_typeahead_to_prompt
 
 PROMPT = "> "
 EXIT_HINT = "Press Ctrl+C again to exit."
@@ -94,15 +96,13 @@ class Repl:
             style="dim",
             markup=False,
         )
-        warmed = False
         while not self.commands.should_exit:
             try:
-                text = self.prompt.prompt(PROMPT, pre_run=None if warmed else self.session.warm_up)
+                text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt)
             except EOFError:
                 break
             except KeyboardInterrupt:
                 continue
-            warmed = True
             self.exit_guard.disarm()
             if not text.strip():
                 continue
@@ -111,6 +111,13 @@ class Repl:
                 continue
             self.run_turn(text)
         return 0
+
+    def _before_prompt(self) -> None:
+        pass_typeahead_to_prompt(self.prompt.input)
+        # Only the first call starts anything: work the first message needs, done while the user types.
+        self.session.warm_up()
+        if not self.plain:
+            preload_markdown()
 
     def run_turn(self, text: str) -> None:
         try:

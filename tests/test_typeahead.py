@@ -1,0 +1,70 @@
+"""Keys typed before the prompt was ready: read first, with Enter meaning Enter."""
+
+from __future__ import annotations
+
+import os
+
+from prompt_toolkit.keys import Keys
+
+from mini_claude.ui.typeahead import CTRL_D, keys_typed_in_line_mode, read_pending
+
+
+def test_a_line_typed_ahead_ends_with_enter_not_a_newline_key() -> None:
+    keys = keys_typed_in_line_mode("next 部\n".encode())
+
+    assert [k.key for k in keys] == [*"next 部", Keys.ControlM]
+
+
+def test_lines_typed_ahead_are_one_message_never_split() -> None:
+    """A multi-line paste while a reply streams stays one message; its last line end sends it."""
+    keys = keys_typed_in_line_mode(b"line one\nline two\n")
+
+    assert [k.key for k in keys] == [*"line one", Keys.ControlJ, *"line two", Keys.ControlM]
+
+
+def test_a_line_still_being_typed_is_not_sent() -> None:
+    keys = keys_typed_in_line_mode(b"first line\nsecond, unfinish")
+
+    assert Keys.ControlM not in [k.key for k in keys]
+
+
+def test_enter_then_ctrl_d_sends_then_exits() -> None:
+    keys = keys_typed_in_line_mode(b"bye\n" + CTRL_D)
+
+    assert [k.key for k in keys] == [*"bye", Keys.ControlM, Keys.ControlD]
+
+
+def test_escape_sequences_typed_ahead_stay_keys() -> None:
+    keys = keys_typed_in_line_mode(b"ab\x1b[D\n")
+
+    assert [k.key for k in keys] == ["a", "b", Keys.Left, Keys.ControlM]
+
+
+def test_reading_what_is_pending_never_blocks() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        assert read_pending(read_end) == b""
+        os.write(write_end, b"typed ahead\n")
+        assert read_pending(read_end) == b"typed ahead\n"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_end_of_file_comes_back_as_ctrl_d() -> None:
+    """Line mode turns Ctrl+D on an empty line into an end-of-file read."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"bye\n")
+    os.close(write_end)
+    try:
+        assert read_pending(read_end) == b"bye\n" + CTRL_D
+    finally:
+        os.close(read_end)
+
+
+def test_no_usable_input_means_nothing_typed_ahead() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    os.close(write_end)
+
+    assert read_pending(read_end) == b""
