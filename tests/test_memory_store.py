@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from mini_claude import config
 from mini_claude.memory import frontmatter
-from mini_claude.memory.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES
+from mini_claude.memory.frontmatter import fold_value
+from mini_claude.memory.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, clean_inline
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.naming import MEMORY_TYPES, SLUG_MAX_BYTES, slugify
 from mini_claude.memory.section import memory_section
@@ -233,6 +235,25 @@ def test_startup_indexes_files_added_changed_or_removed_by_hand(store: MemorySto
     ]
 
 
+def test_a_running_sessions_save_also_indexes_what_was_changed_by_hand_meanwhile(store: MemoryStore) -> None:
+    """Index lines are remembered per file between rebuilds; a changed file gets a new one."""
+    save(store, "changed by hand", "before")
+    save(store, "left alone", "as it was")
+    path = store.root / "project_changed_by_hand.md"
+    path.write_text(path.read_text().replace("before", "after, a longer description"))
+
+    save(store, "a new one", "saved by the session")
+
+    assert sorted(entries(store)) == [
+        "- **[a new one](project_a_new_one.md)** (project) — saved by the session",
+        "- **[changed by hand](project_changed_by_hand.md)** (project) — after, a longer description",
+        "- **[left alone](project_left_alone.md)** (project) — as it was",
+    ]
+    fresh = MemoryStore(store.root)
+    fresh.rebuild_index()
+    assert entries(fresh) == entries(store)  # what a new session would write, byte for byte
+
+
 def test_startup_undoes_a_hand_written_index(store: MemoryStore) -> None:
     save(store, "real memory")
     (store.root / "MEMORY.md").write_text("# Memory index\n- **[ghost](ghost.md)** (user) — not a file\n")
@@ -297,6 +318,16 @@ def test_hostile_names_and_descriptions_keep_one_index_line_per_memory(store: Me
     for line in lines:
         assert "\u200b" not in line and "\u202e" not in line and "\u2028" not in line
         assert len(line) < 500  # bounded however long the text (name and file name are cut)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_inline_cleaning_removes_exactly_the_invisible_characters(text: str) -> None:
+    """The quick path (nothing to remove) gives what the character-by-character filter gives."""
+    invisible = {"Cc", "Cf", "Co", "Cs"}
+    visible = "".join(ch for ch in fold_value(text) if unicodedata.category(ch) not in invisible)
+    expected = " ".join(visible.split())
+    assert clean_inline(text, 1000) == expected
 
 
 VISIBLE_TEXT = st.text(min_size=1, max_size=200).filter(str.strip)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -27,8 +27,10 @@ _INVISIBLE_CATEGORIES = {"Cc", "Cf", "Co", "Cs"}
 
 def clean_inline(text: str, max_chars: int) -> str:
     """One visible line: newlines folded, invisible and bidi characters removed, length bounded."""
-    folded = fold_value(text)
-    visible = "".join(ch for ch in folded if unicodedata.category(ch) not in _INVISIBLE_CATEGORIES)
+    visible = fold_value(text)
+    # isprintable() is False for every invisible category (and a few more): a quick check first.
+    if not visible.isprintable():
+        visible = "".join(ch for ch in visible if unicodedata.category(ch) not in _INVISIBLE_CATEGORIES)
     visible = " ".join(visible.split())
     if len(visible) > max_chars:
         visible = visible[: max_chars - 1].rstrip() + "…"
@@ -41,17 +43,19 @@ def index_line(memory: MemoryFile) -> str:
         r"\\\1", clean_inline(memory.description, INDEX_DESCRIPTION_MAX_CHARS)
     )
     # A hand-made file name may hold a line break: percent-encode it so the entry stays one line.
-    target = "".join(
-        ch if ch == " " or ch.isprintable() else quote(ch, errors="surrogateescape")
-        for ch in memory.file_name
-    )
+    target = memory.file_name
+    if not target.isprintable():
+        target = "".join(
+            ch if ch == " " or ch.isprintable() else quote(ch, errors="surrogateescape") for ch in target
+        )
     if re.search(r"[\s()<>]", target):
         target = "<" + target.replace("<", "%3C").replace(">", "%3E") + ">"
     return f"- **[{name}]({target})** ({memory.type}) — {description}"
 
 
-def render_index(memories: Iterable[MemoryFile]) -> str:
-    return "\n".join([INDEX_TITLE, *(index_line(m) for m in memories)]) + "\n"
+def render_index(memories: Iterable[MemoryFile], line: Callable[[MemoryFile], str] = index_line) -> str:
+    """MEMORY.md's text; `line` may hand back lines made earlier (it must equal index_line)."""
+    return "\n".join([INDEX_TITLE, *(line(m) for m in memories)]) + "\n"
 
 
 def index_for_prompt(index_text: str) -> str:

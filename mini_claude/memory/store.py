@@ -10,14 +10,14 @@ import contextlib
 import fcntl
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from mini_claude.atomic import write_atomic
 from mini_claude.memory import frontmatter
-from mini_claude.memory.index import render_index
+from mini_claude.memory.index import index_line, render_index
 from mini_claude.memory.naming import (
     INDEX_FILE,
     MEMORY_TYPES,
@@ -75,6 +75,8 @@ class MemoryStore:
         self._headers: dict[str, tuple[_StatKey, MemoryFile]] = {}
         self._headers_lock = threading.Lock()
         self._signature: tuple[_FileStat, ...] | None = None
+        # file name -> (the header it was made from, its MEMORY.md line): unchanged files cost nothing.
+        self._index_lines: dict[str, tuple[MemoryFile, str]] = {}
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -91,7 +93,7 @@ class MemoryStore:
     def scan(self, limit: int | None = None) -> list[MemoryFile]:
         """Memories newest first (at most `limit`), broken ones included and flagged."""
         stats = self._stat_memory_files()
-        stats.sort(key=lambda item: (-item.mtime_ns, item.file_name))
+        stats.sort(key=_newest_first)
         if limit is not None:
             stats = stats[:limit]
         return [self._header(stat) for stat in stats]
@@ -272,8 +274,11 @@ class MemoryStore:
             self.rebuild_index()
 
     def _current_signature(self) -> tuple[_FileStat, ...]:
+        return self._signature_of(self._stat_memory_files())
+
+    def _signature_of(self, memory_stats: list[_FileStat]) -> tuple[_FileStat, ...]:
         """Every memory file's stat plus the index's own, so a hand-written MEMORY.md is undone too."""
-        stats = sorted(self._stat_memory_files())
+        stats = sorted(memory_stats)
         try:
             index = os.stat(self.root / INDEX_FILE)
             stats.append(_FileStat(INDEX_FILE, index.st_mtime_ns, index.st_size, index.st_ino, False))
@@ -282,8 +287,11 @@ class MemoryStore:
         return tuple(stats)
 
     def _rebuild_index_locked(self) -> None:
-        memories = self.scan()
-        text = render_index([m for m in memories if m.problem is None])
+        # One directory scan serves the index and the signature: a file that changes after it
+        # differs from the signature, so the next refresh() picks it up.
+        stats = self._stat_memory_files()
+        memories = [self._header(stat) for stat in sorted(stats, key=_newest_first)]
+        text = render_index([m for m in memories if m.problem is None], line=self._remembered_line())
         index_path = self.root / INDEX_FILE
         try:
             current = index_path.read_text(encoding="utf-8")
@@ -291,7 +299,24 @@ class MemoryStore:
             current = None
         if current != text:
             write_atomic(index_path, text)
-        self._signature = self._current_signature()
+        self._signature = self._signature_of(stats)
+
+    def _remembered_line(self) -> Callable[[MemoryFile], str]:
+        """`index_line`, made again only for headers read since the last rebuild."""
+        previous, self._index_lines = self._index_lines, {}
+
+        def line(memory: MemoryFile) -> str:
+            made_from, text = previous.get(memory.file_name, (None, ""))
+            if made_from is not memory:
+                text = index_line(memory)
+            self._index_lines[memory.file_name] = (memory, text)
+            return text
+
+        return line
+
+
+def _newest_first(stat: _FileStat) -> tuple[int, str]:
+    return -stat.mtime_ns, stat.file_name
 
 
 def _header_problem(header: frontmatter.Frontmatter) -> str | None:
