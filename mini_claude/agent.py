@@ -49,6 +49,10 @@ class MemoryRecall(Protocol):
 
     def start(self, query: str) -> None: ...
 
+    def reply_started(self) -> None:
+        """The reply's first event is on screen: recall may use the CPU without delaying it."""
+        ...
+
     def take_ready(self) -> Recalled | None:
         """Return settled, not yet injected memories without ever blocking."""
         ...
@@ -90,6 +94,7 @@ class Agent:
         self.messages: list[Message] = []
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
+        self._recall_held = False
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
@@ -104,6 +109,7 @@ class Agent:
             return self._emit_end("error")
         if self.recall is not None:
             self.recall.start(user_text)
+            self._recall_held = True
         self._append_user([{"type": "text", "text": user_text}])
         self._last_text = ""
         try:
@@ -146,6 +152,8 @@ class Agent:
                 response=response,
             ):
                 self.sink(update)
+                self._release_recall()
+        self._release_recall()
         self.sink(response.usage)
         content = response.content()
         self._last_text = response.text() or self._last_text
@@ -231,6 +239,11 @@ class Agent:
             self.messages[-1]["content"].extend(blocks)
         else:
             self.messages.append({"role": "user", "content": list(blocks)})
+
+    def _release_recall(self) -> None:
+        if self._recall_held and self.recall is not None:
+            self._recall_held = False
+            self.recall.reply_started()
 
     def _inject_recalled_memories(self) -> None:
         if self.recall is None:

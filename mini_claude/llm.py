@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +105,7 @@ class ModelClient:
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
+                started = time.perf_counter()
                 import anthropic
 
                 s = self.settings
@@ -115,6 +117,7 @@ class ModelClient:
                     max_retries=s.max_retries,
                     timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
                 )
+                log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
 
     def _add_usage(self, usage: UsageReport) -> None:

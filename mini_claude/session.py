@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,11 +17,13 @@ from mini_claude.config import Settings, protected_dirs
 from mini_claude.events import EventSink
 from mini_claude.llm import ModelClient
 from mini_claude.memory.gate import MemoryWrites
+from mini_claude.memory.naming import INDEX_FILE
 from mini_claude.memory.prefetch import MemoryPrefetch
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store import MemoryStore, MemoryStoreError
 from mini_claude.permissions import AskCallback, Permissions
-from mini_claude.system_prompt import build_system_prompt
+from mini_claude.prepared_prompt import PreparedPrompt
+from mini_claude.system_prompt import PROJECT_INSTRUCTIONS_FILE, build_system_prompt
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import default_registry
 
@@ -29,17 +33,19 @@ MEMORY_STARTUP_WAIT = 30.0  # seconds the first model call waits for the startup
 
 
 class MemoryStartup:
-    """Re-index the memory dir once per session (hand edits show up), off the start-up path."""
+    """Re-index the memory dir once per session (hand edits show up), off the start-up path;
+    then, on the same thread, `then` (which builds the system prompt ahead)."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, then: Callable[[], None] = lambda: None) -> None:
         self.store = store
         self.warning: str | None = None
+        self._then = then
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
 
     def start(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="memory-startup", daemon=True)
+            self._thread = threading.Thread(target=self._run_then, name="memory-startup", daemon=True)
             self._thread.start()
 
     def wait(self) -> None:
@@ -48,13 +54,23 @@ class MemoryStartup:
         self._done.wait(MEMORY_STARTUP_WAIT)
 
     def _run(self) -> None:
+        started = time.perf_counter()
         try:
             self.store.startup()
+            log.debug("memory start-up done in %.2f s", time.perf_counter() - started)
         except (MemoryStoreError, OSError) as error:
             self.warning = f"Memory index not refreshed: {error}"
             log.warning("memory startup failed: %s", error)
         finally:
             self._done.set()
+
+    def _run_then(self) -> None:
+        self._run()
+        if self.warning is None:
+            try:
+                self._then()
+            except Exception as error:  # only work done ahead: the first message does it again
+                log.warning("preparing the system prompt failed: %s", error)
 
 
 @dataclass
@@ -71,12 +87,12 @@ class Session:
         """Start what the first message needs (memory re-index, SDK import) without waiting."""
         self.memory_startup.start()
         self.llm.preload()
+        self.recall.prepare()
 
 
 def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
     project_dir = Path(settings.project_dir).resolve()
     store = MemoryStore(settings.memory_dir)
-    startup = MemoryStartup(store)
     llm = ModelClient(settings)
     permissions = Permissions(
         project_dir,
@@ -91,12 +107,16 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         startup.wait()
         return build_system_prompt(project_dir, memory_section(store))
 
+    sources = (store.root, store.root / INDEX_FILE, project_dir / PROJECT_INSTRUCTIONS_FILE)
+    prepared_prompt = PreparedPrompt(system_prompt, sources)
+    startup = MemoryStartup(store, then=prepared_prompt.prepare)
+
     agent = Agent(
         llm=llm,
         tools=default_registry(),
         tool_context=ToolContext(project_dir, permissions, MemoryWrites(store)),
         sink=sink,
-        build_system_prompt=system_prompt,
+        build_system_prompt=prepared_prompt,
         model=settings.model,
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,

@@ -123,6 +123,21 @@ def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn
     assert last_user[0]["text"] == "so when is the next one?" and last_user[1]["text"] == reminder
 
 
+def test_the_side_query_waits_for_the_reply_to_start_showing(
+    harness: Harness, api_env: FakeAnthropic, deploys: Path
+) -> None:
+    """Recall's own work would otherwise compete with the reply's first token for the interpreter."""
+    api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
+    api_env.stream_replies.append(text_reply("Deploys go out on Thursdays."))
+
+    harness.turn(QUESTION)
+
+    api_env.wait_for_requests(2)
+    [first] = main_calls(api_env)
+    [side_query] = side_queries(api_env)
+    assert first.received_at < side_query.received_at
+
+
 def test_memories_written_by_hand_show_up_in_the_next_sessions_system_prompt(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:

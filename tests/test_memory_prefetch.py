@@ -16,7 +16,7 @@ from mini_claude import config
 from mini_claude.config import load_settings
 from mini_claude.llm import ModelClient
 from mini_claude.logging_setup import setup_logging
-from mini_claude.memory.prefetch import SESSION_INJECTION_BUDGET_BYTES, MemoryPrefetch
+from mini_claude.memory.prefetch import HOLD_BACK_SECONDS, SESSION_INJECTION_BUDGET_BYTES, MemoryPrefetch
 from mini_claude.memory.recall import SELECTION_MAX_TOKENS
 from mini_claude.memory.store import MemoryStore
 from tests.fake_api import FakeAnthropic, RecordedRequest, error_reply, text_reply
@@ -201,11 +201,57 @@ def test_a_newer_message_replaces_an_unfinished_recall_whose_result_is_dropped(
     prefetch.start(QUESTION)
     api_env.wait_for_requests(1)
     prefetch.start("what about rollbacks then?")
+    assert prefetch.wait_idle(5)
     wait_for_recall_threads()
 
     recalled = prefetch.take_ready()
     assert recalled is not None and recalled.file_names == [fresh]
     assert prefetch.take_ready() is None
+
+
+def test_recall_holds_back_until_the_reply_starts_showing(
+    prefetch: MemoryPrefetch, api_env: FakeAnthropic, store: MemoryStore
+) -> None:
+    """Its scan and request would compete with the reply's first token for the interpreter."""
+    save(store, "deploys")
+    api_env.plain_replies.append(text_reply(NOTHING))
+
+    prefetch.start(QUESTION)
+    time.sleep(HOLD_BACK_SECONDS / 2)
+    held_back = side_queries(api_env)
+    prefetch.reply_started()
+
+    assert held_back == []
+    api_env.wait_for_requests(1, timeout=HOLD_BACK_SECONDS / 2)  # at once, not at the hold-back's end
+    assert prefetch.wait_idle(5)
+
+
+def test_recall_goes_ahead_after_the_hold_back_even_if_no_reply_shows(
+    prefetch: MemoryPrefetch, api_env: FakeAnthropic, store: MemoryStore
+) -> None:
+    file_name = save(store, "deploys")
+    api_env.plain_replies.append(choose(file_name))
+
+    prefetch.start(QUESTION)
+
+    assert prefetch.wait_idle(5)
+    assert len(side_queries(api_env)) == 1 and prefetch.take_ready() is not None
+
+
+def test_a_recall_superseded_before_it_began_is_never_sent(
+    prefetch: MemoryPrefetch, api_env: FakeAnthropic, store: MemoryStore
+) -> None:
+    save(store, "deploys")
+    api_env.plain_replies.extend([text_reply(NOTHING), text_reply(NOTHING)])
+
+    prefetch.start(QUESTION)
+    prefetch.start("what about rollbacks then?")
+    prefetch.reply_started()
+    assert prefetch.wait_idle(5)
+    wait_for_recall_threads()
+
+    [query] = side_queries(api_env)
+    assert "rollbacks" in query.messages[0]["content"]
 
 
 def test_a_settled_result_not_yet_taken_survives_a_later_message(
@@ -256,7 +302,8 @@ def test_a_failed_or_useless_side_query_injects_nothing_and_logs_one_line(
 
     assert prefetch.wait_idle(5)
     assert prefetch.take_ready() is None
-    new_lines = log_lines(debug_log)[len(before) :]
+    # The failure is one line of the recall's log (the client's own start-up line may precede it).
+    new_lines = [line for line in log_lines(debug_log)[len(before) :] if "model client ready" not in line]
     assert len(new_lines) == 1, new_lines
     assert "mini_claude.recall" in new_lines[0]
 

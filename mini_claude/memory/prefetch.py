@@ -4,6 +4,7 @@ ever blocking, each result injected once. Exiting never waits for it (daemon thr
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +23,10 @@ from mini_claude.memory.store import MemoryStore
 log = logging.getLogger("mini_claude.recall")
 
 SESSION_INJECTION_BUDGET_BYTES = 60_000
+# Recall's own work (header scan, manifest, building the side query) competes with the main request
+# for the interpreter lock, so it waits until the reply has started showing, or this many seconds:
+# by then the main request is on its way and the main thread is mostly waiting on the network.
+HOLD_BACK_SECONDS = 0.2
 MIN_CJK_CHARS_FOR_ONE_WORD = 2
 
 
@@ -47,6 +52,7 @@ class _Job:
     query: str
     # (file name, reminder text) pairs, set when the job settles
     result: list[tuple[str, str]] | None = None
+    go: threading.Event = field(default_factory=threading.Event)  # set: stop holding back
 
 
 def is_single_word(text: str) -> bool:
@@ -79,9 +85,21 @@ class MemoryPrefetch:
         self._lock = threading.Lock()
         self._running: _Job | None = None
         self._settled: list[_Job] = []
+        self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._dispatcher: threading.Thread | None = None
         self.surfaced: set[str] = set()
         self.injected_bytes = 0
         self.history: list[RecallRecord] = []
+
+    def prepare(self) -> None:
+        """Start the thread that launches recalls, ideally while the user types: starting a thread
+        costs the caller a context switch, which `start` should not add to a reply's first token."""
+        with self._lock:
+            if self._dispatcher is None:
+                self._dispatcher = threading.Thread(
+                    target=self._dispatch, name="memory-recall-dispatch", daemon=True
+                )
+                self._dispatcher.start()
 
     def start(self, query: str) -> None:
         if is_single_word(query) or self.injected_bytes >= SESSION_INJECTION_BUDGET_BYTES:
@@ -91,8 +109,17 @@ class MemoryPrefetch:
         job = _Job(query)
         with self._lock:
             # A newer message makes an unfinished recall stale: its result will be dropped.
+            if self._running is not None:
+                self._running.go.set()
             self._running = job
-        threading.Thread(target=self._run, args=(job,), name="memory-recall", daemon=True).start()
+        self.prepare()
+        self._queue.put(job)
+
+    def reply_started(self) -> None:
+        """The main reply has started showing: a held-back recall may run now."""
+        with self._lock:
+            if self._running is not None:
+                self._running.go.set()
 
     def take_ready(self) -> Recalled | None:
         """Settled results not injected yet (never blocks); None when there is nothing new."""
@@ -119,6 +146,8 @@ class MemoryPrefetch:
     def reset(self) -> None:
         """A new conversation: forget what was surfaced and drop anything pending."""
         with self._lock:
+            if self._running is not None:
+                self._running.go.set()
             self._running = None
             self._settled = []
         self.surfaced = set()
@@ -133,6 +162,15 @@ class MemoryPrefetch:
                     return True
             time.sleep(0.01)
         return False
+
+    def _dispatch(self) -> None:
+        while True:
+            job = self._queue.get()
+            job.go.wait(HOLD_BACK_SECONDS)
+            with self._lock:
+                superseded = job is not self._running  # by a newer message or a reset, before it began
+            if not superseded:
+                threading.Thread(target=self._run, args=(job,), name="memory-recall", daemon=True).start()
 
     def _run(self, job: _Job) -> None:
         try:
