@@ -347,6 +347,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked bodies, like the real API
+    # TCP_NODELAY, as real API servers set it: otherwise each small write after the first waits for
+    # the client's delayed ACK (~40 ms), which would dominate any latency measured through the fake.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
