@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test faults lint fmt clean
+.PHONY: run test faults bench lint fmt clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ test: $(STAMP)
 # The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
 faults: $(STAMP)
 	$(BIN)/python -m pytest -q tests/adversarial --faults-table $(PYTEST_ARGS)
+
+# What users feel (start-up, recall, memory at scale, streaming), each against a baseline of the
+# same run; exits 1 when a target is missed. A few minutes; not part of `make test`.
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

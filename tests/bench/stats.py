@@ -1,0 +1,73 @@
+"""Samples, rows and the table: medians with their spread, ratios, targets, PASS/FAIL."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Samples:
+    """One number per run: seconds, unless the caller says otherwise."""
+
+    values: list[float] = field(default_factory=list)
+
+    def add(self, seconds: float) -> None:
+        self.values.append(seconds)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def describe(self) -> str:
+        return f"{_ms(self.median)} [{_ms(min(self.values))}–{_ms(max(self.values))}]"
+
+
+@dataclass
+class Row:
+    name: str
+    measured: Samples
+    baseline: Samples
+    target: str  # shown as is
+    check: Callable[[Row], bool]
+
+    @property
+    def ratio(self) -> float:
+        return self.measured.median / self.baseline.median
+
+    @property
+    def passed(self) -> bool:
+        return self.check(self)
+
+
+def ratio_at_most(limit: float) -> tuple[str, Callable[[Row], bool]]:
+    return f"≤ {limit:g}×", lambda row: row.ratio <= limit
+
+
+def seconds_at_most(limit: float) -> tuple[str, Callable[[Row], bool]]:
+    return f"≤ {_ms(limit)} abs.", lambda row: row.measured.median <= limit
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms" if seconds >= 0.01 else f"{seconds * 1000:.1f} ms"
+
+
+HEADERS = ("row", "measured: median [min–max]", "baseline: median [min–max]", "ratio", "target", "result")
+
+
+def table(rows: list[Row]) -> str:
+    """A markdown table (it reads fine in a terminal and pastes into the README as is)."""
+    cells = [
+        (r.name, r.measured.describe(), r.baseline.describe(), f"{r.ratio:.2f}×", r.target,
+         "PASS" if r.passed else "FAIL")
+        for r in rows
+    ]  # fmt: skip
+    widths = [max(len(str(c[i])) for c in [HEADERS, *cells]) for i in range(len(HEADERS))]
+    lines = [_line(HEADERS, widths), _line(tuple("-" * w for w in widths), widths)]
+    lines += [_line(c, widths) for c in cells]
+    return "\n".join(lines)
+
+
+def _line(cells: tuple[str, ...], widths: list[int]) -> str:
+    return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
