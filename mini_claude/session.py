@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mini_claude.agent import Agent
 from mini_claude.config import Settings, protected_dirs
-from mini_claude.events import EventSink
+from mini_claude.events import EventSink, Notice
 from mini_claude.llm import ModelClient
 from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.naming import INDEX_FILE
@@ -47,6 +47,11 @@ class MemoryStartup:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run_then, name="memory-startup", daemon=True)
             self._thread.start()
+
+    def take_warning(self) -> str | None:
+        """The start-up failure, if any, handed out once: the user is told about it one time."""
+        warning, self.warning = self.warning, None
+        return warning
 
     def wait(self) -> None:
         if self._thread is None:
@@ -105,6 +110,8 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
 
     def system_prompt() -> str:
         startup.wait()
+        if (warning := startup.take_warning()) is not None:
+            sink(Notice(warning, "warning"))
         return build_system_prompt(project_dir, memory_section(store))
 
     sources = (store.root, store.root / INDEX_FILE, project_dir / PROJECT_INSTRUCTIONS_FILE)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude import __version__
+from mini_claude.config import project_memory_dir
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
 
@@ -128,3 +129,18 @@ def test_bad_environment_number_is_a_usage_error(cli: Cli) -> None:
 def test_version(cli: Cli) -> None:
     result = cli.run("--version")
     assert result.returncode == 0 and result.stdout.strip() == f"mini-claude {__version__}"
+
+
+def test_a_memory_dir_that_cannot_be_used_is_reported_and_the_answer_still_comes(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    memory_dir = project_memory_dir(str(project_dir))
+    (memory_dir / ".lock").mkdir(parents=True)  # the store cannot take its lock: start-up fails
+    api_env.stream_replies.append(text_reply("Answered anyway."))
+
+    result = cli.run("-p", "hello there")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Answered anyway.\n"
+    assert result.stderr.count("Memory index not refreshed") == 1
+    assert f"{memory_dir}: Is a directory (.lock)" in result.stderr

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.config import project_memory_dir
 from tests.cli_harness import Cli, Terminal
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 
@@ -243,3 +244,20 @@ def test_prompt_and_commands_work_before_the_sdk_has_loaded(
         gate.touch()
         term.submit("hello there")
         term.expect("SDK arrived.")
+
+
+def test_a_memory_start_up_failure_is_shown_once(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    (project_memory_dir(str(project_dir)) / ".lock").mkdir(parents=True)  # the lock cannot be taken
+    api_env.stream_replies.extend([text_reply("First answer."), text_reply("Second answer.")])
+    with cli.terminal() as term:
+        start(term)
+        term.submit("hello")
+        shown = term.expect(r"First answer\.")
+        assert "Memory index not refreshed" in shown
+        term.expect_prompt()
+        term.submit("/clear")  # a new conversation builds its system prompt again
+        term.expect_prompt()
+        term.submit("hello again")
+        shown = term.expect(r"Second answer\.")
+        assert "Memory index not refreshed" not in shown
+        term.expect_prompt()

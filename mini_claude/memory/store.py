@@ -192,8 +192,10 @@ class MemoryStore:
             self.root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
             fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as error:
+            # Name the file when it is not the directory itself (a `.lock` that is a folder, say).
+            culprit = "" if error.filename in (None, str(self.root)) else f" ({Path(error.filename).name})"
             raise MemoryStoreError(
-                f"cannot use the memory directory {self.root}: {error.strerror}"
+                f"cannot use the memory directory {self.root}: {error.strerror}{culprit}"
             ) from error
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
