@@ -31,6 +31,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import AnyStr, Literal, NamedTuple
 
+from mini_claude.memory.scalars import format_value, unquote_double, unquote_single
+
 FENCE = "---"
 MAX_HEADER_BYTES = 16 * 1024  # read_header gives up (with a warning) if the block is not closed by then
 READ_CHUNK_BYTES = 2048  # one read holds a typical memory header (~200-500 bytes) whole
@@ -44,13 +46,6 @@ _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _HAS_LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
 _WHITESPACE_RUN = re.compile(r"\s+")
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
-_HEX_ESCAPE_WIDTHS = {"x": 2, "u": 4, "U": 8}
-_ESCAPE_HELP = r"use \\ \" \n \t \r \xHH \uHHHH or \UHHHHHHHH"
-# Plain values starting with these, or containing ": " / " #", are quoted on write. Our parser would
-# read most of them fine; quoting keeps the block loadable as YAML by other tools too.
-_YAML_INDICATORS = frozenset("\"'#&*!|>%@`[]{},?:-")
 
 # Line scanning runs on decoded text in `parse` and on raw bytes in `read_header`; both use the same
 # patterns (fences and line ends are ASCII, which UTF-8 never uses inside a multi-byte character),
@@ -131,7 +126,7 @@ def format(fields: Mapping[str, str], body: str) -> str:
         if canonical in seen:
             raise ValueError(f"frontmatter key {key!r} repeats another key (keys are case-insensitive)")
         seen.add(canonical)
-        lines.append(f"{canonical}: {_format_value(fold_value(value))}")
+        lines.append(f"{canonical}: {format_value(fold_value(value))}")
     lines.append(FENCE)
     return "\n".join(lines) + "\n" + body
 
@@ -259,9 +254,12 @@ def _parse_fields(text: str, block: _Block, warnings: list[str]) -> dict[str, st
 
 
 def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
+    def bad_escape(problem: str) -> None:
+        warnings.append(f"line {line_no}: {problem}")
+
     value = raw.strip()
     if value[:1] in ("'", '"'):
-        unquoted = _unquote_single(value) if value[0] == "'" else _unquote_double(value, line_no, warnings)
+        unquoted = unquote_single(value) if value[0] == "'" else unquote_double(value, bad_escape)
         if unquoted is None:
             warnings.append(
                 f"line {line_no}: quoted value {_snippet(value)} does not end with its closing "
@@ -270,93 +268,6 @@ def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
         else:
             value = unquoted
     return fold_value(value)
-
-
-def _unquote_single(value: str) -> str | None:
-    """`'it''s'` -> `it's`; None unless the closing quote is the last character."""
-    out: list[str] = []
-    i = 1
-    while i < len(value):
-        ch = value[i]
-        if ch == "'":
-            if value[i + 1 : i + 2] == "'":
-                out.append("'")
-                i += 2
-                continue
-            return "".join(out) if i == len(value) - 1 else None
-        out.append(ch)
-        i += 1
-    return None
-
-
-def _unquote_double(value: str, line_no: int, warnings: list[str]) -> str | None:
-    """Decode a double-quoted value; None unless the closing quote is the last character.
-
-    An unknown or malformed escape is kept as written (backslash included), with a warning.
-    """
-    out: list[str] = []
-    i = 1
-    while i < len(value):
-        ch = value[i]
-        if ch == '"':
-            return "".join(out) if i == len(value) - 1 else None
-        if ch != "\\":
-            out.append(ch)
-            i += 1
-            continue
-        code = value[i + 1 : i + 2]
-        if code in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[code])
-            i += 2
-            continue
-        width = _HEX_ESCAPE_WIDTHS.get(code)
-        digits = value[i + 2 : i + 2 + width] if width else ""
-        if width and len(digits) == width and _HEX.fullmatch(digits) and int(digits, 16) <= 0x10FFFF:
-            out.append(chr(int(digits, 16)))
-            i += 2 + width
-            continue
-        warnings.append(
-            f"line {line_no}: unknown escape {value[i : i + 2]!r} kept as written ({_ESCAPE_HELP})"
-        )
-        out.append("\\")
-        i += 1
-    return None
-
-
-def _format_value(value: str) -> str:
-    """Write `value` (already folded) plain when that reads back unchanged, else double-quoted."""
-    plain_is_safe = (
-        value
-        and value.isprintable()  # also rules out tabs, line breaks and invisible format characters
-        and not value[0].isspace()
-        and not value[-1].isspace()
-        and value[0] not in _YAML_INDICATORS
-        and ": " not in value
-        and " #" not in value
-        and not value.endswith(":")
-    )
-    if plain_is_safe:
-        return value
-    return '"' + "".join(_escape_char(ch) for ch in value) + '"'
-
-
-def _escape_char(ch: str) -> str:
-    if ch in ('"', "\\"):
-        return "\\" + ch
-    if ch == "\t":
-        return "\\t"
-    if ch == "\n":
-        return "\\n"
-    if ch == "\r":
-        return "\\r"
-    if ch == " " or ch.isprintable():
-        return ch
-    code = ord(ch)
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
 
 
 # --- small helpers -----------------------------------------------------------------------------------
