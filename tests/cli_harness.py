@@ -58,6 +58,9 @@ class Cli:
         self.project_dir = project_dir
         self.env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
         self.env.update(TERM="xterm-256color", PYTHONUNBUFFERED="1", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        # pexpect is a terminal that never answers cursor-position requests; say so, as such
+        # terminals do, instead of letting prompt-toolkit wait ~2 s for an answer that never comes.
+        self.env["PROMPT_TOOLKIT_NO_CPR"] = "1"
 
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "mini_claude", *args]
