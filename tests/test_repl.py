@@ -184,6 +184,51 @@ def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_en
     assert api_env.requests[1].messages[-1]["content"][0]["text"] == "next question"
 
 
+def test_a_paste_during_a_reply_waits_whole_in_the_prompt_until_enter(
+    cli: Cli, api_env: FakeAnthropic
+) -> None:
+    api_env.stream_replies.extend(
+        [text_reply("tick " * 200, chunk_size=5, delta_delay=0.01), text_reply("Got the paste.")]
+    )
+    with cli.terminal() as term:
+        start(term)
+        term.submit("count slowly")
+        term.expect("tick tick")
+        term.type("first line\rsecond line")  # a paste with no final line end: not sent yet
+        term.expect_prompt()
+        term.submit("")
+        term.expect("Got the paste.")
+        term.expect_prompt()
+    sent = [r.messages[-1]["content"][0]["text"] for r in api_env.requests if r.stream]
+    assert sent == ["count slowly", "first line\nsecond line"]
+
+
+def test_a_message_typed_ahead_is_not_taken_as_a_permission_answer(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    api_env.stream_replies.extend(
+        [
+            tool_reply(
+                "write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="tick " * 150,
+                chunk_size=5, delta_delay=0.01,
+            ),
+            text_reply("Not written."),
+            text_reply("Second answer."),
+        ]
+    )  # fmt: skip
+    with cli.terminal() as term:
+        start(term)
+        term.submit("write hello.txt")
+        term.expect("tick tick")
+        term.submit("yes")  # typed during the reply: the next message, not the answer
+        term.expect(r"\[y\]es, \[a\]lways for this tool, \[n\]o:")
+        term.submit("n")
+        term.expect("Second answer.")
+        term.expect_prompt()
+    assert not (project_dir / "hello.txt").exists()
+    assert api_env.requests[-1].messages[-1]["content"][0]["text"] == "yes"
+
+
 def test_ctrl_d_typed_before_the_prompt_appears_exits(cli: Cli) -> None:
     with cli.terminal() as term:
         term.ctrl("d")

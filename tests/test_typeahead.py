@@ -6,36 +6,37 @@ import os
 
 from prompt_toolkit.keys import Keys
 
-from mini_claude.ui.typeahead import CTRL_D, keys_typed_in_line_mode, read_pending
+from mini_claude.ui.typeahead import CTRL_D, keys_typed_ahead, read_pending
 
 
 def test_a_line_typed_ahead_ends_with_enter_not_a_newline_key() -> None:
-    keys = keys_typed_in_line_mode("next 部\n".encode())
+    keys = keys_typed_ahead("next 部\n".encode())
 
     assert [k.key for k in keys] == [*"next 部", Keys.ControlM]
 
 
 def test_lines_typed_ahead_are_one_message_never_split() -> None:
     """A multi-line paste while a reply streams stays one message; its last line end sends it."""
-    keys = keys_typed_in_line_mode(b"line one\nline two\n")
+    keys = keys_typed_ahead(b"line one\nline two\n")
 
     assert [k.key for k in keys] == [*"line one", Keys.ControlJ, *"line two", Keys.ControlM]
 
 
 def test_a_line_still_being_typed_is_not_sent() -> None:
-    keys = keys_typed_in_line_mode(b"first line\nsecond, unfinish")
+    """Line mode hands over whole lines only; the rest of a paste comes in raw mode."""
+    keys = keys_typed_ahead(b"first line\n", raw=b"second, unfinish")
 
-    assert Keys.ControlM not in [k.key for k in keys]
+    assert [k.key for k in keys] == [*"first line", Keys.ControlJ, *"second, unfinish"]
 
 
 def test_enter_then_ctrl_d_sends_then_exits() -> None:
-    keys = keys_typed_in_line_mode(b"bye\n" + CTRL_D)
+    keys = keys_typed_ahead(b"bye\n" + CTRL_D)
 
     assert [k.key for k in keys] == [*"bye", Keys.ControlM, Keys.ControlD]
 
 
 def test_escape_sequences_typed_ahead_stay_keys() -> None:
-    keys = keys_typed_in_line_mode(b"ab\x1b[D\n")
+    keys = keys_typed_ahead(b"ab\x1b[D\n")
 
     assert [k.key for k in keys] == ["a", "b", Keys.Left, Keys.ControlM]
 

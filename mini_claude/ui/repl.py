@@ -19,7 +19,7 @@ from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandContext, dispatch, visible_commands
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
-from mini_claude.ui.typeahead import pass_typeahead_to_prompt
+from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside
 
 PROMPT = "> "
 EXIT_HINT = "Press Ctrl+C again to exit."
@@ -156,7 +156,8 @@ class Repl:
 
     def prompt_line(self, message: str) -> str:
         # A separate session: the main prompt's history and bindings are not for these answers.
-        return PromptSession().prompt(message)
+        with typeahead_set_aside(self.prompt.input):
+            return PromptSession().prompt(message)
 
 
 def _verb(action: str) -> str:

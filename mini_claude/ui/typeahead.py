@@ -3,17 +3,19 @@
 Until prompt-toolkit switches the terminal to raw mode, the terminal is in line mode, which turns
 Enter into `\\n` — the key we bind to "insert a newline", so a message typed ahead would sit in
 the prompt unsent. Here what was typed ahead is read first and handed to the prompt as one
-message whose last line end is Enter (earlier ones stay new lines: a paste is never split up
-into several messages).
+message whose last line end is Enter, unless more was typed after it (earlier ones stay new
+lines: a paste is never split up into several messages).
 """
 
 from __future__ import annotations
 
 import os
 import select
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from prompt_toolkit.input import Input
-from prompt_toolkit.input.typeahead import store_typeahead
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
 
@@ -22,17 +24,20 @@ CTRL_D = b"\x04"
 MAX_TYPEAHEAD_BYTES = 64 * 1024  # more than anyone types ahead; a huge paste is left to the prompt
 
 
-def keys_typed_in_line_mode(data: bytes) -> list[KeyPress]:
-    """The key presses in `data`; a line end at the very end (before a Ctrl+D) is Enter."""
-    text = data.decode("utf-8", errors="surrogateescape")
+def keys_typed_ahead(line_mode: bytes, raw: bytes = b"") -> list[KeyPress]:
+    """The key presses in what was read in line mode (whole lines) and then in raw mode (as typed).
+
+    A line end that ends everything read (before a Ctrl+D) is Enter: that message was sent. When
+    raw-mode keys follow it, it was a line end inside a paste or message still being typed."""
+    text = line_mode.decode("utf-8", errors="surrogateescape")
     after = ""
     if text.endswith(CTRL_D.decode()):
         text, after = text[:-1], CTRL_D.decode()
-    if text.endswith("\n"):
+    if text.endswith("\n") and not raw:
         text = text[:-1] + "\r"
     keys: list[KeyPress] = []
     parser = Vt100Parser(keys.append)
-    parser.feed(text + after)
+    parser.feed(text + after + raw.decode("utf-8", errors="surrogateescape"))
     parser.flush()
     return keys
 
@@ -56,12 +61,36 @@ def read_pending(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def pass_typeahead_to_prompt(prompt_input: Input) -> None:
-    """Queue what was typed ahead on `prompt_input`'s terminal for the next prompt to read first."""
+def read_typeahead(prompt_input: Input) -> list[KeyPress]:
+    """Keys typed on `prompt_input`'s terminal that nothing has read yet (call it in line mode)."""
     try:
         fd = prompt_input.fileno()
     except (AttributeError, NotImplementedError, OSError, ValueError):
-        return
-    data = read_pending(fd)
-    if data:
-        store_typeahead(prompt_input, keys_typed_in_line_mode(data))
+        return []
+    line_mode = read_pending(fd)
+    raw = b""
+    if not line_mode.endswith(CTRL_D):
+        # Line mode hides a line not ended yet (the end of a paste, a message half typed).
+        with prompt_input.raw_mode():
+            raw = read_pending(fd)
+    return keys_typed_ahead(line_mode, raw) if line_mode or raw else []
+
+
+def pass_typeahead_to_prompt(prompt_input: Input) -> None:
+    """Queue what was typed ahead on `prompt_input`'s terminal for the next prompt to read first."""
+    keys = read_typeahead(prompt_input)
+    if keys:
+        store_typeahead(prompt_input, keys)
+
+
+@contextmanager
+def typeahead_set_aside(prompt_input: Input) -> Iterator[None]:
+    """Around a question (a permission, a confirmation): what was typed before it is a message for
+    the next prompt, not the answer; it is given back, ahead of anything typed after the answer."""
+    saved = get_typeahead(prompt_input) + read_typeahead(prompt_input)
+    try:
+        yield
+    finally:
+        after = get_typeahead(prompt_input)
+        if saved or after:
+            store_typeahead(prompt_input, saved + after)
