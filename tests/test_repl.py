@@ -306,3 +306,14 @@ def test_a_memory_start_up_failure_is_shown_once(cli: Cli, api_env: FakeAnthropi
         shown = term.expect(r"Second answer\.")
         assert "Memory index not refreshed" not in shown
         term.expect_prompt()
+
+
+def test_a_message_starting_with_a_path_goes_to_the_model(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("It maps host names."))
+    with cli.terminal() as term:
+        start(term)
+        term.submit("/etc/hosts what is in it")
+        shown = term.expect(r"It maps host names\.")
+        assert "Unknown command" not in shown
+        term.expect_prompt()
+    assert api_env.requests[0].messages[-1]["content"][0]["text"] == "/etc/hosts what is in it"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from prompt_toolkit import PromptSession
@@ -22,6 +23,7 @@ from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside
 
 PROMPT = "> "
+_COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
 
 
@@ -106,7 +108,7 @@ class Repl:
             self.exit_guard.disarm()
             if not text.strip():
                 continue
-            if text.lstrip().startswith("/") and "\n" not in text.strip():
+            if _looks_like_command(text):
                 dispatch(text.strip(), self.commands)
                 continue
             self.run_turn(text)
@@ -158,6 +160,11 @@ class Repl:
         # A separate session: the main prompt's history and bindings are not for these answers.
         with typeahead_set_aside(self.prompt.input):
             return PromptSession().prompt(message)
+
+
+def _looks_like_command(text: str) -> bool:
+    """`/name [argument]` on one line; `/etc/hosts, what is this?` is a message about a path."""
+    return "\n" not in text.strip() and _COMMAND_WORD.match(text.strip()) is not None
 
 
 def _verb(action: str) -> str:
