@@ -11,8 +11,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
+# The agent works on the folder it starts in: DIR picks your project (default: this repository).
 run: $(STAMP)
-	@$(BIN)/mini-claude $(ARGS)
+	@cd "$(or $(DIR),.)" && "$(CURDIR)/$(BIN)/mini-claude" $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
