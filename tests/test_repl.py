@@ -179,6 +179,8 @@ def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_en
         term.submit("count slowly")
         term.expect("tick tick")
         term.submit("next question")
+        reply = term.expect_prompt()  # typed keys are not echoed into the reply
+        assert "next question" not in reply and reply.rstrip().endswith("tick")
         term.expect("Second answer.")
         term.expect_prompt()
     assert api_env.requests[1].messages[-1]["content"][0]["text"] == "next question"

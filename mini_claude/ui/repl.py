@@ -20,7 +20,7 @@ from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandContext, dispatch, visible_commands
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
-from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside
+from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
 
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
@@ -123,7 +123,8 @@ class Repl:
 
     def run_turn(self, text: str) -> None:
         try:
-            ended = self.session.agent.run_turn(text)
+            with typing_not_echoed(self.prompt.input):
+                ended = self.session.agent.run_turn(text)
         except KeyboardInterrupt:  # landed outside the agent's own handling
             ended = None
         if ended is None or ended.reason == "interrupted":
