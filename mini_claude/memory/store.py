@@ -194,8 +194,9 @@ class MemoryStore:
         except OSError as error:
             # Name the file when it is not the directory itself (a `.lock` that is a folder, say).
             culprit = "" if error.filename in (None, str(self.root)) else f" ({Path(error.filename).name})"
+            reason = "it is a file, not a directory" if self.root.is_file() else error.strerror
             raise MemoryStoreError(
-                f"cannot use the memory directory {self.root}: {error.strerror}{culprit}"
+                f"cannot use the memory directory {self.root}: {reason}{culprit}"
             ) from error
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

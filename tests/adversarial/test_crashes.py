@@ -268,6 +268,20 @@ def test_memory_dir_path_is_a_file(api_env: FakeAnthropic, memory_folder: Path) 
     assert_next_turn_works(harness, api_env)
 
 
+@case("crashes", "the memory folder itself is a file: the error says so, the file is left alone")
+def test_memory_dir_is_a_file(api_env: FakeAnthropic, memory_folder: Path) -> None:
+    memory_folder.parent.mkdir(parents=True)
+    memory_folder.write_text("not a folder\n")
+
+    harness, result = save_attempt(api_env, memory_folder)
+
+    assert result == (
+        f"Memory not saved: cannot use the memory directory {memory_folder}: it is a file, not a directory"
+    )
+    assert memory_folder.read_text() == "not a folder\n"
+    assert_next_turn_works(harness, api_env)
+
+
 @contextlib.contextmanager
 def read_only(folder: Path) -> Iterator[None]:
     """`folder` refuses new files: by its mode, or, for root (whom modes do not stop), by the
