@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +17,7 @@ DEFAULT_MAX_RETRIES = 2
 DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
 PERMISSION_MODES = ("ask", "accept-edits", "bypass")
 PROJECT_HASH_CHARS = 16
+GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree or submodule
 
 
 class ConfigError(ValueError):
@@ -40,9 +42,37 @@ def app_home() -> Path:
     return Path.home() / ".mini-claude"
 
 
-def project_memory_dir(cwd: str | None = None) -> Path:
-    """`~/.mini-claude/projects/<hash of the working directory>/memory` (not created here)."""
-    digest = hashlib.sha256((cwd or os.getcwd()).encode("utf-8", "surrogateescape")).hexdigest()
+def git_work_tree_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding a `.git` folder, or a `.git` file as a linked
+    worktree or submodule has; None outside a git work tree or when a folder on the way cannot be
+    read. Found by looking rather than by running git: this is on every start-up path."""
+    for folder in (start, *start.parents):
+        try:
+            marker = os.stat(folder / GIT_MARKER)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            # Unsure whether a work tree starts here: guessing a folder further up could merge
+            # this project's memories with an unrelated one's.
+            return None
+        if stat.S_ISDIR(marker.st_mode) or stat.S_ISREG(marker.st_mode):
+            return folder
+    return None
+
+
+def memory_project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """The folder whose memories a session in `cwd` shares: the root of the enclosing git work
+    tree, so that every subfolder of a repository sees the same memories; else `cwd` itself.
+    Symlinks are resolved first, so two routes to one folder share one memory."""
+    start = Path(os.path.realpath(os.getcwd() if cwd is None else cwd))  # never raises, unlike resolve()
+    return git_work_tree_root(start) or start
+
+
+def project_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """`~/.mini-claude/projects/<hash of memory_project_root(cwd)>/memory` (not created here).
+    Every front end reaches it through `Settings.memory_dir`, so they all agree."""
+    root = str(memory_project_root(cwd))
+    digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()
     return app_home() / "projects" / digest[:PROJECT_HASH_CHARS] / "memory"
 
 
@@ -83,6 +113,8 @@ class Settings:
     side_query_timeout: float = DEFAULT_SIDE_QUERY_TIMEOUT
     permission_mode: str = "ask"
     plain: bool = False
+    # The working directory bounds what tools may touch freely and holds CLAUDE.md; memories are
+    # shared more widely, by the whole git work tree around it (see memory_project_root).
     project_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
     memory_dir: Path = field(default_factory=project_memory_dir)
 
@@ -111,6 +143,7 @@ def load_settings(
     mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip() or "ask"
     if mode not in PERMISSION_MODES:
         raise ConfigError(f"permission mode {mode!r} is not one of: {', '.join(PERMISSION_MODES)}")
+    cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     return Settings(
         model=chosen_model,
         side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
@@ -124,4 +157,6 @@ def load_settings(
         side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
         plain=plain or bool(env.get("NO_COLOR")),
+        project_dir=cwd,
+        memory_dir=project_memory_dir(cwd),
     )
