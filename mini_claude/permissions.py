@@ -119,7 +119,9 @@ class Permissions:
         """Why writing `path` always needs a yes, or None when it is an ordinary file."""
         if self._in_memory(path):
             return None
-        if is_within(path, self.project_dir / ".git"):
+        # Any .git on the way, not only the project's: started in repo/src, repo/.git is the one
+        # whose hooks run (and a submodule's or nested repository's count as much).
+        if ".git" in _real(path).parts:
             return "inside .git (hooks there run code)"
         if any(is_within(path, protected) for protected in self.protected_dirs):
             return "mini-claude's own settings"
