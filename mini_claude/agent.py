@@ -32,6 +32,7 @@ log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
 CACHE_MARK = {"type": "ephemeral"}
+INTERRUPTED_SUMMARY = "interrupted"  # the result line of a tool call that Ctrl+C stopped
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
 )
@@ -194,16 +195,28 @@ class Agent:
 
     def _run_tools(self, tool_uses: list[dict[str, Any]], unfinished_ids: set[str]) -> None:
         results: dict[str, ToolResult] = {}
+        shown_running: dict[str, Any] | None = None  # its start is on screen, its end not yet
         try:
             for block in tool_uses:
                 name, tool_input = block["name"], block["input"]
                 self.sink(ToolStarted(block["id"], name, self.tools.summarize_call(name, tool_input)))
+                shown_running = block
                 if block["id"] in unfinished_ids:
                     result = ToolResult(prompts.notice("invalid_tool_json"), "invalid input", is_error=True)
                 else:
                     result = self.tools.run(name, tool_input, self.tool_context)
                 results[block["id"]] = result
                 self.sink(ToolFinished(block["id"], name, result.summary, result.is_error))
+                shown_running = None
+        except KeyboardInterrupt:
+            if shown_running is not None:
+                # The user saw the call start: its line must stay, saying it was stopped.
+                with sigint_deferred():
+                    tool_id = shown_running["id"]
+                    stopped = ToolResult(prompts.notice("interrupted"), INTERRUPTED_SUMMARY, is_error=True)
+                    result = results.setdefault(tool_id, stopped)
+                    self.sink(ToolFinished(tool_id, shown_running["name"], result.summary, result.is_error))
+            raise
         finally:
             with sigint_deferred():
                 self._answer_tools(tool_uses, results, missing=prompts.notice("interrupted"))

@@ -156,7 +156,7 @@ def load_settings(
         max_retries=int(_env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
         side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
-        plain=plain or bool(env.get("NO_COLOR")),
+        plain=plain,
         project_dir=cwd,
         memory_dir=project_memory_dir(cwd),
     )

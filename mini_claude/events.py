@@ -40,7 +40,7 @@ class ToolStarted:
 class ToolFinished:
     tool_use_id: str
     name: str
-    summary: str  # a short result for the user, e.g. "42 lines" or the error
+    summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
 
 

@@ -110,6 +110,24 @@ def test_tool_failure_goes_back_to_the_model_as_an_error_result(
     assert harness.tool_results[0].is_error
 
 
+def test_a_refused_memory_shows_the_user_its_whole_reason(harness: Harness, api_env: FakeAnthropic) -> None:
+    key = "sk-ant-api03-" + "x" * 40
+    content = f"---\nname: api key\ndescription: the key for tests\ntype: reference\n---\nThe key is {key}\n"
+    memory_file = harness.session.store.root / "reference_api_key.md"
+    api_env.stream_replies.extend(
+        [tool_reply("write_file", {"file_path": str(memory_file), "content": content}), text_reply("ok")]
+    )
+
+    harness.turn("remember the key")
+
+    [finished] = harness.tool_results
+    [result] = tool_results_in(api_env.requests[1])
+    reason = result_text(result).splitlines()[0]
+    assert finished.is_error and reason.startswith("Memory not saved: the content looks like it contains an")
+    assert finished.summary == reason, "the user reads the same reason as the model, not its first 80 chars"
+    assert key not in finished.summary
+
+
 def test_unknown_tool_and_bad_input_are_error_results(harness: Harness, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.extend(
         [

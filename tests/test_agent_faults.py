@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.events import Notice, TextDelta, ToolPreparing, ToolStarted
+from mini_claude.events import Notice, TextDelta, ToolFinished, ToolPreparing, ToolStarted
 from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, result_text, tool_results_in
-from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
 
 
 @pytest.fixture
@@ -244,6 +244,31 @@ def test_ctrl_c_while_a_tool_runs_stops_it_and_answers_every_call(
     assert result["is_error"] is True
 
 
+def test_a_tool_stopped_by_ctrl_c_still_reports_its_end_as_interrupted(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    # The front ends show a running call only as a spinner: without this end, nothing on screen
+    # would say the command ran at all.
+    harness = Harness().start(permission_mode="bypass")
+    command = "echo start; sleep 30; echo end"
+    api_env.stream_replies.append(
+        multi_tool_reply([("run_shell", {"command": command}), ("read_file", {"file_path": "a.txt"})])
+    )
+
+    with ctrl_c_after(0.5):
+        ended = harness.turn("run it")
+
+    assert ended.reason == "interrupted"
+    [started] = harness.of_type(ToolStarted)
+    assert (started.name, started.summary) == ("run_shell", command)
+    assert harness.tool_results == [
+        ToolFinished(started.tool_use_id, "run_shell", "interrupted", is_error=True)
+    ]
+    assert_next_turn_works(harness, api_env)
+    results = [b for b in api_env.requests[-1].messages[2]["content"] if b.get("type") == "tool_result"]
+    assert [r["is_error"] for r in results] == [True, True], "the call never started is answered too"
+
+
 def test_ctrl_c_at_a_permission_question(api_env: FakeAnthropic, project_dir: Path) -> None:
     harness = Harness().start()
 
@@ -257,4 +282,7 @@ def test_ctrl_c_at_a_permission_question(api_env: FakeAnthropic, project_dir: Pa
 
     assert ended.reason == "interrupted"
     assert not (project_dir / "a.txt").exists()
+    assert [(r.name, r.summary, r.is_error) for r in harness.tool_results] == [
+        ("write_file", "interrupted", True)
+    ]
     assert_next_turn_works(harness, api_env)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -9,7 +12,7 @@ import pytest
 from mini_claude import __version__
 from mini_claude.config import project_memory_dir
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
 
 
 @pytest.fixture
@@ -70,6 +73,51 @@ def test_a_question_nobody_can_answer_is_a_denial_for_the_model(
     assert result.stdout == "I could not write it.\n"
     tool_result = api_env.requests[1].messages[-1]["content"][0]
     assert tool_result["is_error"] is True and "--permission-mode" in tool_result["content"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "call", "hint"),
+    [
+        ("ask", ("write_file", {"file_path": "x.txt", "content": "x"}), "--permission-mode accept-edits"),
+        ("accept-edits", ("run_shell", {"command": "touch made"}), "--permission-mode bypass"),
+        ("bypass", ("write_file", {"file_path": ".git/hooks/pre-commit", "content": "x"}), "in the REPL"),
+    ],
+)
+def test_a_refusal_says_once_why_and_what_would_allow_it(
+    cli: Cli, api_env: FakeAnthropic, mode: str, call: tuple[str, dict[str, str]], hint: str
+) -> None:
+    api_env.stream_replies.extend([multi_tool_reply([call, call]), text_reply("I could not.")])
+
+    result = cli.run("--permission-mode", mode, "-p", "do it")
+
+    assert result.returncode == 0, result.stderr
+    refused, hint_line, refused_again = result.stderr.splitlines()[-3:]
+    assert refused == refused_again and refused.startswith(f"✗ {call[0]}(")
+    assert refused.endswith(") → permission denied")
+    assert hint_line.startswith("(print mode cannot ask for permission") and hint in hint_line
+    assert result.stderr.count("cannot ask") == 1
+
+
+def test_ctrl_c_while_a_command_runs_leaves_its_line_marked_interrupted(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    command = "echo start > started; sleep 30; echo end"
+    api_env.stream_replies.append(tool_reply("run_shell", {"command": command}))
+    process = subprocess.Popen(
+        cli.command("--permission-mode", "bypass", "-p", "run it"), cwd=project_dir, env=cli.env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not (project_dir / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+
+    assert process.returncode == 130, stderr
+    assert f"✗ run_shell({command}) → interrupted\n" in stderr
 
 
 def test_permission_mode_flag_lets_print_mode_write(

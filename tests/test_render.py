@@ -25,7 +25,7 @@ from mini_claude.events import (
 )
 from mini_claude.ui.live_tail import TailView
 from mini_claude.ui.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
-from mini_claude.ui.render import Renderer, create_console, render_markdown_once
+from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted, render_markdown_once
 
 REPLY = """\
 # Plan for the fix
@@ -356,7 +356,7 @@ def test_tool_calls_are_one_line_each() -> None:
 
     lines = screen(console).splitlines()
     assert lines[0] == "● read_file(src/app.py) → 120 lines"
-    assert lines[1] == "● bash(npm test …) → Error: tests failed …"
+    assert lines[1] == "✗ bash(npm test …) → Error: tests failed …"
     # A long argument is shortened in the middle so the result stays visible on the one line.
     assert lines[2].startswith("● grep(xxx") and "…" in lines[2] and lines[2].endswith(") → 3 matches")
     assert len(lines[2]) <= 60
@@ -369,6 +369,40 @@ def test_tool_errors_are_red() -> None:
     renderer(ToolStarted("t1", "bash", "false"))
     renderer(ToolFinished("t1", "bash", "exit code 1", is_error=True))
     assert re.search(r"\x1b\[31m → exit code 1", console.file.getvalue())  # type: ignore[attr-defined]
+
+
+def test_an_error_reason_is_shown_whole_wrapping_while_results_stay_on_one_line() -> None:
+    reason = (
+        "Memory not saved: cannot use the memory directory /tmp/nc-home/.mini-claude/projects/"
+        "0123456789abcdef/memory: [Errno 13] Permission denied: UNIQUE-END-OF-REASON"
+    )
+    console = make_console(width=60)
+    renderer = Renderer(console, plain=False)
+    renderer(
+        ToolStarted("t1", "write_file", "/tmp/nc-home/.mini-claude/projects/0123456789abcdef/memory/tea.md")
+    )
+    renderer(ToolFinished("t1", "write_file", reason, is_error=True))
+    renderer(ToolStarted("t2", "read_file", "a.py"))
+    renderer(ToolFinished("t2", "read_file", "a long success summary " * 5, is_error=False))
+    renderer(TurnEnded("done", ""))
+
+    *error_lines, success = screen(console).splitlines()
+    assert error_lines[0].startswith("✗ write_file(/tmp/nc-home/") and "tea.md) →" in error_lines[0]
+    assert " ".join(line.strip() for line in error_lines).endswith(f"→ {reason}")
+    assert all(len(line) <= 60 for line in error_lines)
+    assert success.startswith("● read_file(a.py) → a long success") and len(success) == 60
+
+
+def test_a_call_stopped_by_ctrl_c_keeps_its_line() -> None:
+    console = make_console()
+    renderer = Renderer(console, plain=False)
+    renderer(RequestStarted())
+    renderer(ToolStarted("t1", "run_shell", "echo start; sleep 30; echo end"))
+    renderer(ToolFinished("t1", "run_shell", "interrupted", is_error=True))
+    renderer(TurnEnded("interrupted", ""))
+    renderer.interrupt()
+    console.print("Interrupted.")  # what the REPL prints after the turn
+    assert screen(console) == "✗ run_shell(echo start; sleep 30; echo end) → interrupted\nInterrupted."
 
 
 def test_notices_memories_and_usage() -> None:
@@ -418,10 +452,62 @@ def test_plain_mode_passes_text_through_without_escape_codes(terminal_console: b
 
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "\x1b" not in output
-    assert output == f"recalled 1 memory: a.md\n\n{REPLY}\n● bash(ls) → boom\ncareful\n"
+    assert output == f"recalled 1 memory: a.md\n\n{REPLY}\n✗ bash(ls) → boom\ncareful\n"
 
 
 def test_importing_the_renderer_does_not_import_rich_markdown() -> None:
     code = "import sys, mini_claude.ui.render; print(sorted(m for m in sys.modules if m.startswith('rich')))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# -- NO_COLOR: everything but the colour ------------------------------------------------------
+
+
+def colour_codes(raw: str) -> list[str]:
+    """SGR parameters that set a foreground or background colour (bold, underline, dim are fine)."""
+    found = []
+    for params in re.findall(r"\x1b\[([0-9;]*)m", raw):
+        numbers = [int(n) for n in params.split(";") if n]
+        found += [str(n) for n in numbers if 30 <= n <= 49 or 90 <= n <= 107]
+    return found
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_color_is_not_plain_mode_but_plain_and_pipes_still_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not plain_mode_wanted(flag=False, stdout=FakeTerminal())
+    assert plain_mode_wanted(flag=True, stdout=FakeTerminal())
+    assert plain_mode_wanted(flag=False, stdout=io.StringIO())
+
+
+def test_no_color_renders_markdown_live_without_any_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # a terminal, as far as rich can tell, with colour
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    coloured = create_console(plain=False, file=io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    console = create_console(plain=False, file=io.StringIO())
+    assert coloured.is_terminal and console.is_terminal and console.color_system is not None
+
+    for target in (coloured, console):
+        renderer = Renderer(target, plain=False)
+        renderer(RequestStarted())  # the spinner
+        time.sleep(0.1)
+        stream_reply(renderer, REPLY, [7])
+        renderer(ToolStarted("t1", "bash", "false"))
+        renderer(ToolFinished("t1", "bash", "exit code 1", is_error=True))
+        renderer(Notice("careful", "warning"))
+        renderer(TurnEnded("done", ""))
+
+    assert colour_codes(coloured.file.getvalue()), "the check would catch colour"  # type: ignore[attr-defined]
+    raw = console.file.getvalue()  # type: ignore[attr-defined]
+    assert colour_codes(raw) == []
+    assert "\x1b[1m" in raw, "bold stays"
+    assert "Thinking…" in raw and "\x1b[2K" in raw, "the spinner and the live tail ran"
+    *reply, tool_line, notice = without_blank_lines(screen(console))
+    assert reply == without_blank_lines(rendered_once(REPLY)), "markdown rendered as usual"
+    assert [tool_line, notice] == ["✗ bash(false) → exit code 1", "careful"]

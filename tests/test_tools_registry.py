@@ -10,7 +10,7 @@ import pytest
 from mini_claude import prompts
 from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult
-from mini_claude.tools.registry import ToolRegistry, default_registry
+from mini_claude.tools.registry import ERROR_SUMMARY_CHARS, ToolRegistry, default_registry
 
 CONTRACT = {
     "read_file": (["file_path"], ["file_path", "offset", "limit"]),
@@ -105,6 +105,22 @@ def failing_registry(error: BaseException) -> ToolRegistry:
 def test_tool_error_becomes_an_error_result(ctx: ToolContext) -> None:
     result = failing_registry(ToolError("the file moved\nsecond line")).run("boom", {}, ctx)
     assert result == ToolResult("the file moved\nsecond line", "the file moved", is_error=True)
+
+
+def test_an_errors_first_line_is_its_summary_whole_up_to_a_bound(ctx: ToolContext) -> None:
+    reason = (
+        "Memory not saved: cannot use the memory directory /tmp/nc-home/.mini-claude/projects/" + "a" * 80
+    )
+    result = failing_registry(ToolError(f"{reason}\nWhat to do next.")).run("boom", {}, ctx)
+    assert result.summary == reason
+
+    endless = failing_registry(ToolError("why " * 500)).run("boom", {}, ctx)
+    assert len(endless.summary) == ERROR_SUMMARY_CHARS and endless.summary.endswith("…")
+
+
+def test_an_errors_summary_cannot_act_on_the_terminal(ctx: ToolContext) -> None:
+    result = failing_registry(ToolError("cannot read erase\x1b[2K\u202e.txt")).run("boom", {}, ctx)
+    assert result.summary == "cannot read erase\\x1b[2K\\u202e.txt"
 
 
 def test_unexpected_exception_becomes_an_internal_error_and_is_logged(

@@ -19,6 +19,9 @@ from mini_claude.untrusted import visible_text
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 
 SUMMARY_CHARS = 80
+# An error's first line is the reason the user needs to read: shown whole up to this length.
+ERROR_SUMMARY_CHARS = 300
+PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
 SUMMARY_KEYS = ("file_path", "command", "pattern", "path")
 # Keys whose tail matters more than their head (the file name is at the end).
@@ -100,10 +103,10 @@ class ToolRegistry:
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
-            return ToolResult(str(denied), "permission denied", is_error=True)
+            return ToolResult(str(denied), PERMISSION_DENIED_SUMMARY, is_error=True)
         except ToolError as error:
             message = str(error)
-            return ToolResult(message, _shorten(message.splitlines()[0] if message else name), is_error=True)
+            return ToolResult(message, _error_summary(message) or name, is_error=True)
         except Exception as error:
             log.exception("tool %s failed", name)
             text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
@@ -160,6 +163,12 @@ def _shorten(text: str, *, keep_tail: bool = False, limit: int = SUMMARY_CHARS) 
     if len(text) <= limit:
         return text
     return "…" + text[-(limit - 1) :] if keep_tail else text[: limit - 1] + "…"
+
+
+def _error_summary(message: str) -> str:
+    """The first line of a failure, made safe for a terminal (it can quote paths and output)."""
+    lines = message.strip().splitlines()
+    return _shorten(visible_text(lines[0]), limit=ERROR_SUMMARY_CHARS) if lines else ""
 
 
 def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:

@@ -7,18 +7,30 @@ import sys
 from mini_claude.config import Settings
 from mini_claude.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolStarted, TurnEnded
 from mini_claude.session import build_session
+from mini_claude.tools.registry import PERMISSION_DENIED_SUMMARY
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# After the first refusal, once: nobody can answer a permission question here; what would help.
+_ALWAYS_ASKED = "writes to .git, home dotfiles and mini-claude's own settings"
+PERMISSION_HINTS = {
+    "ask": "use --permission-mode accept-edits to allow editing project files, "
+    f"or bypass for everything but {_ALWAYS_ASKED}",
+    "accept-edits": f"use --permission-mode bypass to allow everything but {_ALWAYS_ASKED}",
+    "bypass": f"{_ALWAYS_ASKED} ask even in bypass; do those in the REPL",
+}
 
 
 class StderrReporter:
     """Everything but the answer goes to stderr, one line per tool call or notice."""
 
-    def __init__(self) -> None:
+    def __init__(self, permission_mode: str = "ask") -> None:
         self._arguments: dict[str, str] = {}
+        self._permission_hint: str | None = (
+            f"(print mode cannot ask for permission: {PERMISSION_HINTS[permission_mode]})"
+        )
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolStarted):
@@ -27,6 +39,10 @@ class StderrReporter:
             mark = "✗" if event.is_error else "●"
             argument = self._arguments.pop(event.tool_use_id, "")
             print(f"{mark} {event.name}({argument}) → {event.summary}", file=sys.stderr)
+            # Every refusal here is a question nobody could answer (print mode has no one to ask).
+            if event.is_error and event.summary == PERMISSION_DENIED_SUMMARY and self._permission_hint:
+                print(self._permission_hint, file=sys.stderr)
+                self._permission_hint = None
         elif isinstance(event, Notice):
             print(event.text, file=sys.stderr)
         elif isinstance(event, MemoriesRecalled):
@@ -41,7 +57,7 @@ def run_print_mode(settings: Settings, prompt: str | None) -> int:
     if not prompt.strip():
         print("mini-claude: no prompt: pass one after -p or pipe it on stdin", file=sys.stderr)
         return EXIT_USAGE
-    session = build_session(settings, sink=StderrReporter(), ask=None)
+    session = build_session(settings, sink=StderrReporter(settings.permission_mode), ask=None)
     session.warm_up()
     ended: TurnEnded = session.agent.run_turn(prompt)
     if ended.final_text:

@@ -4,6 +4,7 @@ Interactive: a transient spinner while waiting; streamed markdown printed block 
 finished block once, above a live region that holds only the unfinished tail (refreshed at a
 bounded rate, so cost stays linear in the reply); one line per tool call.
 Plain: no spinner, no live region, no escape codes; text passes through raw as it arrives.
+NO_COLOR (https://no-color.org) only takes the colour away: markdown and the live tail stay.
 
 The caller owns the console; `create_console` makes the right one for each mode.
 """
@@ -49,8 +50,9 @@ OutputKind = Literal["text", "line"]
 
 
 def create_console(*, plain: bool, file: TextIO | None = None) -> Console:
-    """Interactive: rich's defaults (it honours the terminal width). Plain: no colour, no styles,
-    no cursor tricks and no hard wrapping, whatever `file` is."""
+    """Interactive: rich's defaults (it honours the terminal width), without colour under NO_COLOR
+    (bold, underline and dim stay). Plain: no colour, no styles, no cursor tricks and no hard
+    wrapping, whatever `file` is."""
     from rich.console import Console
 
     if plain:
@@ -58,12 +60,13 @@ def create_console(*, plain: bool, file: TextIO | None = None) -> Console:
             file=file, color_system=None, no_color=True, force_terminal=False, force_interactive=False,
             highlight=False, emoji=False, soft_wrap=True,
         )  # fmt: skip
-    return Console(file=file, highlight=False, emoji=False)
+    # https://no-color.org: NO_COLOR set to anything but the empty string.
+    return Console(file=file, highlight=False, emoji=False, no_color=bool(os.environ.get("NO_COLOR")))
 
 
 def plain_mode_wanted(*, flag: bool, stdout: TextIO) -> bool:
-    """--plain, NO_COLOR (https://no-color.org) or output that is not a terminal."""
-    return flag or bool(os.environ.get("NO_COLOR")) or not stdout.isatty()
+    """--plain, or output that is not a terminal. NO_COLOR is not a reason: it removes colour only."""
+    return flag or not stdout.isatty()
 
 
 def render_markdown_once(console: Console, text: str) -> None:
@@ -210,14 +213,20 @@ class Renderer:
         self._spinner_label = _call_label(*still_running[-1]) if still_running else None
         self._sync_live()
         result = _first_line(event.summary)
-        if not self._plain:  # keep the result visible: shorten the argument, not the line's end
+        # One screen line, shortening the argument rather than the result; but an error's reason
+        # is what the user must read, so when it does not fit it wraps instead of being cut.
+        wraps = False
+        if not self._plain:
             room = self._console.width - len(event.name) - len(result) - 8
+            if event.is_error and room < MIN_ARGUMENT_CHARS:
+                wraps, room = True, self._console.width - len(event.name) - 8
             argument = _fit_middle(_first_line(argument), max(room, MIN_ARGUMENT_CHARS))
         self._print_line(
-            ("● ", "red" if event.is_error else "green"),
+            # A mark, not only a colour, tells an error apart (NO_COLOR, plain output).
+            ("✗ " if event.is_error else "● ", "red" if event.is_error else "green"),
             (_call_label(event.name, argument), "bold"),
             (f" → {result}" if result else "", "red" if event.is_error else "dim"),
-            truncate=True,
+            truncate=not wraps,
         )
 
     def _print_line(self, *parts: tuple[str, str], truncate: bool = False) -> None:
