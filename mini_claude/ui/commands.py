@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,6 +27,11 @@ class CommandContext:
     should_exit: bool = False
 
 
+# Completes what follows `/name `: given the session and that text (up to the cursor), it yields
+# completions whose start_position counts back from the cursor.
+ArgumentCompleter = Callable[["Session", str], Iterable[Completion]]
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -30,14 +39,22 @@ class Command:
     handler: Callable[[CommandContext, str], None]
     aliases: tuple[str, ...] = field(default=())
     usage: str = ""
+    complete: ArgumentCompleter | None = None
 
 
 COMMANDS: dict[str, Command] = {}  # by name and alias
 
 
-def command(name: str, description: str, *, aliases: tuple[str, ...] = (), usage: str = "") -> Callable:
+def command(
+    name: str,
+    description: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    usage: str = "",
+    complete: ArgumentCompleter | None = None,
+) -> Callable:
     def register(handler: Callable[[CommandContext, str], None]) -> Callable[[CommandContext, str], None]:
-        entry = Command(name, description, handler, aliases, usage)
+        entry = Command(name, description, handler, aliases, usage, complete)
         for key in (name, *aliases):
             COMMANDS[key] = entry
         return handler
@@ -65,6 +82,31 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     entry.handler(ctx, argument.strip())
 
 
+class CommandCompleter(Completer):
+    """Completes `/command` names at the start of the input, then each command's arguments (for
+    commands that register a completer), with their descriptions."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        name, space, argument = text[1:].partition(" ")
+        if space:
+            entry = COMMANDS.get(name.lower())
+            if entry is not None and entry.complete is not None:
+                yield from entry.complete(self.session, argument)
+            return
+        for entry in visible_commands():
+            for candidate in (entry.name, *entry.aliases):
+                if candidate.startswith(name):
+                    yield Completion(
+                        "/" + candidate, start_position=-len(text), display_meta=entry.description
+                    )
+
+
 KEYS_HELP = (
     ("Enter", "send the message"),
     ("Alt+Enter, Ctrl+J", "insert a newline"),
@@ -74,18 +116,51 @@ KEYS_HELP = (
 )
 
 
+HELP_INDENT = 2
+HELP_GAP = 2  # spaces between a label and its description
+HELP_LABEL_MAX_CHARS = 24  # a longer label gets a line to itself, its description below it
+HELP_DESCRIPTION_MIN_CHARS = 16  # a narrower description column: every description goes below its label
+HELP_STACKED_INDENT = 6  # where descriptions start when they go below their labels
+
+
+def help_lines(width: int) -> list[str]:
+    """/help as two columns fitted to `width`: each description wraps under its own column."""
+    commands = []
+    for entry in visible_commands():
+        aliases = f" (also {', '.join('/' + a for a in entry.aliases)})" if entry.aliases else ""
+        commands.append((f"/{entry.name} {entry.usage}".rstrip(), entry.description + aliases))
+    sections = {"Commands:": commands, "Keys:": list(KEYS_HELP)}
+    labels = [label for rows in sections.values() for label, _ in rows]
+    label_width = max((len(label) for label in labels if len(label) <= HELP_LABEL_MAX_CHARS), default=0)
+    column = HELP_INDENT + label_width + HELP_GAP
+    side_by_side = width - column >= HELP_DESCRIPTION_MIN_CHARS
+    if not side_by_side:
+        column = HELP_STACKED_INDENT
+    lines = []
+    for heading, rows in sections.items():
+        lines.append(heading)
+        for label, description in rows:
+            wrapped = textwrap.wrap(description, max(width - column, 1), break_on_hyphens=False)
+            if side_by_side and len(label) <= label_width:
+                first = wrapped.pop(0) if wrapped else ""
+                lines.append((" " * HELP_INDENT + label.ljust(label_width + HELP_GAP) + first).rstrip())
+            else:
+                indent = " " * HELP_INDENT
+                lines.extend(
+                    textwrap.wrap(
+                        label, max(width, HELP_INDENT + 3), initial_indent=indent,
+                        subsequent_indent=indent + "  ", break_on_hyphens=False,
+                    )
+                )  # fmt: skip
+            lines.extend(" " * column + part for part in wrapped)
+    return lines
+
+
 @command("help", "Show commands and keys")
 def _help(ctx: CommandContext, argument: str) -> None:
-    width = max(len(f"/{c.name} {c.usage}".rstrip()) for c in visible_commands())
-    lines = ["Commands:"]
-    for entry in visible_commands():
-        label = f"/{entry.name} {entry.usage}".rstrip()
-        aliases = f" (also {', '.join('/' + a for a in entry.aliases)})" if entry.aliases else ""
-        lines.append(f"  {label.ljust(width)}  {entry.description}{aliases}")
-    lines.append("Keys:")
-    key_width = max(len(k) for k, _ in KEYS_HELP)
-    lines.extend(f"  {keys.ljust(key_width)}  {what}" for keys, what in KEYS_HELP)
-    ctx.console.print("\n".join(lines), markup=False, highlight=False)
+    # Fitted to the width already: rich must not wrap it again (plain mode would not wrap at all,
+    # and the terminal would then break lines mid-word at column 0).
+    ctx.console.print("\n".join(help_lines(ctx.console.width)), markup=False, highlight=False, soft_wrap=True)
 
 
 @command("clear", "Start a new conversation")

@@ -8,6 +8,8 @@ from mini_claude.config import Settings
 from mini_claude.memory.listing import NameNotFound, list_lines, resolve, show_text
 from mini_claude.memory.store import MemoryStore
 
+LIST_COMMAND = "mini-claude memory list"
+
 
 def run_memory_command(settings: Settings, action: str, name: str | None) -> int:
     store = MemoryStore(settings.memory_dir)
@@ -18,7 +20,7 @@ def run_memory_command(settings: Settings, action: str, name: str | None) -> int
         print("\n".join(list_lines(store)))
         return 0
     try:
-        memory = resolve(store, name or "")
+        memory = resolve(store, name or "", list_command=LIST_COMMAND)
         sys.stdout.write(show_text(store, memory))
     except NameNotFound as error:
         print(f"mini-claude: {error}", file=sys.stderr)

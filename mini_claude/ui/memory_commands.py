@@ -7,20 +7,55 @@ import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mini_claude.memory.listing import NameNotFound, list_lines, resolve, show_text
+from prompt_toolkit.completion import Completion
+
+from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
 from mini_claude.memory.store import MemoryStoreError
 from mini_claude.ui.commands import CommandContext, command
 
+if TYPE_CHECKING:
+    from mini_claude.session import Session
+
 DEFAULT_EDITORS = ("nano", "vi")
+# The actions completion offers after `/memory `, with what each does (`list` is `/memory` alone).
+ACTION_HELP = {
+    "show": "print a memory",
+    "edit": "open a memory in $VISUAL/$EDITOR",
+    "rm": "delete a memory (asks first)",
+    "path": "the memory directory",
+    "recalled": "memories recalled this session",
+}
+NAMED_ACTIONS = ("show", "edit", "rm")
 
 
 def _say(ctx: CommandContext, text: str) -> None:
     ctx.console.print(text, markup=False, highlight=False)
 
 
+def complete_memory_argument(session: Session, argument: str) -> Iterator[Completion]:
+    """After `/memory `: its actions; after `/memory show|edit|rm `: the memories' names."""
+    argument = argument.lstrip()
+    action, space, typed = argument.partition(" ")
+    if not space:
+        for name, description in ACTION_HELP.items():
+            if name.startswith(action.lower()):
+                yield Completion(name, start_position=-len(action), display_meta=description)
+        return
+    if action.lower() not in NAMED_ACTIONS:
+        return
+    for text, description in name_candidates(session.store, typed):
+        yield Completion(text, start_position=-len(typed), display_meta=description)
+
+
 @command(
-    "memory", "List memories; show|edit|rm NAME, path, recalled", usage="[show|edit|rm NAME|path|recalled]"
+    "memory",
+    "List memories, or: show|edit|rm NAME, path, recalled",
+    usage="[action]",
+    complete=complete_memory_argument,
 )
 def _memory(ctx: CommandContext, argument: str) -> None:
     action, _, name = argument.partition(" ")
@@ -58,15 +93,19 @@ def _edit(ctx: CommandContext, name: str) -> None:
     if editor is None:
         _say(ctx, "No editor found: set $VISUAL or $EDITOR.")
         return
+    before = _contents(memory.path)
     try:
         status = subprocess.call([*shlex.split(editor), str(memory.path)])
     except OSError as error:
         _say(ctx, f"Could not start {editor!r}: {error.strerror}. Set $VISUAL or $EDITOR.")
         return
-    store.rebuild_index()
-    edited = next((m for m in store.scan() if m.file_name == memory.file_name), None)
     if status != 0:
         _say(ctx, f"The editor exited with status {status}.")
+    if before is not None and _contents(memory.path) == before:
+        _say(ctx, f"No changes to {memory.file_name}.")
+        return
+    store.rebuild_index()
+    edited = next((m for m in store.scan() if m.file_name == memory.file_name), None)
     if edited is None:
         _say(ctx, f"{memory.file_name} is gone; the index was updated.")
     elif edited.problem:
@@ -75,6 +114,14 @@ def _edit(ctx: CommandContext, name: str) -> None:
         )
     else:
         _say(ctx, f"Saved {memory.file_name}; the index was updated.")
+
+
+def _contents(path: Path) -> bytes | None:
+    """The file's bytes, or None when it cannot be read (then any outcome counts as a change)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _remove(ctx: CommandContext, name: str) -> None:

@@ -8,7 +8,6 @@ import sys
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
@@ -17,7 +16,7 @@ from mini_claude.config import Settings, history_file
 from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
-from mini_claude.ui.commands import CommandContext, dispatch, visible_commands
+from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
@@ -25,19 +24,6 @@ from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_asi
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
-
-
-class SlashCompleter(Completer):
-    """Completes `/command` names at the start of the input, with their descriptions."""
-
-    def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
-        text = document.text_before_cursor
-        if not text.startswith("/") or " " in text or "\n" in text:
-            return
-        for entry in visible_commands():
-            for name in (entry.name, *entry.aliases):
-                if name.startswith(text[1:]):
-                    yield Completion("/" + name, start_position=-len(text), display_meta=entry.description)
 
 
 class ExitGuard:
@@ -85,7 +71,7 @@ class Repl:
         self.prompt = PromptSession(
             history=_history(),
             key_bindings=_key_bindings(self.exit_guard),
-            completer=SlashCompleter(),
+            completer=CommandCompleter(self.session),
             complete_while_typing=True,
             enable_open_in_editor=False,
         )
