@@ -22,6 +22,10 @@ def _positive_int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mini-claude",
+        # Written out: argparse would show the optional `memory` command as a required COMMAND.
+        usage="%(prog)s [options]              start the REPL"
+        "\n       %(prog)s [options] -p PROMPT    answer PROMPT (or stdin) and exit"
+        "\n       %(prog)s memory {list,show NAME,path}",
         description="A terminal coding agent with a cross-session memory.",
         epilog="Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, "
         "MINI_CLAUDE_SIDE_MODEL. See README.md.",

@@ -192,3 +192,12 @@ def test_a_memory_dir_that_cannot_be_used_is_reported_and_the_answer_still_comes
     assert result.stdout == "Answered anyway.\n"
     assert result.stderr.count("Memory index not refreshed") == 1
     assert f"{memory_dir}: Is a directory (.lock)" in result.stderr
+
+
+def test_help_shows_the_three_ways_to_start_it(cli: Cli) -> None:
+    result = cli.run("--help")
+
+    assert result.returncode == 0
+    usage = result.stdout.split("\n\n")[0]
+    assert "start the REPL" in usage and "-p PROMPT" in usage and "memory {list,show NAME,path}" in usage
+    assert "COMMAND" not in usage  # the memory command is optional, not a required word
