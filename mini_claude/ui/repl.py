@@ -74,6 +74,7 @@ class Repl:
             completer=CommandCompleter(self.session),
             complete_while_typing=True,
             enable_open_in_editor=False,
+            prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
         )
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
