@@ -36,6 +36,11 @@ class Terminal:
     def expect_prompt(self, timeout: float = TIMEOUT) -> str:
         return self.expect(PROMPT_PATTERN, timeout)
 
+    def wait_until_ready(self) -> None:
+        """The banner, then the first prompt."""
+        self.expect(r"/help for commands")
+        self.expect_prompt()
+
     def type(self, text: str) -> None:
         self.child.send(text)
 

@@ -15,7 +15,7 @@ from mini_claude.memory.store import MemoryStore
 from mini_claude.session import Session
 from mini_claude.ui.commands import CommandCompleter
 from tests.agent_harness import Harness
-from tests.cli_harness import Cli, Terminal
+from tests.cli_harness import Cli
 
 
 def memory_file(name: str, description: str, memory_type: str = "user", body: str = "Body.\n") -> str:
@@ -93,14 +93,9 @@ def test_memory_command_needs_an_action(cli: Cli) -> None:
     assert result.returncode == 2 and "usage:" in result.stderr
 
 
-def start(term: Terminal) -> None:
-    term.expect(r"/help for commands")
-    term.expect_prompt()
-
-
 def test_repl_memory_list_show_path_and_recalled(cli: Cli, filled: Path) -> None:
     with cli.terminal(columns=160) as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory")
         listing = term.expect(r"left out of the index[^\n]*")
         assert "3 memories:" in listing and "[user] role — backend engineer, prefers Go" in listing
@@ -117,7 +112,7 @@ def test_repl_memory_list_show_path_and_recalled(cli: Cli, filled: Path) -> None
 
 def test_repl_memory_rm_asks_first(cli: Cli, filled: Path) -> None:
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory rm role")
         term.expect(r"Delete memory 'role' \(user_role\.md\)\? \[y/N\]:")
         term.submit("n")
@@ -182,7 +177,7 @@ def test_replacement_character_matching_prefers_exact_names_and_refuses_ambiguit
 
 def test_repl_memory_rm_by_the_name_the_user_means(cli: Cli, latin1: Path) -> None:
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory rm café notes")
         term.expect(r"\(user_cafe_notes\.md\)\? \[y/N\]:")
         term.submit("y")
@@ -199,7 +194,7 @@ def test_the_shell_points_to_the_shell_list_command(cli: Cli, filled: Path) -> N
 
 def test_the_repl_points_to_slash_memory(cli: Cli, filled: Path) -> None:
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory show nothing like this")
         term.expect(r"No memory named 'nothing like this' \(see /memory for the list\)\.")
 
@@ -208,7 +203,7 @@ def test_edit_without_changes_says_so(cli: Cli, filled: Path) -> None:
     before = (filled / "user_role.md").stat().st_mtime_ns
     cli.env["VISUAL"] = "true"  # quits at once, writing nothing
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory edit role")
         said = term.expect(r"No changes to user_role\.md\.")
         assert "Saved" not in said and "index" not in said
@@ -218,7 +213,7 @@ def test_edit_without_changes_says_so(cli: Cli, filled: Path) -> None:
 def test_edit_with_changes_still_saves(cli: Cli, filled: Path) -> None:
     cli.env["VISUAL"] = "sed -i s/prefers/likes/"
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory edit role")
         term.expect(r"Saved user_role\.md; the index was updated\.")
     assert "backend engineer, likes Go" in (filled / "MEMORY.md").read_text()
@@ -245,7 +240,7 @@ def test_only_broken_files_are_listed_as_such(cli: Cli, only_broken: Path) -> No
 
 def test_repl_lists_only_broken_files_as_such(cli: Cli, only_broken: Path) -> None:
     with cli.terminal(columns=160) as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory")
         listing = term.expect(r"user_half\.md[^\n]*")
         assert "No usable memories; 2 broken files:" in listing and "0 memories" not in listing

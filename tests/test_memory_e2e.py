@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.config import log_file, project_memory_dir
-from tests.cli_harness import Cli, Terminal
+from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
 
 ROLE_MEMORY = """---
@@ -30,11 +30,6 @@ def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
 @pytest.fixture
 def memory_dir(project_dir: Path) -> Path:
     return project_memory_dir(str(project_dir))
-
-
-def start(term: Terminal) -> None:
-    term.expect(r"/help for commands")
-    term.expect_prompt()
 
 
 def reminders_in(request: RecordedRequest) -> list[str]:
@@ -60,7 +55,7 @@ def test_session_one_saves_a_memory_and_session_two_recalls_it(
         ]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("I'm a data scientist, new to Django; remember that")
         shown = term.expect("Noted: I will remember that.")
         assert "Allow" not in shown
@@ -93,7 +88,7 @@ def test_session_one_saves_a_memory_and_session_two_recalls_it(
         ]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("explain how Django models work for me")
         term.expect("pandas-friendly explanation")
         term.expect_prompt()
@@ -119,7 +114,7 @@ def test_a_slow_side_query_delays_neither_the_reply_nor_the_exit(
     api_env.plain_replies.append(text_reply('{"selected_memories": ["user_role.md"]}', delay=60))
     api_env.stream_replies.append(text_reply("Answered without waiting."))
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("how do I structure this project?")
         term.expect("Answered without waiting.")
         term.expect_prompt()
@@ -139,7 +134,7 @@ def test_a_late_recall_is_injected_before_the_next_turns_first_call(
     api_env.plain_replies.append(text_reply('{"selected_memories": ["user_role.md"]}', delay=1.0))
     api_env.stream_replies.extend([text_reply("Quick first answer."), text_reply("Second answer.")])
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("what should I learn first?")
         term.expect("Quick first answer.")
         term.expect_prompt()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude import config
-from tests.cli_harness import Cli, Terminal
+from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 
 ROLE_MEMORY = """---
@@ -205,12 +205,7 @@ def test_a_memory_saved_at_the_root_is_seen_from_a_subfolder(
 def test_the_repl_memory_path_from_a_subfolder_is_the_roots(repo: Path, git_spy: Path) -> None:
     memory_dir = config.project_memory_dir(str(repo))
     with cli_in(repo / "src", git_spy).terminal(columns=200) as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/memory path")
         term.expect(str(memory_dir).replace(".", r"\."))
     assert not (git_spy.parent / "git-was-run").exists()
-
-
-def start(term: Terminal) -> None:
-    term.expect(r"/help for commands")
-    term.expect_prompt()

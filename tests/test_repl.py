@@ -7,18 +7,13 @@ from pathlib import Path
 import pytest
 
 from mini_claude.config import project_memory_dir
-from tests.cli_harness import Cli, Terminal
+from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 
 
 @pytest.fixture
 def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
     return Cli(project_dir)
-
-
-def start(term: Terminal) -> None:
-    term.expect(r"/help for commands")
-    term.expect_prompt()
 
 
 def test_streamed_reply_is_shown_and_the_prompt_returns(cli: Cli, api_env: FakeAnthropic) -> None:
@@ -30,7 +25,7 @@ def test_streamed_reply_is_shown_and_the_prompt_returns(cli: Cli, api_env: FakeA
         )
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("make a plan")
         shown = term.expect(r"step two")
         assert "Plan" in shown and "First, read the code." in shown and "step one" in shown
@@ -50,7 +45,7 @@ def test_tool_call_with_its_permission_prompt_answered(
         ]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("create hello.txt")
         question = term.expect(r"\[y\]es, \[a\]lways for this tool, \[n\]o:")
         assert "Allow write_file to write to" in question and "hello.txt" in question
@@ -68,7 +63,7 @@ def test_denied_permission_is_reported_to_the_model(
         [tool_reply("run_shell", {"command": "touch nope"}), text_reply("Understood, not running it.")]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("run it")
         term.expect(r"\[n\]o:")
         term.submit("n")
@@ -86,7 +81,7 @@ def test_ctrl_c_mid_stream_then_another_message(cli: Cli, api_env: FakeAnthropic
         ]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick tick")
         term.ctrl("c")
@@ -111,7 +106,7 @@ def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) 
     }
     api_env.stream_replies.extend([text_reply("First.", usage=usage), text_reply("Fresh start.")])
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/help")
         shown = term.expect(r"Ctrl\+D")
         for name in ("/help", "/clear", "/cost", "/model", "/exit", "/memory", "Alt+Enter"):
@@ -137,7 +132,7 @@ def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) 
 def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.append(text_reply("Only the second draft arrived."))
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.type("draft that I regret")
         term.expect("regret")
         term.ctrl("c")  # clears the line, does not exit
@@ -155,7 +150,7 @@ def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic
 
 def test_ctrl_d_exits(cli: Cli) -> None:
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.ctrl("d")
         assert term.wait_exit() == 0
 
@@ -175,7 +170,7 @@ def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_en
         [text_reply("tick " * 200, chunk_size=5, delta_delay=0.01), text_reply("Second answer.")]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
         term.submit("next question")
@@ -193,7 +188,7 @@ def test_a_paste_during_a_reply_waits_whole_in_the_prompt_until_enter(
         [text_reply("tick " * 200, chunk_size=5, delta_delay=0.01), text_reply("Got the paste.")]
     )
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
         term.type("first line\rsecond line")  # a paste with no final line end: not sent yet
@@ -219,7 +214,7 @@ def test_a_message_typed_ahead_is_not_taken_as_a_permission_answer(
         ]
     )  # fmt: skip
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("write hello.txt")
         term.expect("tick tick")
         term.submit("yes")  # typed during the reply: the next message, not the answer
@@ -240,7 +235,7 @@ def test_ctrl_d_typed_before_the_prompt_appears_exits(cli: Cli) -> None:
 def test_multiline_input_with_ctrl_j_is_one_message(cli: Cli, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.append(text_reply("Got both lines."))
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.type("line one")
         term.ctrl("j")
         term.type("line two\x1b[200~\npasted three\x1b[201~")
@@ -253,7 +248,7 @@ def test_without_an_api_key_local_commands_work_and_chat_says_what_to_set(cli: C
     for key in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         cli.env.pop(key)
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/help")
         term.expect(r"Ctrl\+D")
         term.submit("hello there")
@@ -283,7 +278,7 @@ def test_prompt_and_commands_work_before_the_sdk_has_loaded(
     cli.env["PYTHONPATH"] = str(hooks)
     api_env.stream_replies.append(text_reply("SDK arrived."))
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/help")
         term.expect(r"Ctrl\+D")
         term.submit("/memory")
@@ -297,7 +292,7 @@ def test_a_memory_start_up_failure_is_shown_once(cli: Cli, api_env: FakeAnthropi
     (project_memory_dir(str(project_dir)) / ".lock").mkdir(parents=True)  # the lock cannot be taken
     api_env.stream_replies.extend([text_reply("First answer."), text_reply("Second answer.")])
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("hello")
         shown = term.expect(r"First answer\.")
         assert "Memory index not refreshed" in shown
@@ -313,7 +308,7 @@ def test_a_memory_start_up_failure_is_shown_once(cli: Cli, api_env: FakeAnthropi
 def test_a_message_starting_with_a_path_goes_to_the_model(cli: Cli, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.append(text_reply("It maps host names."))
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("/etc/hosts what is in it")
         shown = term.expect(r"It maps host names\.")
         assert "Unknown command" not in shown

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_harness import Cli, Terminal, strip_ansi
+from tests.cli_harness import Cli, strip_ansi
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 
 
@@ -21,11 +21,6 @@ def colour_codes(raw: str) -> list[int]:
 @pytest.fixture
 def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
     return Cli(project_dir)
-
-
-def start(term: Terminal) -> None:
-    term.expect(r"/help for commands")
-    term.expect_prompt()
 
 
 def wait_for(path: Path, timeout: float = 15) -> None:
@@ -41,7 +36,7 @@ def test_ctrl_c_on_a_running_command_leaves_its_line_marked_interrupted(
     command = "echo start > started; sleep 30; echo end"
     api_env.stream_replies.extend([tool_reply("run_shell", {"command": command}), text_reply("Next answer.")])
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("run the slow thing")
         term.expect(r"\[n\]o:")
         term.submit("y")
@@ -61,7 +56,7 @@ def test_no_color_renders_markdown_without_colour(cli: Cli, api_env: FakeAnthrop
     cli.env["NO_COLOR"] = "1"
     api_env.stream_replies.append(text_reply(MARKDOWN_REPLY, chunk_size=4, delta_delay=0.005))
     with cli.terminal() as term:
-        start(term)
+        term.wait_until_ready()
         term.submit("make a plan")
         term.child.expect("Done\\.")
         raw = term.child.before or ""

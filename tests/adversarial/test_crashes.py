@@ -32,7 +32,7 @@ from tests.adversarial.world import (
     system_text,
 )
 from tests.agent_harness import Harness, result_text
-from tests.cli_harness import Cli, Terminal
+from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
 
 SAVER = Path(__file__).with_name("memory_saver.py")
@@ -207,7 +207,7 @@ def test_two_repls_saving_100_memories_each(
     def session(batch: str) -> None:
         try:
             with cli.terminal() as term:
-                _start(term)
+                term.wait_until_ready()
                 term.submit(f"save batch {batch}")
                 term.expect(f"saved batch {batch}", timeout=60)
                 term.expect_prompt()
@@ -228,11 +228,6 @@ def test_two_repls_saving_100_memories_each(
     index_targets = sorted(re.findall(r"\]\(([^()]+)\)\*\*", (memory_folder / "MEMORY.md").read_text()))
     assert index_targets == files
     assert not list(memory_folder.glob(".*.tmp"))
-
-
-def _start(term: Terminal) -> None:
-    term.expect(r"/help for commands")
-    term.expect_prompt()
 
 
 # --- a memory folder that cannot be written ---------------------------------------------------------
