@@ -368,3 +368,29 @@ def test_a_broken_or_oddly_named_file_does_not_stop_recall_of_the_others(
     assert [line for line in manifest.splitlines() if line.startswith("[")] == [
         f"[project] {good} (today): about deploys"
     ]
+
+
+def test_a_recall_that_gets_no_thread_is_skipped_and_the_next_one_runs(
+    prefetch: MemoryPrefetch, api_env: FakeAnthropic, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file_name = save(store, "deploys")
+    api_env.plain_replies.append(choose(file_name))
+    real_start = threading.Thread.start
+    refused: list[str] = []
+
+    def start_refusing_the_first_recall(thread: threading.Thread) -> None:
+        if thread.name == "memory-recall" and not refused:
+            refused.append(thread.name)
+            raise RuntimeError("can't start new thread")
+        real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start_refusing_the_first_recall)
+
+    prefetch.start(QUESTION)
+    prefetch.reply_started()
+    assert prefetch.wait_idle(5) and refused and side_queries(api_env) == []
+
+    prefetch.start(QUESTION + " again")
+    prefetch.reply_started()
+    assert prefetch.wait_idle(5)
+    assert len(side_queries(api_env)) == 1 and prefetch.take_ready() is not None

@@ -169,8 +169,15 @@ class MemoryPrefetch:
             job.go.wait(HOLD_BACK_SECONDS)
             with self._lock:
                 superseded = job is not self._running  # by a newer message or a reset, before it began
-            if not superseded:
+            if superseded:
+                continue
+            try:
                 threading.Thread(target=self._run, args=(job,), name="memory-recall", daemon=True).start()
+            except RuntimeError as error:  # no thread to be had: skip this recall, keep dispatching
+                log.warning("memory recall skipped: %s", error)
+                with self._lock:
+                    if self._running is job:
+                        self._running = None
 
     def _run(self, job: _Job) -> None:
         try:
