@@ -42,6 +42,7 @@ class MemoryStartup:
         self._then = then
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
+        self._take_lock = threading.Lock()  # the REPL's loop and the first model call both ask
 
     def start(self) -> None:
         if self._thread is None:
@@ -49,9 +50,12 @@ class MemoryStartup:
             self._thread.start()
 
     def take_warning(self) -> str | None:
-        """The start-up failure, if any, handed out once: the user is told about it one time."""
-        warning, self.warning = self.warning, None
-        return warning
+        """The start-up failure, if any, handed out once (and only once start-up has ended)."""
+        with self._take_lock:
+            if not self._done.is_set():
+                return None
+            warning, self.warning = self.warning, None
+            return warning
 
     def wait(self) -> None:
         if self._thread is None:

@@ -314,3 +314,16 @@ def test_a_message_starting_with_a_path_goes_to_the_model(cli: Cli, api_env: Fak
         assert "Unknown command" not in shown
         term.expect_prompt()
     assert api_env.requests[0].messages[-1]["content"][0]["text"] == "/etc/hosts what is in it"
+
+
+def test_a_memory_start_up_failure_is_told_before_a_later_prompt_without_any_message(
+    cli: Cli, project_dir: Path
+) -> None:
+    (project_memory_dir(str(project_dir)) / ".lock").mkdir(parents=True)  # the lock cannot be taken
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        shown = ""
+        for command in ("/help", "/cost", "/model"):
+            term.submit(command)
+            shown += term.expect_prompt()
+        assert shown.count("Memory index not refreshed") == 1

@@ -13,6 +13,7 @@ from prompt_toolkit.key_binding import KeyBindings
 
 from mini_claude import __version__
 from mini_claude.config import Settings, history_file
+from mini_claude.events import Notice
 from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
@@ -86,6 +87,9 @@ class Repl:
             markup=False,
         )
         while not self.commands.should_exit:
+            # A memory start-up failure, told before the next prompt if no message has told it yet.
+            if (warning := self.session.memory_startup.take_warning()) is not None:
+                self.renderer(Notice(warning, "warning"))
             try:
                 text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt)
             except EOFError:
