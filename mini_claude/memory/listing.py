@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 
 from mini_claude.memory.index import clean_inline
-from mini_claude.memory.naming import name_key
+from mini_claude.memory.naming import matches_garbled_name, name_key
 from mini_claude.memory.store import MemoryFile, MemoryStore
 
 LIST_DESCRIPTION_MAX_CHARS = 100
 NAME_MAX_CHARS = 80
 NO_MEMORIES = "No memories saved yet."
 REPL_LIST_COMMAND = "/memory"
-UNKNOWN_CHAR = "\ufffd"  # what a byte that is not UTF-8 reads as (a Latin-1 "é", say)
 
 
 def _count(number: int, singular: str, plural: str) -> str:
@@ -53,7 +51,7 @@ def resolve(store: MemoryStore, query: str, list_command: str = REPL_LIST_COMMAN
     query = query.strip()
     if not query:
         raise NameNotFound(f"Give a memory's name or file name (see {list_command} for the list).")
-    matches = find(store, query)
+    matches = store.find(query)
     if not matches:
         raise NameNotFound(f"No memory named {query!r} (see {list_command} for the list).")
     if len(matches) > 1:
@@ -63,32 +61,11 @@ def resolve(store: MemoryStore, query: str, list_command: str = REPL_LIST_COMMAN
     return matches[0]
 
 
-def find(store: MemoryStore, query: str) -> list[MemoryFile]:
-    """`store.find`, where a U+FFFD in a stored name (a byte that was not UTF-8) matches any one
-    character, so `café` finds the `caf�` that a Latin-1 file lists as. Best matches first:
-    exact names, then names exact but for such characters, then prefixes of either kind."""
-    found = store.find(query)
-    if any(_is_exact(memory, query) for memory in found):
-        return found  # store.find returns only exact matches when there are any
-    memories = store.scan()
-    with_unknown = [m for m in memories if UNKNOWN_CHAR in m.name]
-    if not with_unknown:
-        return found
-    exact = [m for m in with_unknown if _matches_with_unknowns(m.name, query, prefix=False)]
-    if exact:
-        return exact
-    prefixes = {m.file_name for m in with_unknown if _matches_with_unknowns(m.name, query, prefix=True)}
-    if not prefixes:
-        return found
-    prefixes |= {m.file_name for m in found}
-    return [m for m in memories if m.file_name in prefixes]
-
-
 def name_candidates(store: MemoryStore, typed: str) -> list[tuple[str, str]]:
     """What `/memory show|edit|rm` can be given that starts like `typed`: (text, description).
 
     A memory's name when no other memory has it, else its file name (always for broken files,
-    which have no usable name). Names match as loosely as in `find` (case, spacing, U+FFFD)."""
+    which have no usable name). Names match as loosely as in `MemoryStore.find` (case, spacing, U+FFFD)."""
     memories = store.scan()
     keys = {m.file_name: name_key(m.name) for m in memories if m.problem is None}
     names = Counter(keys.values())
@@ -102,7 +79,7 @@ def name_candidates(store: MemoryStore, typed: str) -> list[tuple[str, str]]:
             description = f"[{memory.type}] {memory.name}"
         else:
             description = f"[{memory.type}] {memory.description}"
-            if key.startswith(typed_key) or _matches_with_unknowns(memory.name, typed, prefix=True):
+            if key.startswith(typed_key) or matches_garbled_name(memory.name, typed, prefix=True):
                 candidates.append((memory.name, clean_inline(description, LIST_DESCRIPTION_MAX_CHARS)))
                 continue
         if memory.file_name.casefold().startswith(file_prefix):
@@ -113,31 +90,3 @@ def name_candidates(store: MemoryStore, typed: str) -> list[tuple[str, str]]:
 def show_text(store: MemoryStore, memory: MemoryFile) -> str:
     text, _ = store.read_text(memory)
     return text
-
-
-def _is_exact(memory: MemoryFile, query: str) -> bool:
-    return name_key(memory.name) == name_key(query) or memory.file_name.casefold() == query.casefold()
-
-
-def _matches_with_unknowns(stored: str, typed: str, *, prefix: bool) -> bool:
-    """Whether `typed` spells `stored` (or its start), each U+FFFD in `stored` standing for any one
-    character. Compared character by character, case-insensitively: no casefold that changes the
-    length (ß → ss) can put the two out of step. At least one real character must match."""
-    if UNKNOWN_CHAR not in stored:
-        return False
-    stored_chars, typed_chars = _spaced(stored), _spaced(typed)
-    if len(typed_chars) > len(stored_chars):
-        return False
-    if not prefix and len(typed_chars) != len(stored_chars):
-        return False
-    compared = stored_chars[: len(typed_chars)]
-    if compared.count(UNKNOWN_CHAR) == len(compared):
-        return False  # nothing real matched: a wholly garbled name must not answer to every word
-    return all(
-        s == UNKNOWN_CHAR or s.casefold() == t.casefold() for s, t in zip(compared, typed_chars, strict=True)
-    )
-
-
-def _spaced(name: str) -> str:
-    """`name_key` without the casefold: NFKC, whitespace runs as one space, ends stripped."""
-    return " ".join(unicodedata.normalize("NFKC", name).split())

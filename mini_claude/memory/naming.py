@@ -9,11 +9,37 @@ MEMORY_TYPES = ("user", "feedback", "project", "reference")
 SLUG_MAX_BYTES = 120  # keeps `{type}_{slug}_NN.md` far below the 255-byte file name limit
 INDEX_FILE = "MEMORY.md"
 MEMORY_SUFFIX = ".md"
+UNKNOWN_CHAR = "\ufffd"  # what a byte that is not UTF-8 reads as
 
 
 def name_key(name: str) -> str:
     """Two names that differ only by case, width or spacing name the same memory."""
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def matches_garbled_name(stored: str, typed: str, *, prefix: bool) -> bool:
+    """Whether `typed` spells `stored` (or its start), each U+FFFD in `stored` (a byte that was not
+    UTF-8: a Latin-1 "é", say) standing for any one character. Compared character by character,
+    case-insensitively: no casefold that changes the length (ß → ss) can put the two out of step.
+    At least one real character must match."""
+    if UNKNOWN_CHAR not in stored:
+        return False
+    stored_chars, typed_chars = _spaced(stored), _spaced(typed)
+    if len(typed_chars) > len(stored_chars):
+        return False
+    if not prefix and len(typed_chars) != len(stored_chars):
+        return False
+    compared = stored_chars[: len(typed_chars)]
+    if compared.count(UNKNOWN_CHAR) == len(compared):
+        return False  # nothing real matched: a wholly garbled name must not answer to every word
+    return all(
+        s == UNKNOWN_CHAR or s.casefold() == t.casefold() for s, t in zip(compared, typed_chars, strict=True)
+    )
+
+
+def _spaced(name: str) -> str:
+    """`name_key` without the casefold: NFKC, whitespace runs as one space, ends stripped."""
+    return " ".join(unicodedata.normalize("NFKC", name).split())
 
 
 def slugify(name: str) -> str:

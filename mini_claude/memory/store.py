@@ -22,6 +22,7 @@ from mini_claude.memory.naming import (
     INDEX_FILE,
     MEMORY_TYPES,
     is_memory_file_name,
+    matches_garbled_name,
     memory_file_name,
     name_key,
 )
@@ -99,16 +100,25 @@ class MemoryStore:
         return [self._header(stat) for stat in stats]
 
     def find(self, query: str) -> list[MemoryFile]:
-        """Memories whose name or file name matches `query` (exactly first, then by prefix)."""
+        """Memories whose name or file name matches `query`: exact names first, then names exact
+        but for U+FFFD (see `matches_garbled_name`), then prefixes of either kind."""
         memories = self.scan()
-        key = name_key(query)
-        exact = [m for m in memories if name_key(m.name) == key or m.file_name.casefold() == query.casefold()]
-        if exact:
-            return exact
-        stem = query.casefold().removesuffix(".md")
-        return [
-            m for m in memories if name_key(m.name).startswith(key) or m.file_name.casefold().startswith(stem)
-        ]
+        key, typed = name_key(query), query.casefold()
+        stem = typed.removesuffix(".md")
+        tiers: tuple[Callable[[MemoryFile], bool], ...] = (
+            lambda m: name_key(m.name) == key or m.file_name.casefold() == typed,
+            lambda m: matches_garbled_name(m.name, query, prefix=False),
+            lambda m: (
+                name_key(m.name).startswith(key)
+                or matches_garbled_name(m.name, query, prefix=True)
+                or m.file_name.casefold().startswith(stem)
+            ),
+        )
+        for matches in tiers:
+            found = [m for m in memories if matches(m)]
+            if found:
+                return found
+        return []
 
     def read_text(self, memory: MemoryFile, max_bytes: int | None = None) -> tuple[str, bool]:
         """The file's text (bad bytes replaced), at most `max_bytes` of it; and whether it was cut."""
