@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import threading
@@ -75,10 +76,10 @@ def test_single_quoted_values_double_the_quote():
     assert fm.fields == {"a": "it's: fine", "b": ""}
 
 
-def test_unknown_escape_is_kept_with_a_warning():
+def test_a_bad_escape_keeps_the_value_as_written_with_a_warning():
     fm = parse('---\npath: "C:\\dir"\n---\n')
-    assert fm.fields == {"path": "C:\\dir"}
-    assert len(fm.warnings) == 1 and "line 2" in fm.warnings[0] and "\\\\d" in fm.warnings[0]
+    assert fm.fields == {"path": '"C:\\dir"'}
+    assert len(fm.warnings) == 1 and "line 2" in fm.warnings[0] and "bad escape" in fm.warnings[0]
 
 
 def test_unclosed_quote_keeps_the_value_as_written_with_a_warning():
@@ -193,7 +194,8 @@ def test_format_writes_a_canonical_block():
         ("a #b", '"a #b"'),
         ("a#b", "a#b"),
         ("a\tb", '"a\\tb"'),
-        ("bell\x07", '"bell\\x07"'),
+        ("bell\x07", '"bell\\u0007"'),
+        ("bidi\u202e", '"bidi\\u202e"'),
         ("line one\n  line two ", "line one line two"),
         ("  padded  ", "padded"),
         ("plain, with 'quotes' inside", "plain, with 'quotes' inside"),
@@ -201,6 +203,13 @@ def test_format_writes_a_canonical_block():
 )
 def test_format_quotes_only_when_needed(value, written):
     assert format_frontmatter({"k": value}, "") == f"---\nk: {written}\n---\n"
+
+
+def test_quoted_values_are_json_strings():
+    value = 'a "quote", a \\ backslash: \x1b and \u202e hidden, é and 😀 shown'
+    written = format_frontmatter({"k": value}, "").splitlines()[1].removeprefix("k: ")
+    assert json.loads(written) == value
+    assert written.isprintable() and "é" in written and "😀" in written
 
 
 @pytest.mark.parametrize("key", ["", "has space", "colon:", "é", "new\nline"])

@@ -17,7 +17,7 @@ Rules the parser follows:
 - Inside the block: blank lines and `#` comment lines are skipped; other lines are split at their
   first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins.
 - A value is plain (surrounding whitespace stripped), `'single'` (`''` stands for `'`) or
-  `"double"` with the escapes `\\ \" \n \t \r \xHH \uHHHH \UHHHHHHHH`.
+  `"double"`: a JSON string, where YAML's `\xHH` and `\UHHHHHHHH` escapes are accepted too.
 - Every value is passed through `fold_value`, so no parsed value contains a line break.
 - The body is the text after the closing fence's line end, verbatim.
 """
@@ -254,16 +254,13 @@ def _parse_fields(text: str, block: _Block, warnings: list[str]) -> dict[str, st
 
 
 def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
-    def bad_escape(problem: str) -> None:
-        warnings.append(f"line {line_no}: {problem}")
-
     value = raw.strip()
     if value[:1] in ("'", '"'):
-        unquoted = unquote_single(value) if value[0] == "'" else unquote_double(value, bad_escape)
+        unquoted = unquote_single(value) if value[0] == "'" else unquote_double(value)
         if unquoted is None:
             warnings.append(
-                f"line {line_no}: quoted value {_snippet(value)} does not end with its closing "
-                f"{value[0]}; kept as written (close the quote, or escape quotes inside it)"
+                f"line {line_no}: quoted value {_snippet(value)} is not closed by its last character or "
+                "holds a bad escape; kept as written (close the quote; write a backslash as \\\\)"
             )
         else:
             value = unquoted
