@@ -25,9 +25,15 @@ def resolve_path(raw: str, base: Path) -> Path:
         raise ToolError(prompts.notice("path_empty"))
     if "\0" in raw or "\n" in raw or "\r" in raw:
         raise ToolError(prompts.notice("path_bad_character", path=repr(raw)))
+    return Path(os.path.realpath(written_path(raw, base), strict=False))
+
+
+def written_path(raw: str, base: Path) -> Path:
+    """`raw` as an absolute path the way it was written: `~` expanded and joined to `base`, but no
+    symlink followed and no `..` folded. Sensitive places are judged by these names as well as by
+    the resolved path (a `.git` that is a symlink to `.gitstore`). Call after resolve_path."""
     expanded = Path(os.path.expanduser(raw))
-    joined = expanded if expanded.is_absolute() else Path(base) / expanded
-    return Path(os.path.realpath(joined, strict=False))
+    return expanded if expanded.is_absolute() else Path(base) / expanded
 
 
 def is_within(path: Path, root: Path) -> bool:

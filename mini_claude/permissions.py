@@ -1,8 +1,9 @@
 """Who may read, write and run what: permission modes, path rules, and session grants.
 
-The tools call `check_read` / `check_write` / `check_shell` with already resolved paths; each
-either returns (allowed) or raises `PermissionDenied`. Asking goes through the `ask` callback,
-which the UI provides; no callback (print mode) means no one can say yes.
+The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
+path as the model wrote it, so a sensitive place reached by another name is still judged by both);
+each either returns (allowed) or raises `PermissionDenied`. Asking goes through the `ask`
+callback, which the UI provides; no callback (print mode) means no one can say yes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
+from mini_claude.git_dirs import writes_into_git_dir
 from mini_claude.paths import is_within, visible_path
 from mini_claude.tools.base import ToolError
 from mini_claude.untrusted import visible_text
@@ -26,6 +28,7 @@ Answer = Literal["y", "a", "n"]
 log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
+GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
 
 
 @dataclass(frozen=True)
@@ -75,19 +78,21 @@ class Permissions:
 
     # --- the checks the tools call -------------------------------------------------------
 
-    def check_read(self, tool: str, path: Path) -> None:
+    def check_read(self, tool: str, path: Path, *, written: Path | None = None) -> None:
+        """`path` is resolved; `written` is the same path as the model named it (default: `path`)."""
         if self._in_project(path) or self._in_memory(path) or self.mode == "bypass":
             return
-        sensitive = self._sensitive_reason(path)
+        sensitive = self._sensitive_reason(path, written or path)
         if sensitive is None and (tool, "read") in self._grants:
             return
         reason = sensitive or "outside the project"
         self._ask(PermissionRequest(tool, "read", _shown(path), reason, allow_always=sensitive is None))
 
-    def check_write(self, tool: str, path: Path) -> None:
+    def check_write(self, tool: str, path: Path, *, written: Path | None = None) -> None:
+        """`path` is resolved; `written` is the same path as the model named it (default: `path`)."""
         if self._in_memory(path):
             return
-        sensitive = self._sensitive_reason(path)
+        sensitive = self._sensitive_reason(path, written or path)
         if sensitive is not None:
             # Sensitive targets ask in every mode, and no earlier "a" covers them.
             self._ask(PermissionRequest(tool, "write", _shown(path), sensitive, allow_always=False))
@@ -115,14 +120,14 @@ class Permissions:
     def _in_memory(self, path: Path) -> bool:
         return self.memory_dir is not None and is_within(path, self.memory_dir)
 
-    def _sensitive_reason(self, path: Path) -> str | None:
-        """Why writing `path` always needs a yes, or None when it is an ordinary file."""
+    def _sensitive_reason(self, path: Path, written: Path) -> str | None:
+        """Why writing `path` (named `written`) always needs a yes, or None for an ordinary file."""
         if self._in_memory(path):
             return None
-        # Any .git on the way, not only the project's: started in repo/src, repo/.git is the one
-        # whose hooks run (and a submodule's or nested repository's count as much).
-        if ".git" in _real(path).parts:
-            return "inside .git (hooks there run code)"
+        # Any git directory on the way, not only the project's: started in repo/src, repo/.git is
+        # the one whose hooks run (and a submodule's or nested repository's count as much).
+        if writes_into_git_dir(path, written):
+            return GIT_DIR_REASON
         if any(is_within(path, protected) for protected in self.protected_dirs):
             return "mini-claude's own settings"
         if self._is_home_dotfile(path):

@@ -151,7 +151,7 @@ def test_git_hooks_always_ask(world: World, mode: str) -> None:
             "write_file",
             "write",
             str(world.project / ".git/hooks/pre-commit"),
-            "inside .git (hooks there run code)",
+            "inside a git directory (its hooks and config run code)",
             allow_always=False,
         )
     ]
@@ -168,7 +168,9 @@ def test_the_enclosing_repositorys_git_asks_when_started_in_a_subfolder(world: W
 
     assert result.is_error
     assert not (world.project / ".git/hooks/pre-commit").exists()
-    assert [request.reason for request in user.requests] == ["inside .git (hooks there run code)"]
+    assert [request.reason for request in user.requests] == [
+        "inside a git directory (its hooks and config run code)"
+    ]
 
 
 @pytest.mark.parametrize(

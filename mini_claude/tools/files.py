@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 from mini_claude import prompts
 from mini_claude.atomic import write_atomic
-from mini_claude.paths import display_path, resolve_path
+from mini_claude.paths import display_path, resolve_path, written_path
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
 
 MAX_LINES = 2_000  # per read_file call
@@ -38,7 +38,7 @@ def read_file(
     ctx: ToolContext, file_path: str, offset: int | None = None, limit: int | None = None
 ) -> ToolResult:
     path = resolve_path(file_path, ctx.project_dir)
-    ctx.permissions.check_read("read_file", path)
+    ctx.permissions.check_read("read_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
     first = max(1, offset or 1)
     count = min(MAX_LINES, max(1, limit or MAX_LINES))
@@ -66,7 +66,7 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
     path = resolve_path(file_path, ctx.project_dir)
     if ctx.memory is not None and ctx.memory.owns(path):
         return ctx.memory.save(path, content, edit=False)
-    ctx.permissions.check_write("write_file", path)
+    ctx.permissions.check_write("write_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
     _check_write_target(path, shown)
     created = _write(path, content, shown)
@@ -84,7 +84,7 @@ def edit_file(
         raise ToolError(prompts.notice("edit_no_change"))
     owned = ctx.memory is not None and ctx.memory.owns(path)
     if not owned:
-        ctx.permissions.check_write("edit_file", path)
+        ctx.permissions.check_write("edit_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
     if old_string == "":
         return _create_with_edit(ctx, path, shown, new_string, owned=owned)

@@ -14,7 +14,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 # After the first refusal, once: nobody can answer a permission question here; what would help.
-_ALWAYS_ASKED = "writes to .git, home dotfiles and mini-claude's own settings"
+_ALWAYS_ASKED = "writes to git directories, home dotfiles and mini-claude's own settings"
 PERMISSION_HINTS = {
     "ask": "use --permission-mode accept-edits to allow editing project files, "
     f"or bypass for everything but {_ALWAYS_ASKED}",

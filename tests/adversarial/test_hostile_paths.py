@@ -128,7 +128,7 @@ def test_path_outside_the_project(places: Places, kind: str, tool: str) -> None:
 # --- always asked, whatever the mode ---------------------------------------------------------------
 
 ALWAYS_ASKED = {
-    "git_hook": (".git/hooks/pre-commit", "inside .git (hooks there run code)"),
+    "git_hook": (".git/hooks/pre-commit", "inside a git directory (its hooks and config run code)"),
     "bashrc": ("~/.bashrc", "a dotfile in your home folder"),
     "own_config": ("~/.config/mini-claude/settings.toml", "mini-claude's own settings"),
     "own_state": ("~/.mini-claude/settings.json", "mini-claude's own settings"),
