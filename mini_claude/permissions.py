@@ -29,6 +29,8 @@ log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
+OWN_SETTINGS_REASON = "mini-claude's own settings"
+HOME_DOTFILE_REASON = "a dotfile in your home folder"
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,10 @@ class Permissions:
         self.ask = ask
         self.memory_dir = _real(memory_dir) if memory_dir is not None else None
         self.protected_dirs = [_real(p) for p in protected_dirs]
-        self.home = _real(home if home is not None else Path.home())
+        home = home if home is not None else Path.home()
+        self.home = _real(home)
+        # A written path is compared with home as named too (/home may be a symlink to /data).
+        self._home_names = {self.home, Path(os.path.abspath(os.path.expanduser(home)))}
         self._grants: set[tuple[str, Action]] = set()
 
     @property
@@ -80,13 +85,16 @@ class Permissions:
 
     def check_read(self, tool: str, path: Path, *, written: Path | None = None) -> None:
         """`path` is resolved; `written` is the same path as the model named it (default: `path`)."""
-        if self._in_project(path) or self._in_memory(path) or self.mode == "bypass":
+        if self._in_memory(path) or self.mode == "bypass":
             return
-        sensitive = self._sensitive_reason(path, written or path)
-        if sensitive is None and (tool, "read") in self._grants:
+        private = self._private_reason(path, written or path)
+        if private is not None:
+            # Even inside the project (started in ~ or in ~/.config): keys and history live there.
+            self._ask(PermissionRequest(tool, "read", _shown(path), private, allow_always=False))
             return
-        reason = sensitive or "outside the project"
-        self._ask(PermissionRequest(tool, "read", _shown(path), reason, allow_always=sensitive is None))
+        if self._in_project(path) or (tool, "read") in self._grants:
+            return
+        self._ask(PermissionRequest(tool, "read", _shown(path), "outside the project"))
 
     def check_write(self, tool: str, path: Path, *, written: Path | None = None) -> None:
         """`path` is resolved; `written` is the same path as the model named it (default: `path`)."""
@@ -112,6 +120,11 @@ class Permissions:
             return
         self._ask(PermissionRequest(tool, "shell", _shown_command(command), "run a shell command"))
 
+    def hidden_from_search(self) -> Path | None:
+        """The folder whose dot entries a search walk skips (home), or None when it may see them
+        all (bypass): listing or grepping `~` must not read `~/.ssh` without a question."""
+        return None if self.mode == "bypass" else self.home
+
     # --- rules -------------------------------------------------------------------------
 
     def _in_project(self, path: Path) -> bool:
@@ -122,27 +135,26 @@ class Permissions:
 
     def _sensitive_reason(self, path: Path, written: Path) -> str | None:
         """Why writing `path` (named `written`) always needs a yes, or None for an ordinary file."""
-        if self._in_memory(path):
-            return None
         # Any git directory on the way, not only the project's: started in repo/src, repo/.git is
         # the one whose hooks run (and a submodule's or nested repository's count as much).
         if writes_into_git_dir(path, written):
             return GIT_DIR_REASON
+        return self._private_reason(path, written)
+
+    def _private_reason(self, path: Path, written: Path) -> str | None:
+        """Why reading or writing `path` (named `written`) always needs a yes, or None."""
         if any(is_within(path, protected) for protected in self.protected_dirs):
-            return "mini-claude's own settings"
-        if self._is_home_dotfile(path):
-            return "a dotfile in your home folder"
+            return OWN_SETTINGS_REASON
+        if self._is_home_dotfile(path, written):
+            return HOME_DOTFILE_REASON
         return None
 
-    def _is_home_dotfile(self, path: Path) -> bool:
-        real = _real(path)
-        if real == self.home or not real.is_relative_to(self.home):
-            return False
-        top = self.home / real.relative_to(self.home).parts[0]
-        if not top.name.startswith("."):
-            return False
-        # A project that itself lives in a dot folder (e.g. ~/.dotfiles) may edit its own files.
-        return not (self.project_dir.is_relative_to(top) and self._in_project(real))
+    def _is_home_dotfile(self, path: Path, written: Path) -> bool:
+        """Whether `path` (resolved) or `written` (with `..` folded) lies in a home dot entry, such
+        as ~/.ssh or ~/.bashrc; wherever the project is, even when it is ~ or inside ~/.config."""
+        named = Path(os.path.normpath(written))
+        pairs = [(_real(path), self.home), *((named, home) for home in self._home_names)]
+        return any(_top_entry(candidate, home).startswith(".") for candidate, home in pairs)
 
     # --- asking --------------------------------------------------------------------------
 
@@ -181,6 +193,13 @@ def _shown_command(command: str) -> str:
     """The command exactly as it will run: line breaks and tabs kept, every other invisible
     character written out, so nothing in it can hide itself from the person approving it."""
     return visible_text(command, keep="\n\t")
+
+
+def _top_entry(path: Path, home: Path) -> str:
+    """The name of the entry directly in `home` that holds `path`; "" for home itself or elsewhere."""
+    if path == home or not path.is_relative_to(home):
+        return ""
+    return path.relative_to(home).parts[0]
 
 
 def _real(path: Path) -> Path:

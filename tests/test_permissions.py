@@ -201,13 +201,19 @@ def test_memory_dir_never_asks_but_the_rest_of_the_app_dir_does(world: World) ->
     assert user.requests[0].reason == "mini-claude's own settings"
 
 
-def test_project_in_a_dot_folder_may_edit_itself(world: World) -> None:
+@pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
+def test_project_in_a_dot_folder_still_asks_for_every_write(world: World, mode: str) -> None:
+    """Started in ~/.dotfiles (or ~/.config, ~/.ssh), its files are still home dotfiles."""
     dotfiles = world.home / ".dotfiles"
     dotfiles.mkdir()
-    ctx, user = world.ctx("accept-edits", project=dotfiles)
+    ctx, user = world.ctx(mode, "y", "n", project=dotfiles)
     assert not write(ctx, dotfiles / "bashrc").is_error
-    assert write(ctx, "~/.bashrc").is_error
-    assert [r.reason for r in user.requests] == ["a dotfile in your home folder"]
+    assert write(ctx, "bashrc", "changed\n").is_error  # the "y" covered one call only
+    assert (dotfiles / "bashrc").read_text() == "x\n"
+    assert [(r.reason, r.allow_always) for r in user.requests] == [
+        ("a dotfile in your home folder", False),
+        ("a dotfile in your home folder", False),
+    ]
 
 
 def test_sibling_with_a_common_prefix_is_outside(world: World, tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """The search tools: list_files (glob) and grep_search (regex over file contents), in pure Python.
 
 Both walk the tree in name order, skip VCS, dependency and cache folders, and cap their output.
+A walk that reaches the home folder skips its dot entries (~/.ssh, ~/.aws …) and says so: reading
+those asks every time, and a search must not be the way around that question.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude import prompts
-from mini_claude.paths import display_path, is_within, resolve_path, visible_path
+from mini_claude.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
 from mini_claude.tools.files import SNIFF_BYTES, file_kind, looks_binary
 
@@ -45,8 +47,10 @@ MAX_GREP_FILE_BYTES = 10 * 1024 * 1024
 
 @dataclass
 class _WalkState:
+    hidden_dir: str | None = None  # the folder whose dot entries are skipped (home), if any
     scanned: int = 0
     stopped: bool = False
+    hidden: int = 0  # dot entries skipped there (not named: their names say what they hold)
 
 
 def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolResult:
@@ -58,7 +62,7 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
         raise ToolError(prompts.notice("list_pattern_relative", pattern=pattern))
     regex = re.compile(glob_to_regex(pattern), re.DOTALL)
     max_depth = None if "**" in pattern else pattern.count("/") + 1
-    state = _WalkState()
+    state = _walk_state(ctx)
     shown: list[str] = []
     total = 0
     for rel, entry in _walk(str(base), "", 1, max_depth, state):
@@ -73,8 +77,7 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
         text = "\n".join(shown)
         if total > len(shown):
             text += "\n" + prompts.notice("list_truncated", shown=len(shown), omitted=total - len(shown))
-    if state.stopped:
-        text += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
+    text += _walk_notes(state)
     return ToolResult(text, count_noun(total, "path"))
 
 
@@ -87,7 +90,7 @@ def grep_search(
         raise ToolError(prompts.notice("grep_bad_regex", pattern=pattern, error=error)) from None
     base, shown_base = _search_root(ctx, "grep_search", path, want_dir=False)
     name_filter = re.compile(glob_to_regex(include), re.DOTALL) if include else None
-    state = _WalkState()
+    state = _walk_state(ctx)
     if base.is_dir():
         candidates = (
             (rel, Path(entry.path))
@@ -115,8 +118,7 @@ def grep_search(
         text += "\n" + prompts.notice(
             "grep_skipped_large", count=too_large, limit_mb=MAX_GREP_FILE_BYTES // 2**20
         )
-    if state.stopped:
-        text += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
+    text += _walk_notes(state)
     summary = f"{len(out)}{'+' if more else ''} match{'es' if len(out) != 1 else ''}"
     return ToolResult(text, summary)
 
@@ -160,8 +162,8 @@ def glob_to_regex(pattern: str) -> str:
 
 def _search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool) -> tuple[Path, str]:
     base = resolve_path(path or ".", ctx.project_dir)
-    if not is_within(base, ctx.project_dir):
-        ctx.permissions.check_read(tool, base)
+    # Inside the project too: the project may be ~ itself, or a folder inside ~/.config.
+    ctx.permissions.check_read(tool, base, written=written_path(path or ".", ctx.project_dir))
     shown = display_path(base, ctx.project_dir)
     try:
         mode = os.stat(base).st_mode
@@ -176,20 +178,42 @@ def _search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: boo
     return base, shown
 
 
+def _walk_state(ctx: ToolContext) -> _WalkState:
+    hidden = ctx.permissions.hidden_from_search()
+    return _WalkState(hidden_dir=str(hidden) if hidden is not None else None)
+
+
+def _walk_notes(state: _WalkState) -> str:
+    """What the model must know about a walk that did not see everything: "" when it did."""
+    notes = ""
+    if state.hidden and state.hidden_dir is not None:
+        home = visible_path(state.hidden_dir)
+        notes += "\n" + prompts.notice("walk_skipped_home_dotfiles", count=state.hidden, home=home)
+    if state.stopped:
+        notes += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
+    return notes
+
+
 def _walk(
     folder: str, prefix: str, depth: int, max_depth: int | None, state: _WalkState
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """(path relative to the start, entry) in name order, depth first, skipping SKIPPED_DIRS."""
+    """(path relative to the start, entry) in name order, depth first, skipping SKIPPED_DIRS and
+    the home folder's dot entries (unless permitted). `folder` is a real path: the walk starts at
+    a resolved folder and never follows a symlink, so comparing it with home by string is exact."""
     try:
         with os.scandir(folder) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError:
         return  # unreadable folder: search what we can
+    in_hidden_dir = folder == state.hidden_dir
     for entry in entries:
         if state.scanned >= MAX_SCANNED_ENTRIES:
             state.stopped = True
             return
         state.scanned += 1
+        if in_hidden_dir and entry.name.startswith("."):
+            state.hidden += 1
+            continue
         is_dir = entry.is_dir(follow_symlinks=False)
         if is_dir and entry.name in SKIPPED_DIRS:
             continue
