@@ -1,37 +1,49 @@
-# Quick start: `make run` starts the REPL, `make test` runs the tests. Both set up .venv on first use.
+# Quick start: `make run` starts the REPL, `make test` runs the tests. Both set up .venv on first use:
+# `run` installs what mini-claude needs to run, `test` (and the other targets) the test tools too.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip install --disable-pip-version-check
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test faults bench lint fmt clean
 
-$(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
-	@touch $(STAMP)
+$(BIN)/python:
+	@echo "mini-claude: creating $(VENV) with $(PYTHON)"
+	@$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	@echo "mini-claude: installing what it needs to run into $(VENV) (the first time takes about 20 s)"
+	@$(PIP) -e .
+	@touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	@echo "mini-claude: installing it with the test tools into $(VENV) (the first time takes about 40 s)"
+	@$(PIP) -e '.[dev]'
+	@touch $@ $(RUN_STAMP)
 
 # The agent works on the folder it starts in: DIR picks your project (default: this repository).
-run: $(STAMP)
+run: $(RUN_STAMP)
 	@cd "$(or $(DIR),.)" && "$(CURDIR)/$(BIN)/mini-claude" $(ARGS)
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
-faults: $(STAMP)
+faults: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q tests/adversarial --faults-table $(PYTEST_ARGS)
 
 # What users feel (start-up, recall, memory at scale, streaming), each against a baseline of the
 # same run; exits 1 when a target is missed. A few minutes; not part of `make test`.
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python -m tests.bench $(BENCH_ARGS)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-fmt: $(STAMP)
+fmt: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
