@@ -4,6 +4,7 @@ shell; tests that talk to "the API" get a local fake server instead of the netwo
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,14 @@ LEAKY_ENV_VARS = (
     "MINI_CLAUDE_SIDE_MODEL",
     "NO_COLOR",
 )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def ctrl_c_delivered() -> None:
+    """A shell that starts pytest in the background makes it ignore SIGINT, and every program it
+    starts inherits that: the Ctrl+C tests would wait for an interrupt that never comes."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
