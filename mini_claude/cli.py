@@ -68,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
             model=args.model, max_turns=args.max_turns, permission_mode=args.permission_mode, plain=args.plain
         )
     except ConfigError as error:
-        parser.error(str(error))
+        from mini_claude.untrusted import visible_text
+
+        parser.error(visible_text(str(error)))  # it quotes values from the environment
 
     from mini_claude.logging_setup import setup_logging
 

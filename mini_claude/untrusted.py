@@ -4,6 +4,7 @@ break out of for the model, made inert before a terminal shows it to the user.""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 
@@ -28,13 +29,46 @@ def _attribute(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
 
 
+# Shown as they are although str.isprintable() says otherwise: spaces (no-break, ideographic, …)
+# and the joiners that emoji and some scripts are built with. None moves the cursor or reorders text.
+_SHOWN_AS_IS_CATEGORIES = {"Zs"}
+_SHOWN_AS_IS = frozenset("\u200c\u200d")
+# Printable by Unicode's rules yet drawn as nothing: fillers used to make a name look empty.
+_BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0")
+MULTILINE_KEEP = "\n\t"  # what a reply, a memory body or a command keeps of its layout
+
+
 def visible_text(text: str, keep: str = "") -> str:
-    """`text` with every invisible character except those in `keep` written out (`\\x1b`,
-    `\\u202e`): escape codes, carriage returns and bidi controls would otherwise act on the
-    terminal, and could hide or reorder what the user is shown (a command awaiting approval)."""
-    if text.isprintable():
-        return text
-    return "".join(
-        char if char.isprintable() or char in keep else char.encode("unicode_escape").decode("ascii")
-        for char in text
-    )
+    """`text` as a terminal may show it: every control character (C0 but those in `keep`, DEL,
+    C1), bidi control and other invisible character written out (`\\x1b`, `\\x9b`, `\\u202e`).
+
+    The one gate between outside text (the model's, a tool's, a file's, the server's) and the
+    user's terminal: raw, an escape code could clear the screen, rewrite the clipboard (OSC 52),
+    or hide and reorder what the user is shown. Ordinary text, wide characters, emoji and spaces
+    pass unchanged. Undecodable bytes (surrogate escapes) become `\\xHH`, as in `visible_path`."""
+    rest = text
+    for char in keep:
+        rest = rest.replace(char, "")
+    if rest.isprintable() and _BLANK_LOOKING.isdisjoint(rest):
+        return text  # the common case, at C speed
+    return "".join(char if char in keep or _shown_as_is(char) else _escaped(char) for char in text)
+
+
+def visible_lines(text: str) -> str:
+    """A multi-line text (a reply, a memory body) made visible, line breaks and tabs kept;
+    Windows line ends count as line breaks, a lone carriage return (which would let a line
+    overwrite itself) is written out."""
+    return visible_text(text.replace("\r\n", "\n"), keep=MULTILINE_KEEP)
+
+
+def _shown_as_is(char: str) -> bool:
+    if char in _BLANK_LOOKING:
+        return False
+    return char.isprintable() or char in _SHOWN_AS_IS or unicodedata.category(char) in _SHOWN_AS_IS_CATEGORIES
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode("ascii")

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from mini_claude.untrusted import visible_text
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -77,7 +79,7 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     if entry is None:
         close = difflib.get_close_matches(name.lower(), list(COMMANDS), n=1, cutoff=0.4)
         hint = f" Did you mean /{close[0]}?" if close else " Type /help for the list."
-        ctx.console.print(f"Unknown command /{name}.{hint}", markup=False, highlight=False)
+        ctx.console.print(f"Unknown command /{visible_text(name)}.{hint}", markup=False, highlight=False)
         return
     entry.handler(ctx, argument.strip())
 
@@ -184,13 +186,15 @@ def _cost(ctx: CommandContext, argument: str) -> None:
 def _model(ctx: CommandContext, argument: str) -> None:
     agent = ctx.session.agent
     if not argument:
-        ctx.console.print(f"Model: {agent.model}", markup=False, highlight=False)
+        ctx.console.print(f"Model: {visible_text(agent.model)}", markup=False, highlight=False)
         return
     if any(ch.isspace() for ch in argument):
         ctx.console.print("A model name has no spaces, e.g. /model claude-sonnet-5-5", markup=False)
         return
     agent.model = argument
-    ctx.console.print(f"Model set to {argument} for this session.", markup=False, highlight=False)
+    ctx.console.print(
+        f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
+    )
 
 
 @command("exit", "Leave mini-claude", aliases=("quit",))

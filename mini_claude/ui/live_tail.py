@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from mini_claude.ui.markdown_stream import CodeSlice, Piece, TailSnapshot
+from mini_claude.untrusted import visible_lines
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -58,13 +59,19 @@ class _MarkdownWithoutOuterBlankLines:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.markdown import Markdown
+        from rich.segment import Segment
 
         segments = list(console.render(Markdown(self.markdown_text, code_theme=CODE_THEME), options))
         start = 1 if segments and segments[0].text == "\n" else 0
         end = len(segments)
         if end - start > 3 and [segment.text for segment in segments[-3:]] == ["\n", "", "\n"]:
             end -= 2  # the empty line after a rule
-        yield from segments[start:end]
+        for segment in segments[start:end]:
+            # The text was made visible before parsing, but markdown decodes character references:
+            # `&#x202e;` would become a real bidi override here.
+            if segment.control is None and (shown := visible_lines(segment.text)) != segment.text:
+                segment = Segment(shown, segment.style)
+            yield segment
 
 
 def joins_previous(piece: Piece | TailSnapshot) -> bool:

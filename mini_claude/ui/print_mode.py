@@ -1,4 +1,7 @@
-"""Print mode: run one prompt to completion; the answer on stdout, everything else on stderr."""
+"""Print mode: run one prompt to completion; the answer on stdout, everything else on stderr.
+
+Both streams carry outside text (the answer, tool names and arguments, server errors), so all
+of it is made visible first (`ui/visible.py`): stdout and stderr are usually a terminal too."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ from mini_claude.config import Settings
 from mini_claude.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolStarted, TurnEnded
 from mini_claude.session import build_session
 from mini_claude.tools.registry import PERMISSION_DENIED_SUMMARY
+from mini_claude.ui.visible import visible_event
+from mini_claude.untrusted import visible_lines
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -33,6 +38,7 @@ class StderrReporter:
         )
 
     def __call__(self, event: Event) -> None:
+        event = visible_event(event)
         if isinstance(event, ToolStarted):
             self._arguments[event.tool_use_id] = event.summary
         elif isinstance(event, ToolFinished):
@@ -61,7 +67,7 @@ def run_print_mode(settings: Settings, prompt: str | None) -> int:
     session.warm_up()
     ended: TurnEnded = session.agent.run_turn(prompt)
     if ended.final_text:
-        sys.stdout.write(ended.final_text.rstrip("\n") + "\n")
+        sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
     if ended.reason == "interrupted":
         return EXIT_INTERRUPTED

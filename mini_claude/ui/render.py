@@ -3,8 +3,10 @@
 Interactive: a transient spinner while waiting; streamed markdown printed block by block, each
 finished block once, above a live region that holds only the unfinished tail (refreshed at a
 bounded rate, so cost stays linear in the reply); one line per tool call.
-Plain: no spinner, no live region, no escape codes; text passes through raw as it arrives.
+Plain: no spinner, no live region, no escape codes; text passes through as it arrives.
 NO_COLOR (https://no-color.org) only takes the colour away: markdown and the live tail stay.
+Either way, every outside string (reply text, tool names and summaries, notices, file names)
+is made visible at the door (`ui/visible.py`): control characters are written out, never sent.
 
 The caller owns the console; `create_console` makes the right one for each mode.
 """
@@ -31,6 +33,7 @@ from mini_claude.events import (
 )
 from mini_claude.ui.live_tail import CODE_THEME, TailView, joins_previous, piece_renderable
 from mini_claude.ui.markdown_stream import MarkdownStream, Piece
+from mini_claude.ui.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -52,16 +55,18 @@ OutputKind = Literal["text", "line"]
 def create_console(*, plain: bool, file: TextIO | None = None) -> Console:
     """Interactive: rich's defaults (it honours the terminal width), without colour under NO_COLOR
     (bold, underline and dim stay). Plain: no colour, no styles, no cursor tricks and no hard
-    wrapping, whatever `file` is."""
-    from rich.console import Console
+    wrapping, whatever `file` is. Either way strings are printed as text (no markup, no emoji
+    codes) after passing the terminal gate (`VisibleConsole`)."""
+    from mini_claude.ui.visible_console import VisibleConsole
 
     if plain:
-        return Console(
+        return VisibleConsole(
             file=file, color_system=None, no_color=True, force_terminal=False, force_interactive=False,
-            highlight=False, emoji=False, soft_wrap=True,
+            highlight=False, emoji=False, markup=False, soft_wrap=True,
         )  # fmt: skip
     # https://no-color.org: NO_COLOR set to anything but the empty string.
-    return Console(file=file, highlight=False, emoji=False, no_color=bool(os.environ.get("NO_COLOR")))
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return VisibleConsole(file=file, highlight=False, emoji=False, markup=False, no_color=no_color)
 
 
 def plain_mode_wanted(*, flag: bool, stdout: TextIO) -> bool:
@@ -86,6 +91,7 @@ class Renderer:
         self._lock = threading.RLock()
         commit_after = max(MIN_COMMIT_LINES, console.size.height // COMMIT_SCREEN_FRACTION)
         self._stream = MarkdownStream(commit_after_lines=commit_after)
+        self._visible = VisibleStream()
         self._tail = TailView()
         self._unprinted: list[Piece] = []  # finished but not printed yet (survives a Ctrl+C)
         self._text_open = False
@@ -101,6 +107,7 @@ class Renderer:
         self._redraws = threading.Event()  # set: the live display's redraw thread should end
 
     def __call__(self, event: Event) -> None:
+        event = visible_event(event)  # before anything is measured or printed
         with self._lock:
             match event:
                 case RequestStarted():
@@ -162,6 +169,11 @@ class Renderer:
     def _on_text(self, text: str) -> None:
         if self._discard_text or not text:
             return
+        self._show_text(self._visible.feed(text))
+
+    def _show_text(self, text: str) -> None:
+        if not text:
+            return
         if self._plain:
             if not self._text_open:
                 self._text_open = True
@@ -181,6 +193,9 @@ class Renderer:
 
     def _end_text(self) -> None:
         """The reply (so far) is final: print its tail as finished and close the live region."""
+        held = self._visible.finish()
+        if not self._discard_text:
+            self._show_text(held)
         if self._plain:
             if self._text_open and not self._plain_at_line_start:
                 self._console.file.write("\n")

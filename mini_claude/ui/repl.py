@@ -21,6 +21,7 @@ from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
+from mini_claude.untrusted import visible_text
 
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
@@ -82,7 +83,7 @@ class Repl:
 
     def run(self) -> int:
         self.console.print(
-            f"mini-claude {__version__} · {self.session.agent.model} · /help for commands",
+            f"mini-claude {__version__} · {visible_text(self.session.agent.model)} · /help for commands",
             style="dim",
             markup=False,
         )
@@ -151,7 +152,7 @@ class Repl:
     def prompt_line(self, message: str) -> str:
         # A separate session: the main prompt's history and bindings are not for these answers.
         with typeahead_set_aside(self.prompt.input):
-            return PromptSession().prompt(message)
+            return PromptSession().prompt(visible_text(message))
 
 
 def _looks_like_command(text: str) -> bool:
