@@ -1,4 +1,7 @@
-"""Memories as text for people: the `/memory` command and `mini-claude memory ...`."""
+"""Memories as text for people: the `/memory` command and `mini-claude memory ...`.
+
+Every line is one line whatever the files hold: names and descriptions are folded, file names
+bash-quoted (`visible_path`), other text from the files made visible (`visible_text`)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ from collections import Counter
 from mini_claude.memory.index import clean_inline
 from mini_claude.memory.naming import matches_garbled_name, name_key
 from mini_claude.memory.store import MemoryFile, MemoryStore
+from mini_claude.paths import visible_path
+from mini_claude.untrusted import visible_text
 
 LIST_DESCRIPTION_MAX_CHARS = 100
 NAME_MAX_CHARS = 80
@@ -31,11 +36,12 @@ def list_lines(store: MemoryStore) -> list[str]:
         lines = [f"No usable memories; {_count(len(broken), 'broken file', 'broken files')}:"]
     for memory in good:
         description = clean_inline(memory.description, LIST_DESCRIPTION_MAX_CHARS)
-        warning = "  (warning: " + memory.warnings[0] + ")" if memory.warnings else ""
+        warning = "  (warning: " + visible_text(memory.warnings[0]) + ")" if memory.warnings else ""
         lines.append(f"[{memory.type}] {clean_inline(memory.name, NAME_MAX_CHARS)} — {description}{warning}")
     for memory in broken:
         lines.append(
-            f"[broken] {memory.file_name} — {memory.problem} (left out of the index; fix or delete it)"
+            f"[broken] {visible_path(memory.file_name)} — {visible_text(memory.problem or '')} "
+            "(left out of the index; fix or delete it)"
         )
     return lines
 
@@ -55,7 +61,7 @@ def resolve(store: MemoryStore, query: str, list_command: str = REPL_LIST_COMMAN
     if not matches:
         raise NameNotFound(f"No memory named {query!r} (see {list_command} for the list).")
     if len(matches) > 1:
-        names = ", ".join(f"{m.name!r} ({m.file_name})" for m in matches[:10])
+        names = ", ".join(f"{m.name!r} ({visible_path(m.file_name)})" for m in matches[:10])
         more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
         raise NameNotFound(f"{query!r} matches {len(matches)} memories: {names}{more}. Use the file name.")
     return matches[0]

@@ -1,4 +1,6 @@
-"""`mini-claude memory list|show|path`: the memory commands for scripts (no API key needed)."""
+"""`mini-claude memory list|show|path`: the memory commands for scripts (no API key needed).
+
+What they print comes from files anyone may have edited: it is made visible first."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import sys
 from mini_claude.config import Settings
 from mini_claude.memory.listing import NameNotFound, list_lines, resolve, show_text
 from mini_claude.memory.store import MemoryStore
+from mini_claude.paths import visible_path
+from mini_claude.untrusted import visible_lines, visible_text
 
 LIST_COMMAND = "mini-claude memory list"
 
@@ -14,18 +18,18 @@ LIST_COMMAND = "mini-claude memory list"
 def run_memory_command(settings: Settings, action: str, name: str | None) -> int:
     store = MemoryStore(settings.memory_dir)
     if action == "path":
-        print(store.root)
+        print(visible_path(str(store.root)))
         return 0
     if action == "list":
-        print("\n".join(list_lines(store)))
+        print("\n".join(visible_text(line) for line in list_lines(store)))
         return 0
     try:
         memory = resolve(store, name or "", list_command=LIST_COMMAND)
-        sys.stdout.write(show_text(store, memory))
+        sys.stdout.write(visible_lines(show_text(store, memory)))
     except NameNotFound as error:
-        print(f"mini-claude: {error}", file=sys.stderr)
+        print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"mini-claude: cannot read {name}: {error.strerror}", file=sys.stderr)
+        print(f"mini-claude: cannot read {visible_text(name or '')}: {error.strerror}", file=sys.stderr)
         return 1
     return 0

@@ -15,7 +15,9 @@ from prompt_toolkit.completion import Completion
 
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
 from mini_claude.memory.store import MemoryStoreError
+from mini_claude.paths import visible_path
 from mini_claude.ui.commands import CommandContext, command
+from mini_claude.untrusted import visible_text
 
 if TYPE_CHECKING:
     from mini_claude.session import Session
@@ -33,6 +35,8 @@ NAMED_ACTIONS = ("show", "edit", "rm")
 
 
 def _say(ctx: CommandContext, text: str) -> None:
+    # The console makes the text visible (VisibleConsole); file names are quoted where they are
+    # put in, so that a line break in one cannot fake a line of output.
     ctx.console.print(text, markup=False, highlight=False)
 
 
@@ -48,7 +52,13 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
     if action.lower() not in NAMED_ACTIONS:
         return
     for text, description in name_candidates(session.store, typed):
-        yield Completion(text, start_position=-len(typed), display_meta=description)
+        # Inserted as the name is (so it resolves), displayed made visible.
+        yield Completion(
+            text,
+            start_position=-len(typed),
+            display=visible_text(text),
+            display_meta=visible_text(description),
+        )
 
 
 @command(
@@ -67,9 +77,9 @@ def _memory(ctx: CommandContext, argument: str) -> None:
     try:
         handler(ctx, name)
     except NameNotFound as error:
-        _say(ctx, str(error))
+        _say(ctx, visible_text(str(error)))
     except (MemoryStoreError, OSError) as error:
-        _say(ctx, f"Memory: {error}")
+        _say(ctx, f"Memory: {visible_text(str(error))}")
 
 
 def _list(ctx: CommandContext, name: str) -> None:
@@ -79,7 +89,7 @@ def _list(ctx: CommandContext, name: str) -> None:
 def _show(ctx: CommandContext, name: str) -> None:
     store = ctx.session.store
     memory = resolve(store, name)
-    _say(ctx, f"{memory.path}\n{show_text(store, memory).rstrip()}")
+    _say(ctx, f"{visible_path(str(memory.path))}\n{show_text(store, memory).rstrip()}")
 
 
 def _edit(ctx: CommandContext, name: str) -> None:
@@ -102,18 +112,17 @@ def _edit(ctx: CommandContext, name: str) -> None:
     if status != 0:
         _say(ctx, f"The editor exited with status {status}.")
     if before is not None and _contents(memory.path) == before:
-        _say(ctx, f"No changes to {memory.file_name}.")
+        _say(ctx, f"No changes to {visible_path(memory.file_name)}.")
         return
     store.rebuild_index()
     edited = next((m for m in store.scan() if m.file_name == memory.file_name), None)
     if edited is None:
-        _say(ctx, f"{memory.file_name} is gone; the index was updated.")
+        _say(ctx, f"{visible_path(memory.file_name)} is gone; the index was updated.")
     elif edited.problem:
-        _say(
-            ctx, f"{memory.file_name} is now broken: {edited.problem}. It stays out of the index until fixed."
-        )
+        name, problem = visible_path(memory.file_name), visible_text(edited.problem)
+        _say(ctx, f"{name} is now broken: {problem}. It stays out of the index until fixed.")
     else:
-        _say(ctx, f"Saved {memory.file_name}; the index was updated.")
+        _say(ctx, f"Saved {visible_path(memory.file_name)}; the index was updated.")
 
 
 def _contents(path: Path) -> bytes | None:
@@ -127,11 +136,11 @@ def _contents(path: Path) -> bytes | None:
 def _remove(ctx: CommandContext, name: str) -> None:
     store = ctx.session.store
     memory = resolve(store, name)
-    if not ctx.confirm(f"Delete memory {memory.name!r} ({memory.file_name})?"):
+    if not ctx.confirm(f"Delete memory {memory.name!r} ({visible_path(memory.file_name)})?"):
         _say(ctx, "Kept it.")
         return
     store.delete(memory)
-    _say(ctx, f"Deleted {memory.file_name}; the index was updated.")
+    _say(ctx, f"Deleted {visible_path(memory.file_name)}; the index was updated.")
 
 
 def _path(ctx: CommandContext, name: str) -> None:
@@ -146,7 +155,8 @@ def _recalled(ctx: CommandContext, name: str) -> None:
     lines = []
     for record in history:
         when = dt.datetime.fromtimestamp(record.at).strftime("%H:%M:%S")
-        lines.append(f"{when}  {', '.join(record.file_names)}  (for: {record.query[:60]!r})")
+        names = ", ".join(visible_path(name) for name in record.file_names)
+        lines.append(f"{when}  {names}  (for: {record.query[:60]!r})")
     _say(ctx, "\n".join(lines))
 
 
