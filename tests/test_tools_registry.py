@@ -145,6 +145,6 @@ def test_summarize_call_picks_the_main_argument_and_shortens_it() -> None:
     summary = registry.summarize_call("read_file", {"file_path": long_path})
     assert len(summary) == 80 and summary.startswith("…") and summary.endswith("deep/module.py")
     command = registry.summarize_call("run_shell", {"command": "pytest -q\n  && echo " + "x" * 200})
-    assert len(command) == 80 and command.startswith("pytest -q && echo x") and command.endswith("…")
+    assert command.startswith("pytest -q ⏎ && echo x") and command.endswith("x …") and len(command) <= 80
     assert registry.summarize_call("grep_search", {"pattern": "def main", "path": "src"}) == "def main"
     assert registry.summarize_call("list_files", "not a dict") == ""

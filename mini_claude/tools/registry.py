@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,6 +27,8 @@ PERMISSION_DENIED_SUMMARY = "permission denied"
 SUMMARY_KEYS = ("file_path", "command", "pattern", "path")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
+_SPACES = re.compile(r"[ \t]+")
+SUMMARY_LINE_BREAK = " ⏎ "  # where a multi-line argument (a script) breaks, on its one line
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -80,8 +83,7 @@ class ToolRegistry:
         for key in SUMMARY_KEYS:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                # One visible line: escape codes in a command or path must not act on the terminal.
-                return _shorten(visible_text(" ".join(value.split())), keep_tail=key in TAIL_KEYS)
+                return _one_line(value, keep_tail=key in TAIL_KEYS)
         return ""
 
     def run(self, name: str, tool_input: object, ctx: ToolContext) -> ToolResult:
@@ -163,6 +165,27 @@ def _shorten(text: str, *, keep_tail: bool = False, limit: int = SUMMARY_CHARS) 
     if len(text) <= limit:
         return text
     return "…" + text[-(limit - 1) :] if keep_tail else text[: limit - 1] + "…"
+
+
+def _one_line(value: str, *, keep_tail: bool) -> str:
+    """A command or path on one visible line: escape codes written out, line breaks marked (a
+    script does not pass for one command), and when it is cut, how many lines did not fit."""
+    # Only spaces and tabs fold: any other invisible character (a carriage return) is written out.
+    lines = [
+        visible_text(_SPACES.sub(" ", line.strip(" \t"))) for line in value.split("\n") if line.strip(" \t")
+    ]
+    if len(lines) <= 1:
+        return _shorten(lines[0] if lines else "", keep_tail=keep_tail)
+    joined = SUMMARY_LINE_BREAK.join(lines)
+    if len(joined) <= SUMMARY_CHARS:
+        return joined
+    room = SUMMARY_CHARS - len(f" … (+{len(lines)} lines)")
+    shown, used = 0, 0  # lines that fit, in whole or in part
+    while shown < len(lines) and used < room:
+        used += len(lines[shown]) + len(SUMMARY_LINE_BREAK)
+        shown += 1
+    rest = len(lines) - shown
+    return joined[:room].rstrip() + (f" … (+{rest} {'line' if rest == 1 else 'lines'})" if rest else " …")
 
 
 def _error_summary(message: str) -> str:

@@ -19,6 +19,7 @@ from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.live_tail import preload_markdown
+from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, question_view
 from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
 from mini_claude.untrusted import visible_text
@@ -124,13 +125,11 @@ class Repl:
             self.console.print("Interrupted.", style="dim", markup=False)
 
     def ask_permission(self, request: PermissionRequest) -> str:
-        options = "[y]es, [a]lways for this tool, [n]o" if request.allow_always else "[y]es, [n]o"
         with self.renderer.pause():
-            self.console.print(
-                f"Allow {request.tool} to {_verb(request.action)} {request.target}? ({request.reason})",
-                markup=False,
-                highlight=False,
-            )
+            view = self.show_question(request)
+            options = "[y]es, [a]lways for this tool, [n]o" if request.allow_always else "[y]es, [n]o"
+            if view.hidden_lines:
+                options += f", [{VIEW_ALL_KEY}]iew all"
             while True:
                 try:
                     answer = self.prompt_line(f"{options}: ").strip().lower()
@@ -142,6 +141,17 @@ class Repl:
                     return "a"
                 if answer in ("n", "no"):
                     return "n"
+                if answer == VIEW_ALL_KEY and view.hidden_lines:
+                    self.show_question(request, everything=True)
+
+    def show_question(self, request: PermissionRequest, *, everything: bool = False) -> QuestionView:
+        from rich.text import Text
+
+        width, height = self.console.size
+        view = question_view(request, width, height, everything=everything)
+        rows = Text("\n").join(Text.assemble((row.gutter, "dim"), row.text) for row in view.rows)
+        self.console.print(rows, soft_wrap=True)  # rows fit the width already: no second wrapping
+        return view
 
     def confirm(self, question: str) -> bool:
         try:
@@ -158,10 +168,6 @@ class Repl:
 def _looks_like_command(text: str) -> bool:
     """`/name [argument]` on one line; `/etc/hosts, what is this?` is a message about a path."""
     return "\n" not in text.strip() and _COMMAND_WORD.match(text.strip()) is not None
-
-
-def _verb(action: str) -> str:
-    return {"read": "read", "write": "write to", "shell": "run"}.get(action, action)
 
 
 def _history() -> FileHistory | InMemoryHistory:

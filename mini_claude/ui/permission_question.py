@@ -1,0 +1,142 @@
+"""What a permission question shows: the whole target, laid out so that no line of it can hide
+and the question fits the screen. Reading the answer is the REPL's business (`ui/repl.py`).
+
+A short one-line target sits in the question itself. Anything else (several lines, or too long
+for one screen line) goes below it: lines numbered, long lines wrapped rather than cut, a run
+of blank lines shown as one row with its count (40 newlines cannot push a payload out of sight).
+When even that is taller than the screen allows, the first and last rows are shown with a row
+saying which lines are left out, and the answer `v` shows all of them.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from rich.cells import cell_len, chop_cells
+
+from mini_claude.permissions import PermissionRequest
+from mini_claude.untrusted import visible_text
+
+# Screen rows the question leaves free besides its target: its own first line, the answer line
+# and the line the user typed before (so the question is seen in context).
+RESERVED_ROWS = 3
+MIN_TARGET_ROWS = 6  # on a tiny screen, still this many rows of the target
+BLANK_RUN_MIN_LINES = 2  # this many blank lines in a row are shown as one row with their count
+TAB_SIZE = 8
+VIEW_ALL_KEY = "v"
+LINE_MARK, MORE_MARK = "│", "┆"  # a line of the target; a row that stands for lines
+SINGLE_LINE_INDENT = "  "
+VERBS = {"read": "read", "write": "write to", "shell": "run"}
+
+
+@dataclass(frozen=True)
+class Row:
+    gutter: str  # line number and mark (dim), or the indent
+    text: str
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    rows: list[Row]  # each at most the screen's width
+    hidden_lines: int  # lines of the target not shown in full; 0 when all of it is on screen
+
+
+@dataclass(frozen=True)
+class _TargetRow:
+    row: Row
+    first_line: int  # which lines of the target this row shows (1-based; a blank run spans several)
+    last_line: int
+
+
+def question_view(
+    request: PermissionRequest, width: int, height: int, *, everything: bool = False
+) -> QuestionView:
+    """The question for `request` on a `width` × `height` screen; `everything`: no row left out
+    (what the answer `v` shows, however tall)."""
+    width = max(width, 20)
+    verb = VERBS.get(request.action, request.action)
+    target = visible_text(request.target, keep="\n\t")  # already visible; the gate is here too
+    lines = target.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the line break that ends the last line, not a line of its own
+    lines = [line.expandtabs(TAB_SIZE) for line in lines]
+    reason = visible_text(request.reason)
+    if len(lines) == 1:
+        question = f"Allow {request.tool} to {verb} {lines[0]}? ({reason})"
+        if cell_len(question) <= width:
+            return QuestionView([Row("", question)], 0)
+    noun = "command" if request.action == "shell" else "path"
+    counted = f"this {len(lines)}-line {noun}" if len(lines) > 1 else f"this {noun}"
+    header = [Row("", part) for part in _wrap(f"Allow {request.tool} to {verb} {counted}? ({reason})", width)]
+    body = _target_rows(lines, width)
+    room = max(MIN_TARGET_ROWS, height - RESERVED_ROWS - len(header) + 1)
+    if everything or len(body) <= room:
+        return QuestionView(header + [r.row for r in body], 0)
+    gutter = _gutter("", len(str(len(lines))), MORE_MARK) if len(lines) > 1 else SINGLE_LINE_INDENT
+    # The note's rows are counted first, with the longest numbers it can hold.
+    note_rows = len(
+        _wrap(_note(len(lines), len(lines), len(body), noun, single=len(lines) == 1), width - len(gutter))
+    )
+    tail = (room - note_rows) // 2
+    head = max(1, room - note_rows - tail)
+    hidden = body[head : len(body) - tail]
+    first, last = hidden[0].first_line, hidden[-1].last_line
+    note = _note(first, last, len(hidden), noun, single=len(lines) == 1)
+    marker = [Row(gutter, part) for part in _wrap(note, width - len(gutter))]
+    shown = [r.row for r in body[:head]] + marker + [r.row for r in body[len(body) - tail :]]
+    return QuestionView(header + shown, last - first + 1)
+
+
+def _note(first: int, last: int, hidden_rows: int, noun: str, *, single: bool) -> str:
+    """The row standing for what is left out, and how to see it."""
+    if single:
+        return f"… {hidden_rows} more rows of it: answer {VIEW_ALL_KEY} to see all of it"
+    if first == last:
+        return f"… part of line {first} not shown: answer {VIEW_ALL_KEY} to see the whole {noun}"
+    return f"… lines {first}–{last} not shown: answer {VIEW_ALL_KEY} to see the whole {noun}"
+
+
+def _target_rows(lines: list[str], width: int) -> list[_TargetRow]:
+    if len(lines) == 1:
+        indent = SINGLE_LINE_INDENT
+        return [_TargetRow(Row(indent, part), 1, 1) for part in _fold(lines[0], width - len(indent))]
+    digits = len(str(len(lines)))
+    room = width - len(_gutter("", digits, LINE_MARK))
+    rows: list[_TargetRow] = []
+    number = 0
+    while number < len(lines):
+        run = _blank_run(lines, number)
+        if run >= BLANK_RUN_MIN_LINES:
+            note = f"({run} blank lines)"
+            rows.append(_TargetRow(Row(_gutter("", digits, MORE_MARK), note), number + 1, number + run))
+            number += run
+            continue
+        for index, part in enumerate(_fold(lines[number], room)):
+            label = str(number + 1) if index == 0 else ""  # a wrapped row has no number of its own
+            rows.append(_TargetRow(Row(_gutter(label, digits, LINE_MARK), part), number + 1, number + 1))
+        number += 1
+    return rows
+
+
+def _blank_run(lines: list[str], start: int) -> int:
+    """How many lines from `start` hold nothing the shell would run (spaces and tabs only)."""
+    end = start
+    while end < len(lines) and not lines[end].strip(" "):
+        end += 1
+    return end - start
+
+
+def _gutter(label: str, digits: int, mark: str) -> str:
+    return f"{label:>{digits}} {mark} "
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Our own words (the question, a note) wrapped at spaces."""
+    return textwrap.wrap(text, max(width, 1), break_on_hyphens=False) or [""]
+
+
+def _fold(text: str, width: int) -> list[str]:
+    """`text` cut into rows of at most `width` cells, every character kept (a command is not
+    word-wrapped: that would drop the spaces where it breaks)."""
+    return chop_cells(text, max(width, 1)) or [""]
