@@ -50,6 +50,16 @@ BIDI = ("\u202egnp.exe", "\\u202egnp.exe")
 LONE_RETURN = ("done\rEVIL", "done\\rEVIL")  # would overwrite "done" with "EVIL"
 SMALL_CONTROLS = ("\x07\x08\x7f\x00\x0b\x0c", "\\x07\\x08\\x7f\\x00\\x0b\\x0c")
 PAYLOADS = [CLEAR_SCREEN, CLIPBOARD, CLIPBOARD_ST, C1_CSI, C1_OSC, BIDI, LONE_RETURN, SMALL_CONTROLS]
+PAYLOAD_NAMES = [
+    "csi_clear",
+    "osc52_bel",
+    "osc52_st",
+    "c1_csi",
+    "c1_osc",
+    "bidi",
+    "lone_cr",
+    "bel_bs_del_nul",
+]
 HOSTILE = " ".join(raw for raw, _ in PAYLOADS)
 HOSTILE_SHOWN = [shown for _, shown in PAYLOADS]
 # Must pass unchanged: wide text, emoji built with joiners, accents, spaces that are not ASCII.
@@ -109,7 +119,7 @@ def terminal_console(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Console]:
 
 
 @case("terminal", "every control, C1, DEL, bidi and invisible character written out; wide text, emoji kept")
-@pytest.mark.parametrize(("raw", "shown"), PAYLOADS, ids=lambda p: repr(p)[:12])
+@pytest.mark.parametrize(("raw", "shown"), PAYLOADS, ids=PAYLOAD_NAMES)
 def test_gate_writes_out_controls(raw: str, shown: str) -> None:
     assert visible_text(raw) == shown
     assert visible_lines(f"a\n\t{raw}\r\nb") == f"a\n\t{shown}\nb"  # CRLF is a line break
@@ -298,7 +308,7 @@ def hostile_memories(project_dir: Path) -> Path:
     return folder
 
 
-@case("terminal", "`mini-claude memory list|show|path` on hostile names, bodies and file names: written out")
+@case("terminal", "`mini-claude memory list|show` on hostile names, bodies and file names: written out")
 def test_memory_cli_on_hostile_files(project_dir: Path, hostile_memories: Path) -> None:
     cli = Cli(project_dir)
     listing = cli.run("memory", "list")
