@@ -25,7 +25,8 @@ from mini_claude.events import (
 )
 from mini_claude.ui.live_tail import TailView
 from mini_claude.ui.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
-from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted, render_markdown_once
+from mini_claude.ui.render import Renderer, create_console, make_renderer, plain_mode_wanted
+from tests.bench.render_row import render_markdown_once
 
 REPLY = """\
 # Plan for the fix
@@ -158,14 +159,14 @@ def stream_reply(renderer: Renderer, text: str, chunk_sizes: list[int]) -> None:
 @pytest.mark.parametrize("chunk_sizes", [[1], [3], [7, 1, 13], [40]])
 def test_streamed_reply_looks_like_the_reply_rendered_once(chunk_sizes: list[int]) -> None:
     console = make_console()
-    stream_reply(Renderer(console, plain=False), REPLY, chunk_sizes)
+    stream_reply(make_renderer(console, plain=False), REPLY, chunk_sizes)
 
     assert without_blank_lines(screen(console)) == without_blank_lines(rendered_once(REPLY))
 
 
 def test_every_block_is_shown_exactly_once() -> None:
     console = make_console()
-    stream_reply(Renderer(console, plain=False), REPLY, [2])
+    stream_reply(make_renderer(console, plain=False), REPLY, [2])
 
     shown = screen(console)
     for marker in UNIQUE_MARKERS:
@@ -213,14 +214,14 @@ def test_long_code_fence_is_printed_in_slices_that_look_like_one_block() -> None
     assert "\n".join(piece.code for piece in slices) == code.rstrip()
 
     console = make_console()
-    stream_reply(Renderer(console, plain=False), text, [5])
+    stream_reply(make_renderer(console, plain=False), text, [5])
     assert without_blank_lines(screen(console)) == without_blank_lines(rendered_once(text))
 
 
 def test_long_list_is_printed_in_parts_that_look_like_one_list() -> None:
     text = "Steps:\n\n" + "".join(f"{n}. step number {n}\n" for n in range(1, 40)) + "\nUNIQUE-DONE\n"
     console = make_console()
-    stream_reply(Renderer(console, plain=False), text, [4])
+    stream_reply(make_renderer(console, plain=False), text, [4])
 
     assert screen(console) == rendered_once(text)
 
@@ -228,7 +229,7 @@ def test_long_list_is_printed_in_parts_that_look_like_one_list() -> None:
 def test_redraws_between_slow_deltas_do_not_garble_the_screen() -> None:
     # The live region is redrawn by a timer thread; redraws must never interleave with prints.
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     for position in range(0, len(REPLY), 25):
         renderer(TextDelta(REPLY[position : position + 25]))
@@ -272,7 +273,7 @@ def test_random_chunking_never_loses_or_repeats_text() -> None:
 
 def test_spinner_shows_while_waiting_and_goes_away() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     assert "Thinking…" in screen(console)
 
@@ -284,7 +285,7 @@ def test_spinner_shows_while_waiting_and_goes_away() -> None:
 
 def test_pause_hides_the_spinner_and_brings_it_back() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     with renderer.pause():
         assert "Thinking" not in screen(console)
@@ -297,7 +298,7 @@ def test_pause_hides_the_spinner_and_brings_it_back() -> None:
 
 def test_pause_during_streaming_keeps_the_text() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     renderer(TextDelta("First paragraph.\n\nSecond UNIQUE-SECOND"))
     with renderer.pause():
@@ -313,7 +314,7 @@ def test_pause_during_streaming_keeps_the_text() -> None:
 
 def test_interrupt_mid_stream_keeps_what_was_shown_once() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     for char in "Done paragraph UNIQUE-A.\n\nHalf a sentence UNIQUE-B":
         renderer(TextDelta(char))
@@ -327,7 +328,7 @@ def test_interrupt_mid_stream_keeps_what_was_shown_once() -> None:
 
 def test_interrupt_is_safe_in_any_state() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer.interrupt()
     renderer(RequestStarted())
     renderer.interrupt()
@@ -345,7 +346,7 @@ def test_interrupt_is_safe_in_any_state() -> None:
 
 def test_tool_calls_are_one_line_each() -> None:
     console = make_console(width=60)
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(ToolStarted("t1", "read_file", "src/app.py"))
     renderer(ToolFinished("t1", "read_file", "120 lines", is_error=False))
     renderer(ToolStarted("t2", "bash", "npm test\n--watch"))
@@ -365,7 +366,7 @@ def test_tool_calls_are_one_line_each() -> None:
 
 def test_tool_errors_are_red() -> None:
     console = make_console(color=True)
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(ToolStarted("t1", "bash", "false"))
     renderer(ToolFinished("t1", "bash", "exit code 1", is_error=True))
     assert re.search(r"\x1b\[31m → exit code 1", console.file.getvalue())  # type: ignore[attr-defined]
@@ -377,7 +378,7 @@ def test_an_error_reason_is_shown_whole_wrapping_while_results_stay_on_one_line(
         "0123456789abcdef/memory: [Errno 13] Permission denied: UNIQUE-END-OF-REASON"
     )
     console = make_console(width=60)
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(
         ToolStarted("t1", "write_file", "/tmp/nc-home/.mini-claude/projects/0123456789abcdef/memory/tea.md")
     )
@@ -395,7 +396,7 @@ def test_an_error_reason_is_shown_whole_wrapping_while_results_stay_on_one_line(
 
 def test_a_call_stopped_by_ctrl_c_keeps_its_line() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     renderer(ToolStarted("t1", "run_shell", "echo start; sleep 30; echo end"))
     renderer(ToolFinished("t1", "run_shell", "interrupted", is_error=True))
@@ -407,7 +408,7 @@ def test_a_call_stopped_by_ctrl_c_keeps_its_line() -> None:
 
 def test_notices_memories_and_usage() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(MemoriesRecalled(("a.md", "b.md")))
     renderer(MemoriesRecalled(("only.md",)))
     renderer(MemoriesRecalled(()))
@@ -422,7 +423,7 @@ def test_notices_memories_and_usage() -> None:
 
 def test_text_and_tool_lines_are_separated_by_a_blank_line() -> None:
     console = make_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     renderer(TextDelta("Checking."))
     renderer(ToolStarted("t1", "read_file", "a.py"))
@@ -439,7 +440,7 @@ def test_text_and_tool_lines_are_separated_by_a_blank_line() -> None:
 @pytest.mark.parametrize("terminal_console", [False, True])
 def test_plain_mode_passes_text_through_without_escape_codes(terminal_console: bool) -> None:
     console = make_console(color=True) if terminal_console else create_console(plain=True, file=io.StringIO())
-    renderer = Renderer(console, plain=True)
+    renderer = make_renderer(console, plain=True)
     renderer(MemoriesRecalled(("a.md",)))
     renderer(RequestStarted())
     for char in REPLY:
@@ -494,7 +495,7 @@ def test_no_color_renders_markdown_live_without_any_colour(monkeypatch: pytest.M
     assert coloured.is_terminal and console.is_terminal and console.color_system is not None
 
     for target in (coloured, console):
-        renderer = Renderer(target, plain=False)
+        renderer = make_renderer(target, plain=False)
         renderer(RequestStarted())  # the spinner
         time.sleep(0.1)
         stream_reply(renderer, REPLY, [7])

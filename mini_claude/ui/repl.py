@@ -20,7 +20,7 @@ from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, question_view
-from mini_claude.ui.render import Renderer, create_console, plain_mode_wanted
+from mini_claude.ui.render import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
 from mini_claude.untrusted import visible_text
 
@@ -68,7 +68,7 @@ class Repl:
         self.settings = settings
         self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
         self.console = create_console(plain=self.plain)
-        self.renderer = Renderer(self.console, plain=self.plain)
+        self.renderer = make_renderer(self.console, plain=self.plain)
         self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
         self.exit_guard = ExitGuard()
         self.prompt = PromptSession(

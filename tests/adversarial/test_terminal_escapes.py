@@ -30,7 +30,7 @@ from mini_claude.events import (
     ToolStarted,
     TurnEnded,
 )
-from mini_claude.ui.render import Renderer, create_console
+from mini_claude.ui.render import create_console, make_renderer
 from mini_claude.untrusted import visible_lines, visible_text
 from tests.adversarial.cases import case
 from tests.adversarial.world import memory_text
@@ -150,7 +150,7 @@ Character references: &#x1b;[2J &#x202e;rtl &#x9b;2J &#27;]52;c;Zm9v&#7; &rlm;.
 @pytest.mark.parametrize("chunk", [1, 5, len(REPLY)], ids=["1-char", "5-char", "one-delta"])
 def test_renderer_reply_with_escape_codes(chunk: int, terminal_console: Callable[..., Console]) -> None:
     console = terminal_console(width=400)  # no line wraps in the middle of what is checked
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(RequestStarted())
     for start in range(0, len(REPLY), chunk):
         renderer(TextDelta(REPLY[start : start + chunk]))
@@ -170,7 +170,7 @@ def test_renderer_reply_with_escape_codes(chunk: int, terminal_console: Callable
 @case("terminal", "plain mode (--plain, a pipe): the same reply written out, CRLF kept as line breaks")
 def test_plain_renderer_reply_with_escape_codes() -> None:
     console = create_console(plain=True, file=io.StringIO())
-    renderer = Renderer(console, plain=True)
+    renderer = make_renderer(console, plain=True)
     text = f"one {HOSTILE}\r\ntwo\r"
     for char in text:  # CR and LF in separate deltas: still one line break
         renderer(TextDelta(char))
@@ -187,7 +187,7 @@ def test_plain_renderer_reply_with_escape_codes() -> None:
 @pytest.mark.parametrize("plain", [False, True], ids=["terminal", "plain"])
 def test_renderer_lines_from_outside(plain: bool, terminal_console: Callable[..., Console]) -> None:
     console = create_console(plain=True, file=io.StringIO()) if plain else terminal_console(width=400)
-    renderer = Renderer(console, plain=plain)
+    renderer = make_renderer(console, plain=plain)
     renderer(ToolPreparing(f"tool{CLIPBOARD[0]}"))
     renderer(ToolStarted("t1", f"tool{CLIPBOARD[0]}", f"arg {CLEAR_SCREEN[0]}"))
     renderer(ToolFinished("t1", f"tool{CLIPBOARD[0]}", f"failed {C1_CSI[0]}\nfake second line", True))
@@ -205,7 +205,7 @@ def test_renderer_lines_from_outside(plain: bool, terminal_console: Callable[...
 @case("terminal", "rich markup in outside text is printed as text, never interpreted")
 def test_markup_in_outside_text_is_literal(terminal_console: Callable[..., Console]) -> None:
     console = terminal_console()
-    renderer = Renderer(console, plain=False)
+    renderer = make_renderer(console, plain=False)
     renderer(Notice("[bold red]fake[/bold red] [link=https://evil.example]x[/link]", "info"))
     console.print("memory says [blink]hi[/blink] :warning:")
     renderer(TextDelta("reply [red]not red[/red]\n"))

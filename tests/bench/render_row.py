@@ -10,7 +10,8 @@ import time
 from rich.console import Console
 
 from mini_claude.events import RequestStarted, TextDelta, TextDone, TurnEnded
-from mini_claude.ui.render import Renderer, render_markdown_once
+from mini_claude.ui.live_tail import CODE_THEME
+from mini_claude.ui.render import make_renderer
 from tests.bench.stats import Row, Samples, ratio_at_most
 
 REPLY_BYTES = 50_000
@@ -39,6 +40,13 @@ def long_reply(target_bytes: int = REPLY_BYTES) -> str:
     return "".join(sections)
 
 
+def render_markdown_once(console: Console, text: str) -> None:
+    """Print a whole markdown text in one go (the baseline the streaming path is measured against)."""
+    from rich.markdown import Markdown
+
+    console.print(Markdown(text, code_theme=CODE_THEME))
+
+
 def virtual_terminal() -> Console:
     return Console(
         file=io.StringIO(), force_terminal=True, width=COLUMNS, height=ROWS, color_system="truecolor"
@@ -47,7 +55,7 @@ def virtual_terminal() -> Console:
 
 def stream_through_renderer(text: str, deltas: int = DELTAS) -> float:
     """CPU seconds (all threads: the live region redraws on its own) to show `text` streamed."""
-    renderer = Renderer(virtual_terminal(), plain=False)
+    renderer = make_renderer(virtual_terminal(), plain=False)
     cuts = [len(text) * i // deltas for i in range(deltas + 1)]
     started = time.process_time()
     renderer(RequestStarted())
