@@ -8,29 +8,34 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 
 NEW_FILE_MODE = 0o666  # narrowed by the umask, as for any newly created file
 
 
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> bool:
-    """Replace `path` with `data` (creating parent folders); returns True when the file is new.
+    """Replace the file at `path` with `data` (creating parent folders); True when `path` was new.
 
-    The temp file lives in the same folder (so `os.replace` is atomic), is fsynced before the
-    rename, and takes the existing file's permission bits. A symlink is written through to its
-    target rather than being replaced by a regular file. Text is written without newline
-    translation.
+    The temp file lives in the same folder (so `os.replace` is atomic), is created exclusively
+    (never through a planted symlink), fsynced before the rename, and takes an existing regular
+    file's permission bits. The path is replaced as given: a symlink there is replaced by a regular
+    file, never written through (a caller that means the target passes the resolved path, as the
+    file tools do with the path the user approved). Text is written without newline translation.
     """
-    target = Path(os.path.realpath(path))
+    target = Path(path)
     payload = data.encode(encoding, errors="surrogateescape") if isinstance(data, str) else data
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        existing_mode: int | None = target.stat().st_mode & 0o7777
+        existing = os.lstat(target)
     except FileNotFoundError:
-        existing_mode = None
+        existing = None
+    # A symlink's own bits (0777) or a FIFO's are not the file's: only a regular file's are kept.
+    keep_mode = existing is not None and stat.S_ISREG(existing.st_mode)
+    existing_mode = existing.st_mode & 0o7777 if existing is not None and keep_mode else None
 
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, NEW_FILE_MODE)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, NEW_FILE_MODE)
     try:
         try:
             if existing_mode is not None:
@@ -48,7 +53,7 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> b
             os.unlink(temp)
         raise
     _fsync_dir(target.parent)
-    return existing_mode is None
+    return existing is None
 
 
 def _fsync_dir(folder: Path) -> None:
