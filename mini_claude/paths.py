@@ -43,6 +43,12 @@ def is_within(path: Path, root: Path) -> bool:
     return real_path.is_relative_to(real_root)
 
 
+def stays_in_its_folder(folder: Path) -> bool:
+    """True when `folder`, symlinks resolved, still lies inside the folder that holds it: a
+    memory folder replaced by a symlink to `~` or `~/.ssh` must not make those memory."""
+    return is_within(folder, Path(folder).parent)
+
+
 def display_path(path: Path, project_dir: Path) -> str:
     """How a path is shown to the model and the user: relative inside the project, else absolute;
     quoted as `$'…'` when it holds a line break or another invisible character (see visible_path)."""

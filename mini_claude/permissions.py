@@ -18,7 +18,7 @@ from typing import Literal
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
 from mini_claude.git_dirs import writes_into_git_dir
-from mini_claude.paths import is_within, visible_path
+from mini_claude.paths import is_within, stays_in_its_folder, visible_path
 from mini_claude.tools.base import ToolError
 from mini_claude.untrusted import visible_text
 
@@ -63,7 +63,7 @@ class Permissions:
         self.project_dir = _real(project_dir)
         self.mode = mode
         self.ask = ask
-        self.memory_dir = _real(memory_dir) if memory_dir is not None else None
+        self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
         self.protected_dirs = [_real(p) for p in protected_dirs]
         home = home if home is not None else Path.home()
         self.home = _real(home)
@@ -80,6 +80,13 @@ class Permissions:
         if value not in PERMISSION_MODES:
             raise ValueError(f"permission mode {value!r} is not one of: {', '.join(PERMISSION_MODES)}")
         self._mode = value
+
+    @property
+    def memory_dir(self) -> Path | None:
+        """Where the model writes memories freely (resolved); None while the memory folder is a
+        symlink out of the folder that holds it. Judged at every check: a folder can be swapped."""
+        folder = self._memory_folder
+        return _real(folder) if folder is not None and stays_in_its_folder(folder) else None
 
     # --- the checks the tools call -------------------------------------------------------
 
@@ -131,7 +138,8 @@ class Permissions:
         return is_within(path, self.project_dir)
 
     def _in_memory(self, path: Path) -> bool:
-        return self.memory_dir is not None and is_within(path, self.memory_dir)
+        memory_dir = self.memory_dir
+        return memory_dir is not None and is_within(path, memory_dir)
 
     def _sensitive_reason(self, path: Path, written: Path) -> str | None:
         """Why writing `path` (named `written`) always needs a yes, or None for an ordinary file."""

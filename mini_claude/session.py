@@ -38,24 +38,32 @@ class MemoryStartup:
 
     def __init__(self, store: MemoryStore, then: Callable[[], None] = lambda: None) -> None:
         self.store = store
-        self.warning: str | None = None
+        self.failed = False
+        # One-line warnings for the user: start-up's own, and those of files read at start-up
+        # (CLAUDE.md, MEMORY.md); each distinct one is told once per session.
+        self._warnings: list[str] = []
+        self._told: set[str] = set()
         self._then = then
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
-        self._take_lock = threading.Lock()  # the REPL's loop and the first model call both ask
+        self._take_lock = threading.Lock()  # the REPL's loop, the first model call, the start-up thread
 
     def start(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run_then, name="memory-startup", daemon=True)
             self._thread.start()
 
-    def take_warning(self) -> str | None:
-        """The start-up failure, if any, handed out once (and only once start-up has ended)."""
+    def warn(self, text: str) -> None:
         with self._take_lock:
-            if not self._done.is_set():
-                return None
-            warning, self.warning = self.warning, None
-            return warning
+            if text not in self._told:
+                self._told.add(text)
+                self._warnings.append(text)
+
+    def take_warnings(self) -> list[str]:
+        """The warnings not handed out yet, each handed out once."""
+        with self._take_lock:
+            warnings, self._warnings = self._warnings, []
+            return warnings
 
     def wait(self) -> None:
         if self._thread is None:
@@ -68,14 +76,15 @@ class MemoryStartup:
             self.store.startup()
             log.debug("memory start-up done in %.2f s", time.perf_counter() - started)
         except (MemoryStoreError, OSError) as error:
-            self.warning = f"Memory index not refreshed: {error}"
+            self.failed = True
+            self.warn(f"Memory index not refreshed: {error}")
             log.warning("memory startup failed: %s", error)
         finally:
             self._done.set()
 
     def _run_then(self) -> None:
         self._run()
-        if self.warning is None:
+        if not self.failed:
             try:
                 self._then()
             except Exception as error:  # only work done ahead: the first message does it again
@@ -114,20 +123,24 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
 
     def system_prompt() -> str:
         startup.wait()
-        if (warning := startup.take_warning()) is not None:
-            sink(Notice(warning, "warning"))
-        return build_system_prompt(project_dir, memory_section(store))
+        return build_system_prompt(project_dir, memory_section(store), warn=startup.warn)
 
     sources = (store.root, store.root / INDEX_FILE, project_dir / PROJECT_INSTRUCTIONS_FILE)
     prepared_prompt = PreparedPrompt(system_prompt, sources)
     startup = MemoryStartup(store, then=prepared_prompt.prepare)
+
+    def system_prompt_telling_warnings() -> str:
+        text = prepared_prompt()  # built ahead on the start-up thread, or now: warnings wait till here
+        for warning in startup.take_warnings():
+            sink(Notice(warning, "warning"))
+        return text
 
     agent = Agent(
         llm=llm,
         tools=default_registry(),
         tool_context=ToolContext(project_dir, permissions, MemoryWrites(store)),
         sink=sink,
-        build_system_prompt=prepared_prompt,
+        build_system_prompt=system_prompt_telling_warnings,
         model=settings.model,
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,

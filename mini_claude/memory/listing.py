@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from mini_claude import safe_read
 from mini_claude.memory.index import clean_inline
 from mini_claude.memory.naming import matches_garbled_name, name_key
 from mini_claude.memory.store import MemoryFile, MemoryStore
@@ -14,6 +15,7 @@ from mini_claude.paths import visible_path
 from mini_claude.untrusted import visible_text
 
 LIST_DESCRIPTION_MAX_CHARS = 100
+SHOW_MAX_BYTES = 100_000  # of a memory shown whole; a memory is a note, a huge one is a mistake
 NAME_MAX_CHARS = 80
 NO_MEMORIES = "No memories saved yet."
 REPL_LIST_COMMAND = "/memory"
@@ -94,5 +96,15 @@ def name_candidates(store: MemoryStore, typed: str) -> list[tuple[str, str]]:
 
 
 def show_text(store: MemoryStore, memory: MemoryFile) -> str:
-    text, _ = store.read_text(memory)
-    return text
+    """The memory's text, at most SHOW_MAX_BYTES of it; a cut says so and where the whole file is.
+
+    Raises OSError (`safe_read.describe` says why) for a file that is not read: not a regular
+    file inside the memory directory."""
+    found = store.read_text(memory, SHOW_MAX_BYTES)
+    if not found.was_cut:
+        return found.text
+    return (
+        found.text.rstrip("\n")
+        + f"\n[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
+        + f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]\n"
+    )

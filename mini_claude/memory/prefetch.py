@@ -208,10 +208,10 @@ class MemoryPrefetch:
         for file_name in chosen:
             memory = by_name[file_name]
             try:
-                body, was_cut = self.store.read_text(memory, MEMORY_CONTENT_MAX_BYTES)
+                found = self.store.read_text(memory, MEMORY_CONTENT_MAX_BYTES)
             except OSError as error:
                 log.info("memory %s unreadable: %s", file_name, error)
                 continue
-            reminders.append((file_name, reminder_text(memory, body, was_cut, now)))
+            reminders.append((file_name, reminder_text(memory, found.text, found.was_cut, now)))
         log.info("memory recall chose %s for %r", [name for name, _ in reminders], query[:80])
         return reminders

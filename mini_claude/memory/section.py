@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-from mini_claude import prompts
+from mini_claude import prompts, safe_read
 from mini_claude.memory.index import index_for_prompt, render_index
 from mini_claude.memory.naming import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
 from mini_claude.untrusted import wrap
 
 NO_MEMORIES = "(No memories saved yet.)"
+# Read of MEMORY.md for the prompt (which shows far less: see index_for_prompt); ~20,000 entries.
+INDEX_READ_MAX_BYTES = 4 * 1024 * 1024
 
 
 def memory_section(store: MemoryStore) -> str:
-    try:
-        index_text = (store.root / INDEX_FILE).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        index_text = (
-            render_index([m for m in store.scan() if m.problem is None]) if store.has_memories() else ""
-        )
+    index_text = ""
+    if store.root_problem() is None:  # a memory folder pointing elsewhere is not read (start-up said so)
+        try:
+            index_text = safe_read.read_text(
+                store.root / INDEX_FILE, store.root, INDEX_READ_MAX_BYTES, follow_symlink=False
+            ).text
+        except OSError:  # missing, or not a regular file (start-up replaces or reports it)
+            good = [m for m in store.scan() if m.problem is None] if store.has_memories() else []
+            index_text = render_index(good)
     has_entries = any(line.startswith("- ") for line in index_text.splitlines())
     index = wrap("memory-index", index_for_prompt(index_text)) if has_entries else NO_MEMORIES
     return prompts.render("memory.md", memory_dir=str(store.root), index=index)

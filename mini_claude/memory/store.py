@@ -7,14 +7,18 @@ same project never lose each other's memories from the directory or the index.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import logging
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from mini_claude import safe_read
 from mini_claude.atomic import write_atomic
 from mini_claude.memory import frontmatter
 from mini_claude.memory.index import index_line, render_index
@@ -26,7 +30,9 @@ from mini_claude.memory.naming import (
     memory_file_name,
     name_key,
 )
-from mini_claude.paths import is_within
+from mini_claude.paths import is_within, stays_in_its_folder, visible_path
+
+log = logging.getLogger("mini_claude")
 
 DIR_MODE = 0o700
 LOCK_FILE = ".lock"
@@ -39,6 +45,7 @@ class _FileStat(NamedTuple):
     size: int
     inode: int
     is_symlink: bool
+    mode: int  # of what the name leads to (a symlink followed)
 
 
 _StatKey = tuple[int, int, int]
@@ -82,9 +89,22 @@ class MemoryStore:
     # -- reading -------------------------------------------------------------------------------
 
     def owns(self, path: Path) -> bool:
-        return is_within(path, self.root)
+        return self.root_problem() is None and is_within(path, self.root)
+
+    def root_problem(self) -> str | None:
+        """Why the memory directory must not be used at all, or None: it is a symlink pointing out
+        of the folder that holds it (to `~/.ssh`, say), so nothing is read, indexed or written there."""
+        if stays_in_its_folder(self.root):
+            return None
+        target = visible_path(os.path.realpath(self.root))
+        return (
+            f"the memory directory {visible_path(str(self.root))} is a symlink to {target}, outside "
+            f"{visible_path(str(self.root.parent))}: memories are off until it is removed"
+        )
 
     def has_memories(self) -> bool:
+        if self.root_problem() is not None:
+            return False
         try:
             with os.scandir(self.root) as entries:
                 return any(is_memory_file_name(entry.name) for entry in entries)
@@ -97,7 +117,7 @@ class MemoryStore:
         stats.sort(key=_newest_first)
         if limit is not None:
             stats = stats[:limit]
-        return [self._header(stat) for stat in stats]
+        return [self._header(found) for found in stats]
 
     def find(self, query: str) -> list[MemoryFile]:
         """Memories whose name or file name matches `query`: exact names first, then names exact
@@ -120,54 +140,56 @@ class MemoryStore:
                 return found
         return []
 
-    def read_text(self, memory: MemoryFile, max_bytes: int | None = None) -> tuple[str, bool]:
-        """The file's text (bad bytes replaced), at most `max_bytes` of it; and whether it was cut."""
-        with memory.path.open("rb") as handle:
-            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
-        was_cut = max_bytes is not None and len(data) > max_bytes
-        if was_cut:
-            data = data[:max_bytes]
-            # Back off to a character boundary so the cut never leaves half a character.
-            end = len(data)
-            while end > 0 and data[end - 1] & 0xC0 == 0x80:
-                end -= 1
-            if end > 0 and data[end - 1] >= 0xC0:
-                end -= 1
-            data = data[:end]
-        return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), was_cut
+    def read_text(self, memory: MemoryFile, max_bytes: int) -> safe_read.FileText:
+        """At most `max_bytes` of the file's text (bad bytes replaced), whether it was cut, its size.
+
+        Only a regular file inside the memory directory is read (a symlink to one is fine), never
+        blocking; else `safe_read.UnreadableFile` (an OSError) says why."""
+        if (problem := self.root_problem()) is not None:
+            raise safe_read.UnreadableFile(problem)
+        return safe_read.read_text(memory.path, self.root, max_bytes)
 
     def _stat_memory_files(self) -> list[_FileStat]:
         found = []
+        if self.root_problem() is not None:
+            return []
         try:
             with os.scandir(self.root) as entries:
                 for entry in entries:
                     if not is_memory_file_name(entry.name):
                         continue
                     try:
-                        stat = entry.stat()
+                        info = entry.stat()
                     except OSError:
                         continue  # vanished between listing and stat (a concurrent delete)
                     found.append(
-                        _FileStat(entry.name, stat.st_mtime_ns, stat.st_size, stat.st_ino, entry.is_symlink())
+                        _FileStat(
+                            entry.name,
+                            info.st_mtime_ns,
+                            info.st_size,
+                            info.st_ino,
+                            entry.is_symlink(),
+                            info.st_mode,
+                        )
                     )
         except OSError:
             return []
         return found
 
-    def _header(self, stat: _FileStat) -> MemoryFile:
-        key = (stat.mtime_ns, stat.size, stat.inode)
+    def _header(self, found: _FileStat) -> MemoryFile:
+        key = (found.mtime_ns, found.size, found.inode)
         with self._headers_lock:
-            cached = self._headers.get(stat.file_name)
+            cached = self._headers.get(found.file_name)
         if cached is not None and cached[0] == key:
             return cached[1]
-        memory = self._read_header(stat)
+        memory = self._read_header(found)
         with self._headers_lock:
-            self._headers[stat.file_name] = (key, memory)
+            self._headers[found.file_name] = (key, memory)
         return memory
 
-    def _read_header(self, stat: _FileStat) -> MemoryFile:
-        file_name, path, mtime = stat.file_name, self.root / stat.file_name, stat.mtime_ns / 1e9
-        if stat.is_symlink and not self.owns(path):
+    def _read_header(self, found: _FileStat) -> MemoryFile:
+        file_name, path, mtime = found.file_name, self.root / found.file_name, found.mtime_ns / 1e9
+        if found.is_symlink and not self.owns(path):
             return MemoryFile(
                 file_name,
                 path,
@@ -175,9 +197,12 @@ class MemoryStore:
                 "",
                 "",
                 mtime,
-                stat.size,
+                found.size,
                 problem="symlink pointing outside the memory directory (not read)",
             )
+        if not stat.S_ISREG(found.mode):  # a FIFO, a device: never opened
+            problem = f"{safe_read.kind(found.mode)}, not a file (not read)"
+            return MemoryFile(file_name, path, file_name, "", "", mtime, found.size, problem=problem)
         header = frontmatter.read_header(path)
         fields = header.fields
         problem = _header_problem(header)
@@ -188,7 +213,7 @@ class MemoryStore:
             description=fields.get("description", "").strip(),
             type=fields.get("type", "").strip(),
             mtime=mtime,
-            size=stat.size,
+            size=found.size,
             problem=problem,
             warnings=header.warnings,
         )
@@ -198,9 +223,11 @@ class MemoryStore:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the directory's lock (creating the directory, mode 0700, on first use)."""
+        if (problem := self.root_problem()) is not None:
+            raise MemoryStoreError(problem)
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-            fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = _open_lock_file(self.root / LOCK_FILE)
         except OSError as error:
             # Name the file when it is not the directory itself (a `.lock` that is a folder, say).
             culprit = "" if error.filename in (None, str(self.root)) else f" ({Path(error.filename).name})"
@@ -242,7 +269,9 @@ class MemoryStore:
                 if same_name:
                     target = same_name[0].path
                 else:
-                    taken = {m.file_name.casefold() for m in memories} | {INDEX_FILE.casefold()}
+                    # Every name in the folder, not only the memories: a dangling symlink or a FIFO
+                    # there is not one, yet a new memory must not land on it.
+                    taken = {entry.casefold() for entry in os.listdir(self.root)} | {INDEX_FILE.casefold()}
                     target = self.root / memory_file_name(memory_type, name, taken)
             if not self.owns(target):
                 raise MemoryStoreError(f"{target.name} points outside the memory directory; not written")
@@ -264,14 +293,17 @@ class MemoryStore:
             self._rebuild_index_locked()
 
     def rebuild_index(self) -> None:
-        """Re-derive MEMORY.md from the files (no-op when there is no memory directory yet)."""
-        if not self.root.is_dir():
+        """Re-derive MEMORY.md from the files (no-op when there is no memory directory yet, or one
+        not used: start-up has said why)."""
+        if not self.root.is_dir() or self.root_problem() is not None:
             return
         with self.locked():
             self._rebuild_index_locked()
 
     def startup(self) -> None:
         """At session start: clear temp files a killed writer left, and index hand edits."""
+        if (problem := self.root_problem()) is not None:
+            raise MemoryStoreError(problem)
         if not self.root.is_dir():
             return
         with self.locked():
@@ -294,7 +326,9 @@ class MemoryStore:
         stats = sorted(memory_stats)
         try:
             index = os.stat(self.root / INDEX_FILE)
-            stats.append(_FileStat(INDEX_FILE, index.st_mtime_ns, index.st_size, index.st_ino, False))
+            stats.append(
+                _FileStat(INDEX_FILE, index.st_mtime_ns, index.st_size, index.st_ino, False, index.st_mode)
+            )
         except OSError:
             pass
         return tuple(stats)
@@ -303,15 +337,19 @@ class MemoryStore:
         # One directory scan serves the index and the signature: a file that changes after it
         # differs from the signature, so the next refresh() picks it up.
         stats = self._stat_memory_files()
-        memories = [self._header(stat) for stat in sorted(stats, key=_newest_first)]
+        memories = [self._header(found) for found in sorted(stats, key=_newest_first)]
         text = render_index([m for m in memories if m.problem is None], line=self._remembered_line())
-        index_path = self.root / INDEX_FILE
-        try:
-            current = index_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            current = None
-        if current != text:
-            write_atomic(index_path, text)
+        index_path, wanted = self.root / INDEX_FILE, text.encode("utf-8")
+        try:  # never more than the new index's size: a MEMORY.md that is huge is rewritten anyway
+            current = safe_read.read_bytes(index_path, self.root, len(wanted), follow_symlink=False)
+            unchanged = current.data == wanted and not current.was_cut
+        except OSError:  # missing, or not a regular file (a symlink or FIFO there is replaced)
+            unchanged = False
+        if not unchanged:
+            try:
+                write_atomic(index_path, text)
+            except OSError as error:
+                raise MemoryStoreError(f"cannot write {INDEX_FILE}: {safe_read.describe(error)}") from error
         self._signature = self._signature_of(stats)
 
     def _remembered_line(self) -> Callable[[MemoryFile], str]:
@@ -328,8 +366,24 @@ class MemoryStore:
         return line
 
 
-def _newest_first(stat: _FileStat) -> tuple[int, str]:
-    return -stat.mtime_ns, stat.file_name
+def _open_lock_file(path: Path) -> int:
+    """The lock file, opened for flock. A symlink, FIFO or device there is not our lock (we only
+    ever make regular ones): it is removed and a lock made, never followed or opened."""
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            log.warning("replacing %s: it was %s", path, safe_read.kind(mode))
+            os.unlink(path)
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in between: refuse rather than lock it
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fd
+
+
+def _newest_first(found: _FileStat) -> tuple[int, str]:
+    return -found.mtime_ns, found.file_name
 
 
 def _header_problem(header: frontmatter.Frontmatter) -> str | None:

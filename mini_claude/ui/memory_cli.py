@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from mini_claude import safe_read
 from mini_claude.config import Settings
 from mini_claude.memory.listing import NameNotFound, list_lines, resolve, show_text
 from mini_claude.memory.store import MemoryStore
@@ -30,6 +31,9 @@ def run_memory_command(settings: Settings, action: str, name: str | None) -> int
         print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"mini-claude: cannot read {visible_text(name or '')}: {error.strerror}", file=sys.stderr)
+        print(
+            f"mini-claude: cannot read {visible_text(name or '')}: {visible_text(safe_read.describe(error))}",
+            file=sys.stderr,
+        )
         return 1
     return 0

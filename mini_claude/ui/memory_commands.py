@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import shlex
 import shutil
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
 
+from mini_claude import safe_read
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
 from mini_claude.memory.store import MemoryStoreError
 from mini_claude.paths import visible_path
@@ -78,8 +80,10 @@ def _memory(ctx: CommandContext, argument: str) -> None:
         handler(ctx, name)
     except NameNotFound as error:
         _say(ctx, visible_text(str(error)))
-    except (MemoryStoreError, OSError) as error:
+    except MemoryStoreError as error:
         _say(ctx, f"Memory: {visible_text(str(error))}")
+    except OSError as error:
+        _say(ctx, f"Memory: {visible_text(safe_read.describe(error))}")
 
 
 def _list(ctx: CommandContext, name: str) -> None:
@@ -103,7 +107,7 @@ def _edit(ctx: CommandContext, name: str) -> None:
     if editor is None:
         _say(ctx, "No editor found: set $VISUAL or $EDITOR.")
         return
-    before = _contents(memory.path)
+    before = _fingerprint(memory.path, store.root)
     try:
         status = subprocess.call([*shlex.split(editor), str(memory.path)])
     except OSError as error:
@@ -111,7 +115,7 @@ def _edit(ctx: CommandContext, name: str) -> None:
         return
     if status != 0:
         _say(ctx, f"The editor exited with status {status}.")
-    if before is not None and _contents(memory.path) == before:
+    if before is not None and _fingerprint(memory.path, store.root) == before:
         _say(ctx, f"No changes to {visible_path(memory.file_name)}.")
         return
     store.rebuild_index()
@@ -125,12 +129,17 @@ def _edit(ctx: CommandContext, name: str) -> None:
         _say(ctx, f"Saved {visible_path(memory.file_name)}; the index was updated.")
 
 
-def _contents(path: Path) -> bytes | None:
-    """The file's bytes, or None when it cannot be read (then any outcome counts as a change)."""
+def _fingerprint(path: Path, root: Path) -> bytes | None:
+    """A digest of the file, read in chunks (a huge one is never held whole, a FIFO never waited
+    on); None when it cannot be read (then any outcome counts as a change)."""
+    digest = hashlib.sha256()
     try:
-        return path.read_bytes()
+        with safe_read.open_file(path, root) as (fd, _):
+            while chunk := os.read(fd, safe_read.READ_CHUNK_BYTES):
+                digest.update(chunk)
     except OSError:
         return None
+    return digest.digest()
 
 
 def _remove(ctx: CommandContext, name: str) -> None:

@@ -11,7 +11,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from mini_claude import __version__
+from mini_claude import __version__, safe_read
 from mini_claude.config import Settings, history_file
 from mini_claude.events import Notice
 from mini_claude.permissions import PermissionRequest
@@ -27,6 +27,7 @@ from mini_claude.untrusted import visible_text
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
+HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
 
 
 class ExitGuard:
@@ -71,8 +72,9 @@ class Repl:
         self.renderer = make_renderer(self.console, plain=self.plain)
         self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
         self.exit_guard = ExitGuard()
+        history, self.history_warning = _history()
         self.prompt = PromptSession(
-            history=_history(),
+            history=history,
             key_bindings=_key_bindings(self.exit_guard),
             completer=CommandCompleter(self.session),
             complete_while_typing=True,
@@ -88,9 +90,11 @@ class Repl:
             style="dim",
             markup=False,
         )
+        if self.history_warning is not None:
+            self.renderer(Notice(self.history_warning, "warning"))
         while not self.commands.should_exit:
-            # A memory start-up failure, told before the next prompt if no message has told it yet.
-            if (warning := self.session.memory_startup.take_warning()) is not None:
+            # Start-up warnings, told before the next prompt if no message has told them yet.
+            for warning in self.session.memory_startup.take_warnings():
                 self.renderer(Notice(warning, "warning"))
             try:
                 text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt)
@@ -170,13 +174,25 @@ def _looks_like_command(text: str) -> bool:
     return "\n" not in text.strip() and _COMMAND_WORD.match(text.strip()) is not None
 
 
-def _history() -> FileHistory | InMemoryHistory:
+def _history() -> tuple[FileHistory | InMemoryHistory, str | None]:
+    """The input history file, and a one-line warning when it is not used.
+
+    prompt-toolkit reads it whole at the first prompt and appends to it: it is used only when it is
+    a regular file in mini-claude's data folder, under HISTORY_MAX_BYTES (a FIFO would hang the
+    prompt, a symlink would leak another file into Up-arrow or get appended to)."""
     path = history_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return FileHistory(os.fspath(path))
     except OSError:
-        return InMemoryHistory()  # an unwritable data dir costs history, not the session
+        return InMemoryHistory(), None  # an unwritable data dir costs history, not the session
+    try:
+        safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES)
+    except FileNotFoundError:
+        pass  # the first session: FileHistory creates it
+    except OSError as error:
+        warning = f"Input history not loaded: {safe_read.describe(error)}; this session keeps it in memory"
+        return InMemoryHistory(), warning
+    return FileHistory(os.fspath(path)), None
 
 
 def run_repl(settings: Settings) -> int:

@@ -82,12 +82,17 @@ def snapshot(root: Path) -> dict[str, object]:
     return state
 
 
+class TookTooLong(BaseException):
+    """Raised by must_finish_within. Not a TimeoutError: that is an OSError, which the code under
+    test may catch and carry on from, so a hang would pass as a slow success."""
+
+
 @contextlib.contextmanager
 def must_finish_within(seconds: int) -> Iterator[None]:
     """Fail instead of hanging the suite (a FIFO or a device opened the wrong way blocks forever)."""
 
     def fail(*_: object) -> None:
-        raise TimeoutError(f"did not finish within {seconds} s")
+        raise TookTooLong(f"did not finish within {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, fail)
     signal.alarm(seconds)
