@@ -141,7 +141,7 @@ class Agent:
     def _step(self) -> None:
         """One model call and the tools it asks for. Raises _TurnOver when the turn is finished."""
         self._inject_recalled_memories()
-        response = StreamedResponse()
+        response = StreamedResponse(used_tool_ids=self._tool_use_ids())
         with self._keeping_partial_response(response):
             self.sink(RequestStarted())
             for update in self.llm.stream(
@@ -171,7 +171,7 @@ class Agent:
             return
         if not tool_uses:
             raise _TurnOver("done")
-        self._run_tools(tool_uses, response.unfinished_tool_ids)
+        self._run_tools(tool_uses, response.refused_tool_calls)
 
     @contextmanager
     def _keeping_partial_response(self, response: StreamedResponse) -> Iterator[None]:
@@ -193,7 +193,8 @@ class Agent:
                 raise _TurnOver("error") from error
             raise
 
-    def _run_tools(self, tool_uses: list[dict[str, Any]], unfinished_ids: set[str]) -> None:
+    def _run_tools(self, tool_uses: list[dict[str, Any]], refused: dict[str, str]) -> None:
+        """Run the calls in order; a call in `refused` (id → notice key) is answered without running."""
         results: dict[str, ToolResult] = {}
         shown_running: dict[str, Any] | None = None  # its start is on screen, its end not yet
         try:
@@ -201,8 +202,8 @@ class Agent:
                 name, tool_input = block["name"], block["input"]
                 self.sink(ToolStarted(block["id"], name, self.tools.summarize_call(name, tool_input)))
                 shown_running = block
-                if block["id"] in unfinished_ids:
-                    result = ToolResult(prompts.notice("invalid_tool_json"), "invalid input", is_error=True)
+                if block["id"] in refused:
+                    result = ToolResult(prompts.notice(refused[block["id"]]), "not run", is_error=True)
                 else:
                     result = self.tools.run(name, tool_input, self.tool_context)
                 results[block["id"]] = result
@@ -220,6 +221,16 @@ class Agent:
         finally:
             with sigint_deferred():
                 self._answer_tools(tool_uses, results, missing=prompts.notice("interrupted"))
+
+    def _tool_use_ids(self) -> set[str]:
+        """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
+        return {
+            block["id"]
+            for message in self.messages
+            if message["role"] == "assistant"
+            for block in message["content"]
+            if block.get("type") == "tool_use"
+        }
 
     def _answer_dangling_tool_uses(self) -> None:
         """Safety net for an interrupt that landed between storing a reply and answering its tools."""

@@ -6,8 +6,8 @@ happens lazily on a background thread (`preload`) while the user is already typi
 
 from __future__ import annotations
 
-import json
 import logging
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +16,7 @@ from typing import Any
 
 from mini_claude.config import Settings
 from mini_claude.events import TextDelta, TextDone, ToolPreparing, UsageReport
+from mini_claude.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
 
 log = logging.getLogger("mini_claude")
 
@@ -30,13 +31,19 @@ class ModelError(Exception):
 
 @dataclass
 class StreamedResponse:
-    """One assistant response as it streams in: everything that arrived, even if cut short."""
+    """One assistant response as it streams in: everything that arrived, even if cut short.
+
+    Its content is always valid to send back: tool inputs are strict JSON objects (no NaN or
+    Infinity, which would make every later request unserialisable) and tool_use ids are unique in
+    the conversation and use only the characters the API accepts.
+    """
 
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     partial_json: dict[int, list[str]] = field(default_factory=dict)
     stop_reason: str | None = None
     usage: UsageReport = field(default_factory=UsageReport)
-    unfinished_tool_ids: set[str] = field(default_factory=set)
+    used_tool_ids: set[str] = field(default_factory=set)  # the conversation's ids so far, then ours
+    refused_tool_calls: dict[str, str] = field(default_factory=dict)  # tool_use id → why it must not run
 
     def content(self) -> list[dict[str, Any]]:
         """The blocks in API form, in order; empty text dropped, unparsed tool input becomes {}."""
@@ -55,23 +62,29 @@ class StreamedResponse:
 
     def _finish_tool_input(self, index: int) -> None:
         block = self.blocks[index]
-        raw = "".join(self.partial_json.pop(index, []))
-        try:
-            parsed = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            block["input"] = parsed
+        parsed = parse_tool_input("".join(self.partial_json.pop(index, [])))
+        if parsed is None:
+            block["input"] = {}  # stored as valid JSON, answered as not run
+            self.refused_tool_calls[block["id"]] = INVALID_TOOL_INPUT
         else:
-            block["input"] = {}
-            self.unfinished_tool_ids.add(block["id"])
+            block["input"] = parsed
+
+    def _claim_tool_id(self, raw: object) -> str:
+        tool_id, repeated = claim_tool_id(raw, self.used_tool_ids)
+        if repeated:  # running it would answer two calls under one id
+            self.refused_tool_calls[tool_id] = REPEATED_TOOL_ID
+        return tool_id
 
 
 def describe_usage(usage: Any) -> UsageReport:
     """Token counts from an SDK usage object (fields may be missing on compatible servers)."""
 
     def count(name: str) -> int:
-        return int(getattr(usage, name, 0) or 0)
+        value = getattr(usage, name, 0)
+        if isinstance(value, float) and math.isfinite(value):
+            value = int(value)
+        # A server sending NaN, Infinity or text as a count must not break the session.
+        return max(0, value) if isinstance(value, int) and not isinstance(value, bool) else 0
 
     return UsageReport(
         input_tokens=count("input_tokens"),
@@ -189,12 +202,12 @@ def _apply_event(response: StreamedResponse, event: Any) -> Iterator[TextDelta |
         elif block.type == "tool_use":
             response.blocks[event.index] = {
                 "type": "tool_use",
-                "id": block.id,
-                "name": block.name,
+                "id": response._claim_tool_id(block.id),
+                "name": block.name if isinstance(block.name, str) else str(block.name),
                 "input": {},
             }
             response.partial_json[event.index] = []
-            yield ToolPreparing(block.name)
+            yield ToolPreparing(response.blocks[event.index]["name"])
         # Other block types (thinking, server tools) are not requested by us and not kept.
     elif kind == "content_block_delta":
         block = response.blocks.get(event.index)

@@ -226,6 +226,10 @@ def encode_event(name: str, data: dict[str, Any]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+def _refuse_json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
 
@@ -380,8 +384,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _read_request(self) -> RecordedRequest:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-        try:
-            body = json.loads(raw)
+        try:  # strict, as the real API: NaN and Infinity are not JSON
+            body = json.loads(raw, parse_constant=_refuse_json_constant)
         except ValueError:
             body = None
         return RecordedRequest(

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 TOOL_NAME_PATTERN = r"[a-zA-Z0-9_-]{1,64}"
+TOOL_ID_PATTERN = r"[a-zA-Z0-9_-]+"
 OTHER_BLOCK_TYPES = ("image", "document", "thinking", "redacted_thinking")  # accepted, not inspected
 MAX_CACHE_BREAKPOINTS = 4  # the real API rejects a request with more cache_control markers
 
@@ -124,6 +125,10 @@ def _content_blocks(content: Any, role: str, where: str) -> list[dict[str, Any]]
             _require(role == "assistant", f"{at}: tool_use blocks are only allowed in assistant messages")
             _require(
                 _is_text(block.get("id")) and _is_text(block.get("name")), f"{at}: id and name are required"
+            )
+            _require(
+                re.fullmatch(TOOL_ID_PATTERN, block["id"]),
+                f"{at}.tool_use.id: String should match pattern '^{TOOL_ID_PATTERN}$'",
             )
             _require(isinstance(block.get("input"), dict), f"{at}.input: Input should be an object")
         elif kind == "tool_result":

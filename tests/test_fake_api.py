@@ -386,6 +386,11 @@ BAD_BODIES = {
     "duplicate result": (body([*HELLO, assistant(USE_1), user(RESULT_1, RESULT_1)]), "duplicate"),
     "result in first message": (body([user(RESULT_1)]), "unexpected"),
     "reused tool_use id": (body([*TOOL_TURN, assistant(USE_1), user(RESULT_1)]), "unique"),
+    "one id twice in a message": (body([*HELLO, assistant(USE_1, USE_1), user(RESULT_1)]), "unique"),
+    "tool_use id with a dot": (
+        body([*HELLO, assistant({**USE_1, "id": "call.1"}), user({**RESULT_1, "tool_use_id": "call.1"})]),
+        "should match pattern",
+    ),
     "result content not text": (body([*HELLO, assistant(USE_1), user(NESTED_TOOL_USE)]), "text"),
     "system not text blocks": (body(HELLO, system=[{"type": "image"}]), "system.0"),
     "tool without schema": (body(HELLO, tools=[{"name": "grep", "description": "d"}]), "input_schema"),
@@ -407,3 +412,16 @@ def test_invalid_conversation_gets_a_400_through_the_sdk(fake_api: FakeAnthropic
     [request] = fake_api.requests
     assert "toolu_1" in (request.validation_error or "")
     assert len(fake_api.stream_replies) == 1  # an invalid request consumes no scripted reply
+
+
+def test_a_body_holding_nan_is_refused_like_the_real_api(fake_api: FakeAnthropic) -> None:
+    fake_api.stream_replies.append(text_reply("kept for later"))
+    conn = http.client.HTTPConnection("127.0.0.1", int(fake_api.base_url.rsplit(":", 1)[1]), timeout=5)
+    # json.dumps writes NaN by default: exactly what a careless client would send.
+    conn.request("POST", "/v1/messages", json.dumps(body(HELLO, temperature=float("nan"))))
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    assert response.status == 400
+    assert fake_api.requests[-1].validation_error == "request body must be a JSON object"
+    assert len(fake_api.stream_replies) == 1

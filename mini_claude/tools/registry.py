@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -211,6 +212,8 @@ def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:
         expected = spec.get("type")
         if expected and not _is_type(item, expected):
             return f"parameter {key!r} must be {expected}, got {_json_type(item)}"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"parameter {key!r} must be a finite number, got {item}"
         if "minimum" in spec and isinstance(item, int | float) and item < spec["minimum"]:
             return f"parameter {key!r} must be at least {spec['minimum']}, got {item}"
         if "enum" in spec and item not in spec["enum"]:

@@ -45,8 +45,12 @@ class _Outcome:
 def run_shell(ctx: ToolContext, command: str, timeout: float | None = None) -> ToolResult:
     if not command.strip():
         raise ToolError(prompts.notice("shell_empty"))
-    requested = DEFAULT_TIMEOUT_S if timeout is None else float(timeout)
-    seconds = min(max(requested, 1.0), MAX_TIMEOUT_S)
+    requested = DEFAULT_TIMEOUT_S if timeout is None else timeout
+    # NaN compares false with everything (itself too): min/max would pass it through and remove the
+    # deadline. `!=` rather than math.isnan, which cannot take an int too large for a float.
+    if isinstance(requested, bool) or not isinstance(requested, int | float) or requested != requested:
+        raise ToolError(prompts.notice("shell_bad_timeout", timeout=timeout, max=f"{MAX_TIMEOUT_S:g}"))
+    seconds = float(min(max(requested, 1.0), MAX_TIMEOUT_S))  # ints of any size compare exactly
     ctx.permissions.check_shell("run_shell", command)
     outcome = _execute(command, ctx.project_dir, seconds)
     if ctx.memory is not None:
