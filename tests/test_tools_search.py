@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
@@ -137,9 +140,7 @@ def test_grep_invalid_regex_is_a_clear_error(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
     result = run(ctx, "grep_search", pattern="def run(")
     assert result.is_error
-    assert result.content.startswith(
-        "Invalid regular expression def run(: missing ), unterminated subpattern"
-    )
+    assert result.content.startswith("Invalid regular expression def run(: missing ) at position 8.")
     assert "backslash" in result.content
 
 
@@ -190,3 +191,25 @@ def test_grep_outside_the_project_asks(project_dir: Path, tmp_path: Path) -> Non
     result = run(ctx, "grep_search", pattern="found", path=str(outside))
     assert result.content == f"{outside.resolve() / 'a.txt'}:1:found"
     assert [r.tool for r in user.requests] == ["grep_search"]
+
+
+# The whole file is searched for candidate lines before each line is checked on its own: that
+# must find exactly what searching every line on its own finds (anchors, empty matches, CRLF).
+LINE_PATTERNS = ["a", "^a", "a$", "^$", "b*", r"\s", r"a\s*b", "[^a]", "(?s)a.b", r"\bab\b", "x|^", ""]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet="ab \r\n", max_size=40), pattern=st.sampled_from(LINE_PATTERNS))
+def test_grep_finds_what_a_line_by_line_search_finds(project_dir: Path, text: str, pattern: str) -> None:
+    (project_dir / "f.txt").write_bytes(text.encode())
+    lines = text.split("\n")[: -1 if text.endswith("\n") else None] if text else []
+    expected = [
+        f"f.txt:{number}:{line.rstrip(chr(13))}"
+        for number, line in enumerate(lines, 1)
+        if re.search(pattern, line.rstrip("\r"))
+    ]
+
+    result = run(make_ctx(project_dir)[0], "grep_search", pattern=pattern, path="f.txt")
+
+    found = [] if result.content.startswith("No matches") else result.content.split("\n")
+    assert found == expected[:MAX_MATCHES]

@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 from mini_claude import prompts
 from mini_claude.atomic import write_atomic
-from mini_claude.paths import display_path, resolve_path, written_path
+from mini_claude.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
 
 MAX_LINES = 2_000  # per read_file call
@@ -63,6 +63,7 @@ def read_file(
 
 
 def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
+    _refuse_folder_path(file_path)
     path = resolve_path(file_path, ctx.project_dir)
     if ctx.memory is not None and ctx.memory.owns(path):
         return ctx.memory.save(path, content, edit=False)
@@ -79,6 +80,7 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
 def edit_file(
     ctx: ToolContext, file_path: str, old_string: str, new_string: str, replace_all: bool = False
 ) -> ToolResult:
+    _refuse_folder_path(file_path)
     path = resolve_path(file_path, ctx.project_dir)
     if old_string == new_string:
         raise ToolError(prompts.notice("edit_no_change"))
@@ -244,6 +246,15 @@ def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *,
     return ToolResult(
         prompts.notice("edit_created", path=shown, lines=lines), f"created, {count_noun(lines, 'line')}"
     )
+
+
+def _refuse_folder_path(file_path: str) -> None:
+    """`dir/`, `dir/.` and `dir/..` name a folder: resolving the path drops that ending, and the
+    write would quietly create or replace a file named like the folder."""
+    ending = file_path.rsplit("/", 1)[-1]
+    if "/" in file_path and ending in ("", ".", ".."):
+        shown = visible_path(file_path)
+        raise ToolError(prompts.notice("write_path_is_folder", path=shown, ending="/" + ending))
 
 
 def _check_write_target(path: Path, shown: str) -> None:

@@ -123,7 +123,7 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
-    from mini_claude.tools import files, search, shell
+    from mini_claude.tools import files, patterns, search, shell
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -141,6 +141,8 @@ def default_registry() -> ToolRegistry:
         "max_entries": search.MAX_LIST_ENTRIES,
         "max_matches": search.MAX_MATCHES,
         "max_file_mb": search.MAX_GREP_FILE_BYTES // 2**20,
+        "search_seconds": f"{patterns.SEARCH_TIME_LIMIT_S:g}",
+        "match_seconds": f"{patterns.MATCH_TIME_LIMIT_S:g}",
         "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
         "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
         "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",

@@ -1,8 +1,9 @@
 """The search tools: list_files (glob) and grep_search (regex over file contents), in pure Python.
 
-Both walk the tree in name order, skip VCS, dependency and cache folders, and cap their output.
-A walk that reaches the home folder skips its dot entries (~/.ssh, ~/.aws …) and says so: reading
-those asks every time, and a search must not be the way around that question.
+Both walk the tree in name order, skip VCS, dependency and cache folders, cap their output, and
+stop at a time limit (tools/patterns.py), keeping what they found so far. A walk that reaches the
+home folder skips its dot entries (~/.ssh, ~/.aws …) and says so: reading those asks every time,
+and a search must not be the way around that question.
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mini_claude import prompts
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
+from mini_claude.tools import patterns
 from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
 from mini_claude.tools.files import SNIFF_BYTES, file_kind, looks_binary
+from mini_claude.tools.patterns import OutOfTime, SearchClock, TooSlow
 
 # Only version control, dependency and cache folders: never build output the user may care about.
 SKIPPED_DIRS = frozenset(
@@ -45,12 +49,47 @@ MAX_SCANNED_ENTRIES = 200_000  # a walk stops here (e.g. someone searched the wh
 MAX_GREP_FILE_BYTES = 10 * 1024 * 1024
 
 
+# Patterns that look at what is around a match, or at the very start or end of the text, can
+# match a line on its own but not the same line inside the whole file: search those line by line.
+_LINE_CONTEXT_SYNTAX = re.compile(r"\(\?<?[=!]|\\[AZzGK]")
+_CR_BEFORE_NEWLINE = re.compile(r"\r+\n")  # a line is searched without its line ending
+
+
 @dataclass
 class _WalkState:
     hidden_dir: str | None = None  # the folder whose dot entries are skipped (home), if any
     scanned: int = 0
     stopped: bool = False
     hidden: int = 0  # dot entries skipped there (not named: their names say what they hold)
+
+
+@dataclass
+class _Timing:
+    """What the time limits cost a search: the files or paths skipped, and where it stopped."""
+
+    clock: SearchClock = field(default_factory=SearchClock)
+    slow: list[str] = field(default_factory=list)
+    stopped_at: str | None = None
+
+    def notes(self, what: str) -> list[str]:
+        notes = []
+        if self.slow:
+            notes.append(
+                prompts.notice(
+                    "search_too_slow",
+                    count=len(self.slow),
+                    what=what,
+                    seconds=f"{patterns.MATCH_TIME_LIMIT_S:g}",
+                    where=self.slow[0],
+                )
+            )
+        if self.stopped_at is not None:
+            notes.append(
+                prompts.notice(
+                    "search_timed_out", seconds=f"{patterns.SEARCH_TIME_LIMIT_S:g}", where=self.stopped_at
+                )
+            )
+        return notes
 
 
 def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolResult:
@@ -60,13 +99,23 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
         raise ToolError(prompts.notice("list_pattern_empty"))
     if os.path.isabs(pattern) or ".." in pattern.split("/"):
         raise ToolError(prompts.notice("list_pattern_relative", pattern=pattern))
-    regex = re.compile(glob_to_regex(pattern), re.DOTALL)
+    regex = patterns.compile_glob(pattern, "pattern")
     max_depth = None if "**" in pattern else pattern.count("/") + 1
     state = _walk_state(ctx)
+    timing = _Timing()
     shown: list[str] = []
     total = 0
     for rel, entry in _walk(str(base), "", 1, max_depth, state):
-        if regex.fullmatch(rel):
+        timing.clock.start_item()
+        try:
+            matched = timing.clock.run(regex.fullmatch, rel)
+        except OutOfTime:
+            timing.stopped_at = visible_path(rel)
+            break
+        except TooSlow:
+            timing.slow.append(visible_path(rel))
+            continue
+        if matched:
             total += 1
             if len(shown) < MAX_LIST_ENTRIES:
                 suffix = "/" if entry.is_dir(follow_symlinks=False) else ""
@@ -78,25 +127,28 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
         if total > len(shown):
             text += "\n" + prompts.notice("list_truncated", shown=len(shown), omitted=total - len(shown))
     text += _walk_notes(state)
+    text = "\n".join([text, *timing.notes("paths")])
     return ToolResult(text, count_noun(total, "path"))
 
 
 def grep_search(
     ctx: ToolContext, pattern: str, path: str | None = None, include: str | None = None
 ) -> ToolResult:
-    try:
-        regex = re.compile(pattern)
-    except re.error as error:
-        raise ToolError(prompts.notice("grep_bad_regex", pattern=pattern, error=error)) from None
+    line_regex = patterns.compile_regex(pattern)
+    # The whole file is searched at once for the next candidate line, which is then checked on
+    # its own: one call per file rather than per line (each timed call costs microseconds).
+    text_regex = (
+        None if _LINE_CONTEXT_SYNTAX.search(pattern) else patterns.compile_regex(pattern, re.MULTILINE)
+    )
     base, shown_base = _search_root(ctx, "grep_search", path, want_dir=False)
-    name_filter = re.compile(glob_to_regex(include), re.DOTALL) if include else None
+    name_filter = patterns.compile_glob(include, "include") if include else None
     state = _walk_state(ctx)
+    timing = _Timing()
     if base.is_dir():
         candidates = (
             (rel, Path(entry.path))
             for rel, entry in _walk(str(base), "", 1, None, state)
             if entry.is_file(follow_symlinks=False)  # like ripgrep: symlinks are not followed
-            and (name_filter is None or name_filter.fullmatch(entry.name))
         )
     else:
         candidates = iter([(base.name, base)])
@@ -104,10 +156,30 @@ def grep_search(
     out: list[str] = []
     more = False
     too_large = 0
+    grown = 0
     for rel, file in candidates:
         shown_file = _show(ctx, base, rel) if base.is_dir() else shown_base
-        found, size_skipped = _grep_file(file, regex, shown_file, out)
-        too_large += size_skipped
+        if timing.clock.expired():
+            timing.stopped_at = shown_file
+            break
+        timing.clock.start_item()
+        try:
+            if name_filter is not None and not timing.clock.run(name_filter.fullmatch, file.name):
+                continue
+            data = _read_for_grep(file)
+            if data is None:
+                too_large += 1
+                continue
+            grown += len(data) > MAX_GREP_FILE_BYTES
+            found = _grep_text(
+                data[:MAX_GREP_FILE_BYTES], line_regex, text_regex, timing.clock, shown_file, out
+            )
+        except OutOfTime:
+            timing.stopped_at = shown_file
+            break
+        except TooSlow:
+            timing.slow.append(shown_file)
+            continue
         if not found:
             more = True
             break
@@ -118,46 +190,14 @@ def grep_search(
         text += "\n" + prompts.notice(
             "grep_skipped_large", count=too_large, limit_mb=MAX_GREP_FILE_BYTES // 2**20
         )
+    if grown:
+        text += "\n" + prompts.notice("grep_grew", count=grown, limit_mb=MAX_GREP_FILE_BYTES // 2**20)
     text += _walk_notes(state)
+    text = "\n".join([text, *timing.notes("files")])
     summary = f"{len(out)}{'+' if more else ''} match{'es' if len(out) != 1 else ''}"
+    if timing.stopped_at is not None:
+        summary += ", stopped at the time limit"
     return ToolResult(text, summary)
-
-
-def glob_to_regex(pattern: str) -> str:
-    """A glob as a regex over '/'-separated relative paths: `*`, `?`, `[...]`, `{a,b}`, `**/`."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/"):
-            after = i + 2
-            if after == len(pattern):
-                out.append(".*")
-                i = after
-                continue
-            if pattern[after] == "/":
-                out.append("(?:.*/)?")  # zero or more folders
-                i = after + 1
-                continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            body = "^" + body[1:] if body.startswith("!") else body.replace("^", "\\^", 1)
-            out.append(f"[{body}]")
-            i = end + 1
-            continue
-        elif char == "{" and (end := pattern.find("}", i)) != -1 and "," in pattern[i:end]:
-            options = pattern[i + 1 : end].split(",")
-            out.append("(?:" + "|".join(glob_to_regex(option) for option in options) + ")")
-            i = end + 1
-            continue
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
 
 
 def _search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool) -> tuple[Path, str]:
@@ -231,27 +271,56 @@ def _show(ctx: ToolContext, base: Path, rel: str) -> str:
     return display_path(base / rel, ctx.project_dir)
 
 
-def _grep_file(file: Path, regex: re.Pattern[str], shown: str, out: list[str]) -> tuple[bool, int]:
-    """Append `shown:line:text` for matches; returns (False if the match cap was hit, 1 if too large)."""
+def _read_for_grep(file: Path) -> bytes | None:
+    """The bytes to search: None when too large; b"" when binary, unreadable or not a regular file.
+
+    At most one byte more than MAX_GREP_FILE_BYTES is read, however fast the file grows meanwhile.
+    """
     try:
         # Non-blocking open: a file swapped for a FIFO mid-walk must not hang the search.
         with os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_GREP_FILE_BYTES:
-                return True, 1
-            if looks_binary(handle.read(SNIFF_BYTES)):
-                return True, 0
-            handle.seek(0)
-            for number, raw in enumerate(handle, 1):
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                match = regex.search(line)
-                if match is None:
-                    continue
-                if len(out) >= MAX_MATCHES:
-                    return False, 0
-                out.append(f"{shown}:{number}:{_clip(line, match.start())}")
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return b""
+            if info.st_size > MAX_GREP_FILE_BYTES:
+                return None
+            head = handle.read(SNIFF_BYTES)
+            if looks_binary(head):
+                return b""
+            return head + handle.read(MAX_GREP_FILE_BYTES + 1 - len(head))
     except OSError:
-        pass  # unreadable or vanished while searching: skip it
-    return True, 0
+        return b""  # unreadable or vanished while searching: skip it
+
+
+def _grep_text(
+    data: bytes, line_regex: Any, text_regex: Any | None, clock: SearchClock, shown: str, out: list[str]
+) -> bool:
+    """Append `shown:line:text` for each matching line; False once the match cap is hit."""
+    text = data.decode("utf-8", "replace")
+    if text and not text.endswith("\n"):
+        text += "\n"  # so that every line, the last one too, ends with a line break
+    if "\r" in text:
+        text = _CR_BEFORE_NEWLINE.sub("\n", text)
+    number, start = 1, 0
+    while start < len(text):
+        if text_regex is not None:  # jump to the next line that may match
+            candidate = clock.run(text_regex.search, text, start)
+            if candidate is None:
+                return True
+            line_start = text.rfind("\n", 0, candidate.start()) + 1
+            if line_start == len(text):  # an empty match after the last line ending
+                return True
+            number += text.count("\n", start, line_start)
+            start = line_start
+        end = text.index("\n", start)
+        line = text[start:end]
+        match = clock.run(line_regex.search, line)
+        if match is not None:
+            if len(out) >= MAX_MATCHES:
+                return False
+            out.append(f"{shown}:{number}:{_clip(line, match.start())}")
+        number, start = number + 1, end + 1
+    return True
 
 
 def _clip(line: str, start: int) -> str:
