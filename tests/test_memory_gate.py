@@ -296,7 +296,7 @@ SECRETS = [
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "a private key"),
     ("aws AKIA" + "ABCDEFGHIJKLMNOP", "an AWS access key"),
     ("token ghp_" + "x" * 36, "a GitHub token"),
-    ("password = hunter2hunter2hunter2", "a password or token assignment"),
+    ("password = hunter2hunter2hunter2", "a password (the value of password)"),
 ]
 
 

@@ -1,33 +1,295 @@
-"""Recognising credentials in text, so the model cannot file them away in a memory."""
+"""Recognising credentials in text, so the model cannot file them away in a memory.
+
+`find_secret(text)` is the one entry point: the label of the first rule that matches, or None.
+The rules are the ideas of maintained scanners (gitleaks' rule set, detect-secrets' plugins and
+its false-positive filters), measured on tests/adversarial/secret_corpus.py:
+
+- provider tokens by their documented prefix and shape (`ghp_`, `sk-ant-`, `AKIA`, `glpat-`…),
+  private key headers in any case, JSON web tokens, Slack and Discord webhook URLs;
+- credentials in URLs (`postgres://user:pw@host`), Authorization headers, `curl -u user:pw`,
+  `--password x` flags, `.netrc` and `.pgpass` lines, XML elements;
+- `name = value` in env, YAML, JSON, TOML and prose forms (`DB_PASSWORD=…`, `"api_key": "…"`,
+  `the password is …`) when the name ends in a password, secret, token or API-key word and the
+  value looks like a real one: not a placeholder (`<token>`, `${VAR}`, `***`, `None`, `changeme`),
+  not code (`os.environ[…]`, `settings.KEY`, a type) and not a number or plain word.
+
+Invisible characters are dropped and compatibility forms folded (NFKC) first, so a zero-width
+space inside a token or a full-width `ＰＡＳＳＷＯＲＤ` hides nothing.
+"""
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
+from collections import Counter
 
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(pattern))
+
+class _Lazy:
+    """A regex compiled on first use: compiling every rule at import would add ~15 ms to start-up,
+    which builds the memory gate."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+
+# Each pattern starts with its literal prefix, so the regex engine can skip to it; the word
+# boundary before it is checked in Python (a leading \b would make the engine try every position).
+_PROVIDER_RULES: tuple[tuple[str, _Lazy], ...] = tuple(
+    (label, _Lazy(pattern))
     for label, pattern in (
-        ("a private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
-        ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-        ("an OpenAI-style API key", r"\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}"),
-        ("an AWS access key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-        ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
-        ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
-        ("a Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}"),
-        ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+        ("a private key", r"-----\s*(?i:BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?)\s*-----"),
+        ("a private key", r"PuTTY-User-Key-File-\d+:"),
+        ("an Anthropic API key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
+        ("an OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
         (
-            "a password or token assignment",
-            r"(?i)\b(?:api[_-]?key|secret|token|passw(?:or)?d|access[_-]?key)\b[\"']?\s*[:=]\s*[\"']?"
-            r"(?=[A-Za-z0-9+/_.-]*\d)(?=[A-Za-z0-9+/_.-]*[A-Za-z])[A-Za-z0-9+/_.-]{16,}",
+            "an AWS access key",
+            r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b",
         ),
+        ("a GitHub token", r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"),
+        ("a GitLab token", r"gl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|oas|agent)-[A-Za-z0-9_-]{20,}"),
+        ("a Slack token", r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"),
+        ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
+        ("a Discord webhook URL", r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}"),
+        ("an npm token", r"npm_[A-Za-z0-9]{36}\b"),
+        ("a Hugging Face token", r"hf_[A-Za-z0-9]{30,}\b"),
+        ("a PyPI token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+        ("a Google API key", r"AIza[0-9A-Za-z_-]{35}"),
+        ("a Google OAuth client secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
+        ("a Stripe key", r"[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("a SendGrid key", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+        ("a DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}\b"),
+        ("a HashiCorp Vault token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
+        ("a Shopify token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+        ("a Telegram bot token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}\b"),
+        ("an age secret key", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}\b"),
+        ("a JSON web token", r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+        ("an Azure storage key", r"[Aa]ccount[Kk]ey=[A-Za-z0-9+/]{40,}"),
+        ("a Twilio API key", r"SK[0-9a-fA-F]{32}\b"),
+        ("a Mailchimp API key", r"[0-9a-f]{32}-us\d{1,2}\b"),
+        ("a Mailgun API key", r"key-[0-9a-zA-Z]{32}\b"),
+        ("a Square token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}|EAAA[A-Za-z0-9+=-]{60,}"),
+        ("a Databricks token", r"dapi[a-f0-9]{32}\b"),
+        ("a Groq API key", r"gsk_[A-Za-z0-9]{40,}"),
+        ("an xAI API key", r"xai-[A-Za-z0-9]{60,}"),
+        ("a Perplexity API key", r"pplx-[A-Za-z0-9]{40,}"),
+        ("a Replicate token", r"r8_[A-Za-z0-9]{30,}"),
+        ("a Linear API key", r"lin_api_[A-Za-z0-9]{30,}"),
+        ("a Notion token", r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b"),
+        ("an Atlassian API token", r"ATATT3[A-Za-z0-9_=-]{100,}"),
+        ("a Sentry token", r"sntry[su]_[A-Za-z0-9+/=_-]{40,}"),
+        ("a Grafana token", r"gl(?:sa|c)_[A-Za-z0-9+/_=-]{32,}"),
+        ("a Doppler token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+        ("a Postman API key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+        ("a Figma token", r"figd_[A-Za-z0-9_-]{40,}"),
+        ("a 1Password service account token", r"ops_eyJ[A-Za-z0-9+/=]{100,}"),
+        ("a Tailscale key", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),
+        ("a Supabase token", r"sbp_[a-f0-9]{40}\b"),
+        ("a Netlify token", r"nfp_[A-Za-z0-9]{36}\b"),
+        ("a Pulumi token", r"pul-[a-f0-9]{40}\b"),
+        ("a Terraform Cloud token", r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
+        ("a Heroku API key", r"HRKU-[A-Za-z0-9_-]{40,}"),
+        ("a New Relic key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{20,}"),
+        ("a Dynatrace token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
     )
 )
 
+# --- credentials whose value must be checked (is it a placeholder?) --------------------------
+_URL_PASSWORD = _Lazy(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:([^\s/?#@\"'<>]+)@")
+_AUTH_HEADER = _Lazy(
+    r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest|apikey)\s+"
+    r"([A-Za-z0-9._~+/=-]{8,})"
+)
+_CURL_USER = _Lazy(r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s:\"']+:([^\s\"']+)")
+_CLI_FLAG = _Lazy(
+    r"(?i)(?:^|\s)--(?:password|passwd|pass|token|api-?key|secret|client-secret|auth-token)(?:=|[ \t]+)"
+    r"[\"']?([^\s\"']+)"
+)
+_NETRC = _Lazy(r"(?is)\bmachine\s+\S+.{0,200}?\bpassword\s+(\S+)")
+_PGPASS = _Lazy(r"(?m)(?:^|\s)[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:([^\s:]+)$")
+_XML_ELEMENT = _Lazy(
+    r"(?i)<((?:\w+[_-])?(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret))>([^<\s]+)</\1>"
+)
+# `name = value` (also `name: value`, `"name": "value"`, `| name | value |`, `("name", "value")`):
+# the name is checked word by word in Python (see _key_kind).
+_ASSIGNMENT = _Lazy(
+    r"(?<![\w.-])(?P<key>[A-Za-z_][\w.-]{0,80})(?P<kq>[\"']?)[ \t]*(?P<sep>:=|=>|=|:(?![:/])|\||,)[ \t]*"
+    # A lookahead, so that a value holding the next assignment (`setup: DB_PASSWORD=…`) is searched too.
+    r"(?=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`,;]+)?(?P<rest>[^\n]*))"
+)
+_WORD_BEFORE = _Lazy(r"([A-Za-z]+)[ \t]+$")
+WORD_BEFORE_CHARS = 40  # how far back the word before a one-word name is looked for
+_PROSE = _Lazy(
+    r"(?i)\b(?P<key>password|passphrase|passwd|api[ _-]?key|secret[ _-]?key|access[ _-]?key|"
+    r"(?:auth[ _-]?|access[ _-]?|api[ _-]?)?token)\s+(?:is|was)\s*:?\s*(?P<value>[\"'`]?[^\s\"'`]+)"
+)
+_KEYWORD = _Lazy(r"(?i)pass|pwd|secret|token|key|auth|cred")
+
+_WORDS = _Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PASSWORD_WORDS = ("password", "passwd", "passphrase")
+_SHORT_PASSWORD_WORDS = frozenset({"pass", "pwd", "pw", "psw"})
+_SECRET_WORDS = ("secret", "token", "apikey", "credential", "credentials", "creds", "auth")
+# Tokens that page, order or deduplicate requests (AWS NextToken, ClientToken) grant nothing.
+_HARMLESS_TOKEN_WORDS = frozenset(
+    {"next", "page", "continuation", "pagination", "idempotency", "client", "lock", "sync", "cursor",
+     "resume", "marker", "change", "state", "csrf", "xsrf", "forward", "backward"}
+)  # fmt: skip
+_TRAILING_WORDS = frozenset({"base", "value", "raw", "plain", "plaintext"})
+# A name ending in "key" is a credential only after one of these (API key, not sort key).
+_KEY_QUALIFIERS = frozenset(
+    {"api", "secret", "access", "private", "signing", "encryption", "master", "auth", "client", "service",
+     "account", "license", "app", "admin", "deploy", "webhook", "session", "storage", "subscription",
+     "shared", "hmac", "jwt", "consumer", "x"}
+)  # fmt: skip
+_PLACEHOLDER_WORDS = frozenset(
+    {"none", "null", "nil", "true", "false", "yes", "no", "required", "optional", "empty", "hidden",
+     "redacted", "removed", "changeme", "secret", "password", "passwd", "token", "example", "placeholder",
+     "todo", "tbd", "n/a", "na", "unset", "undefined", "default", "string", "str", "int", "bool", "any",
+     "blank", "masked", "sensitive", "encrypted", "xxx", "test", "dummy", "fake", "sample"}
+)  # fmt: skip
+# Words that make up placeholder values such as EXAMPLE-PASSWORD or your-api-key-here.
+_FILLER_WORDS = _PLACEHOLDER_WORDS | {"here", "your", "my", "api", "key", "change", "me", "the", "value"}
+_PLACEHOLDER_MARKS = (
+    "...", "…", "{{", "}}", "${", "<", ">", "(", "[", "***", "os.environ", "getenv", "process.env"
+)  # fmt: skip
+_PLACEHOLDER = _Lazy(
+    r"(?i)^[$%&{*@]|^(?:your|my|the|some|insert|replace|enter|put)[_-]|x{4,}|^(.)\1*$"
+    r"|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$"  # settings.SECRET_KEY, self.token: a reference
+    r"|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"  # DB_PASSWORD: the name of a variable
+    r"|^(?:/|~/|\./|\.\./|[a-z][a-z0-9+.-]*://|arn:)"  # a path, a URL, an AWS resource name
+    r"|^[a-z]+(?:_[a-z]+)+$"  # downscoped_credentials: an identifier
+)
+_INVISIBLE = dict.fromkeys(
+    [0x00AD, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070)]
+)
+MIN_PASSWORD_CHARS = 6
+MIN_PIN_CHARS = 8  # a password of digits only: shorter ones are counts, ports, years
+MIN_TOKEN_CHARS = 12
+RANDOM_TOKEN_CHARS = 20  # a token this long without a digit counts if its characters look random
+RANDOM_ENTROPY_BITS = 3.5  # per character, as gitleaks' generic rule
+
 
 def find_secret(text: str) -> str | None:
-    """What kind of credential `text` seems to contain, or None."""
-    for label, pattern in _SECRET_PATTERNS:
-        if pattern.search(text):
+    """What kind of credential `text` seems to contain (a label naming the rule), or None."""
+    text = _normalized(text)
+    for label, pattern in _PROVIDER_RULES:
+        if any(_starts_a_word(text, match.start()) for match in pattern.pattern.finditer(text)):
             return label
+    for label, pattern, kind in _VALUE_RULES:
+        for match in pattern.pattern.finditer(text):
+            if _looks_like_secret(match.group(match.lastindex or 1), kind, quoted=False, env_style=True):
+                return label
+    return _assigned_secret(text) if _KEYWORD.pattern.search(text) else None
+
+
+def _starts_a_word(text: str, index: int) -> bool:
+    return index == 0 or not (text[index - 1].isalnum() or text[index - 1] == "_")
+
+
+def _normalized(text: str) -> str:
+    text = text.replace('\\"', '"').replace("\\'", "'")  # JSON written inside a JSON string
+    if text.isascii():
+        return text
+    text = text.translate(_INVISIBLE)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+_VALUE_RULES: tuple[tuple[str, _Lazy, str], ...] = (
+    ("a password inside a URL (scheme://user:password@host)", _URL_PASSWORD, "password"),
+    ("an Authorization header with credentials", _AUTH_HEADER, "password"),
+    ("a password on a command line (-u user:password)", _CURL_USER, "password"),
+    ("a password or token on a command line (--password …)", _CLI_FLAG, "password"),
+    ("a password in .netrc form (machine … password …)", _NETRC, "password"),
+    ("a password in a .pgpass line (host:port:db:user:password)", _PGPASS, "password"),
+    ("a password or token in XML (<password>…</password>)", _XML_ELEMENT, "password"),
+)
+
+
+def _assigned_secret(text: str) -> str | None:
+    for match in _ASSIGNMENT.pattern.finditer(text):
+        key, value = match["key"], match["value"] or ""
+        if match["sep"] == ":" and text[match.start() - 1 : match.start()] == ":":
+            continue  # a field of a colon-separated name (arn:aws:secretsmanager:…:secret:name)
+        kind = _key_kind(key, text[max(0, match.start() - WORD_BEFORE_CHARS) : match.start()])
+        if kind is None:
+            continue
+        rest = match["rest"]
+        if value in ("|", ">", "|-", ">-") and not rest.strip():  # a YAML block: the next line
+            following = text[match.end() + len(value) + len(rest) + 1 :].split("\n", 1)[0].split()
+            value = following[0] if following else ""
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`"
+        if match["sep"] == "," and not (match["kq"] and quoted and not value[1:-1].isalpha()):
+            continue  # only `define('DB_PASSWORD', 's3cret')`: not every argument list
+        env_style = match["sep"] == "=" and not match["kq"] and match.group(0)[len(key)] != " "
+        if quoted:
+            value = value[1:-1]
+        elif rest.strip() and value.isalpha():
+            continue  # `password: stored in the vault`: prose, not a value
+        if _looks_like_secret(value, kind, quoted=quoted, env_style=env_style):
+            noun = "a password" if kind == "password" else "a secret or token"
+            return f"{noun} (the value of {key})"
+    for match in _PROSE.pattern.finditer(text):
+        kind = "password" if match["key"].lower().startswith("pass") else "token"
+        value = match["value"].strip("\"'`").rstrip(".,;:!?)") or ""
+        if not value.isalpha() and _looks_like_secret(value, kind, quoted=False, env_style=False):
+            noun = "a password" if kind == "password" else "an API key or token"
+            return f"{noun} (written as 'the {match['key'].lower()} is …')"
     return None
+
+
+def _key_kind(key: str, before: str) -> str | None:
+    """'password' or 'token' when the name says it holds one (by its last word), else None."""
+    words = [word.lower() for word in _WORDS.pattern.findall(key)]
+    if not words:
+        return None
+    if len(words) == 1:  # `API key: …`, `db password: …`: the word before belongs to the name
+        previous = _WORD_BEFORE.pattern.search(before)
+        if previous:
+            words.insert(0, previous.group(1).lower())
+    if len(words) > 1 and words[-1] in _TRAILING_WORDS:  # SECRET_KEY_BASE holds a secret key
+        words.pop()
+    last = words[-1].removesuffix("s") if len(words[-1]) > 4 else words[-1]
+    if last.endswith(_PASSWORD_WORDS) or last in _SHORT_PASSWORD_WORDS:
+        return "password"
+    if last == "token" and len(words) > 1 and words[-2] in _HARMLESS_TOKEN_WORDS:
+        return None
+    if last.endswith(_SECRET_WORDS) or (last == "key" and _KEY_QUALIFIERS.intersection(words[:-1])):
+        return "token"
+    return None
+
+
+def _looks_like_secret(value: str, kind: str, *, quoted: bool, env_style: bool) -> bool:
+    """Whether `value` is a real credential rather than a placeholder, a reference or a word."""
+    value = value.strip()
+    if not quoted:
+        value = value.rstrip(".,;:!?)]}")  # the end of a sentence or of a call, not of the value
+    if not value or value.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER.pattern.search(value):
+        return False
+    if all(word.lower() in _FILLER_WORDS for word in re.findall(r"[A-Za-z]+|\d+", value)):
+        return False
+    if any(mark in value for mark in _PLACEHOLDER_MARKS):
+        return False
+    has_digit = any(char.isdigit() for char in value)
+    has_letter = any(char.isalpha() for char in value)
+    if kind == "password":
+        if len(value) < MIN_PASSWORD_CHARS or (not has_letter and len(value) < MIN_PIN_CHARS):
+            return False
+        # An unquoted single word is a type or a word (`password: SecretStr`), except in an env file.
+        return quoted or env_style or not value.isalpha()
+    if len(value) < MIN_TOKEN_CHARS or " " in value:
+        return False
+    if has_digit and has_letter:
+        return True
+    return len(value) >= RANDOM_TOKEN_CHARS and _entropy(value) >= RANDOM_ENTROPY_BITS
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())

@@ -7,11 +7,13 @@ tries through a whole session and reads the refusal."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from mini_claude.memory.listing import list_lines
+from tests.adversarial import secret_corpus
 from tests.adversarial.cases import case
 from tests.adversarial.world import Tools, last_tool_result, main_calls, memory_text, system_text
 from tests.agent_harness import Harness, result_text
@@ -102,7 +104,7 @@ SECRETS = {
         "session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8",
         "a JSON web token",
     ),
-    "password": ("body", "db password: Tr0ub4dor-and-3-horses", "a password or token assignment"),
+    "password": ("body", "db password: Tr0ub4dor-and-3-horses", "a password (the value of password)"),
     "key_in_description": (
         "description",
         "the key is sk-ant-api03-" + "Zz9Yy8Xx" * 6,
@@ -164,3 +166,62 @@ def test_hand_written_memory_with_a_secret_is_kept(api_env: FakeAnthropic, proje
     assert "[ci token](reference_ci.md)" in system_text(main_calls(api_env)[0])
     assert "[reference] ci token — token for the CI bot" in list_lines(harness.session.store)
     assert (folder / "reference_ci.md").read_text().endswith(f"{token}\n")
+
+
+# --- the gate measured on a corpus (tests/adversarial/secret_corpus.py) ---------------------------
+
+MAX_ORDINARY_REFUSED_RATIO = 1 / 200
+README = Path(__file__).parents[2] / "README.md"
+MEMORY_PROMPT = Path(__file__).parents[2] / "prompts" / "memory.md"
+
+
+def save_memory(tools: Tools, body: str, description: str = "what it is for") -> str | None:
+    """Save `body` as a memory through write_file; the refusal text, or None when it was saved."""
+    path = tools.memory_dir / "reference_notes.md"
+    content = memory_text("notes", description, "reference", body)
+    result = tools.run("write_file", file_path=str(path), content=content)
+    if not result.is_error:
+        for saved in tools.memory_dir.glob("*.md"):
+            saved.unlink()  # the next body starts from an empty memory folder
+        return None
+    assert result.content.startswith("Memory not saved: the content looks like it contains"), result.content
+    return result.content
+
+
+@case("secrets", "every credential form of the corpus is refused, naming the rule and never the secret")
+@pytest.mark.parametrize("form", secret_corpus.SECRETS)
+def test_corpus_secret_is_refused(project_dir: Path, form: str) -> None:
+    tools = Tools(project_dir)
+    body, rule = secret_corpus.SECRETS[form]
+
+    refusal = save_memory(tools, body + "\n")
+
+    assert refusal is not None, f"saved: {body!r}"
+    assert rule in refusal
+    assert not [p for p in tools.memory_dir.glob("*.md") if p.name != "MEMORY.md"]
+    for part in body.replace("=", " ").replace(":", " ").split():
+        if len(part) >= 8 and any(char.isdigit() for char in part):  # a value, not a name
+            assert part.strip("'\"`,;.") not in refusal
+
+
+@case(
+    "secrets", "ordinary memories (ids, hashes, URLs, code, keys named not given): at most 1 in 200 refused"
+)
+def test_corpus_ordinary_memories_are_saved(project_dir: Path) -> None:
+    tools = Tools(project_dir)
+
+    refused = [body for body in secret_corpus.ORDINARY if save_memory(tools, body + "\n") is not None]
+
+    assert len(secret_corpus.ORDINARY) >= 200
+    assert len(refused) <= len(secret_corpus.ORDINARY) * MAX_ORDINARY_REFUSED_RATIO, refused
+
+
+@case("secrets", "the memory examples in prompts/memory.md and README.md are saved, not refused")
+@pytest.mark.parametrize("source", [MEMORY_PROMPT, README], ids=["memory_prompt", "readme"])
+def test_documented_memory_examples_pass(project_dir: Path, source: Path) -> None:
+    tools = Tools(project_dir)
+    [example] = re.findall(r"```markdown\n(---\n.*?)```", source.read_text(), re.DOTALL)
+
+    result = tools.run("write_file", file_path=str(tools.memory_dir / "feedback_x.md"), content=example)
+
+    assert not result.is_error, result.content
