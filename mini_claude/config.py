@@ -18,6 +18,9 @@ DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
 PERMISSION_MODES = ("ask", "accept-edits", "bypass")
 PROJECT_HASH_CHARS = 16
 GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree or submodule
+MEMORY_FOLDER = "memory"
+SESSIONS_FOLDER = "sessions"
+DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 
 
 class ConfigError(ValueError):
@@ -68,12 +71,23 @@ def memory_project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
     return git_work_tree_root(start) or start
 
 
-def project_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """`~/.mini-claude/projects/<hash of memory_project_root(cwd)>/memory` (not created here).
-    Every front end reaches it through `Settings.memory_dir`, so they all agree."""
+def project_state_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """`~/.mini-claude/projects/<hash of memory_project_root(cwd)>`: everything kept for one
+    project (memories, session transcripts); not created here."""
     root = str(memory_project_root(cwd))
     digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()
-    return app_home() / "projects" / digest[:PROJECT_HASH_CHARS] / "memory"
+    return app_home() / "projects" / digest[:PROJECT_HASH_CHARS]
+
+
+def project_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """`<project_state_dir(cwd)>/memory`. Every front end reaches it through `Settings.memory_dir`,
+    so they all agree."""
+    return project_state_dir(cwd) / MEMORY_FOLDER
+
+
+def project_sessions_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """`<project_state_dir(cwd)>/sessions`: one transcript per conversation (`Settings.sessions_dir`)."""
+    return project_state_dir(cwd) / SESSIONS_FOLDER
 
 
 def _platform_dir(kind: str) -> Path:
@@ -117,6 +131,8 @@ class Settings:
     # shared more widely, by the whole git work tree around it (see memory_project_root).
     project_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
     memory_dir: Path = field(default_factory=project_memory_dir)
+    sessions_dir: Path = field(default_factory=project_sessions_dir)
+    session_retention_days: int = DEFAULT_SESSION_RETENTION_DAYS
 
     @property
     def can_call_model(self) -> bool:
@@ -144,6 +160,7 @@ def load_settings(
     if mode not in PERMISSION_MODES:
         raise ConfigError(f"permission mode {mode!r} is not one of: {', '.join(PERMISSION_MODES)}")
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
+    state_dir = project_state_dir(cwd)
     return Settings(
         model=chosen_model,
         side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
@@ -158,5 +175,9 @@ def load_settings(
         permission_mode=mode,
         plain=plain,
         project_dir=cwd,
-        memory_dir=project_memory_dir(cwd),
+        memory_dir=state_dir / MEMORY_FOLDER,
+        sessions_dir=state_dir / SESSIONS_FOLDER,
+        session_retention_days=int(
+            _env_number("MINI_CLAUDE_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS, int)
+        ),
     )
