@@ -45,10 +45,9 @@ def sessions_dir(project_dir: Path) -> Path:
 
 
 def new_writer(sessions_dir: Path, warnings: list[str] | None = None, **kw: Any) -> TranscriptWriter:
-    sink = warnings.append if warnings is not None else None
-    return TranscriptWriter(
-        sessions_dir, cwd="/work/app", project="/work/app", model="claude-test", warn=sink, **kw
-    )
+    if warnings is not None:
+        kw["warn"] = warnings.append
+    return TranscriptWriter(sessions_dir, cwd="/work/app", project="/work/app", model="claude-test", **kw)
 
 
 def lines_of(path: Path) -> list[dict[str, Any]]:
@@ -416,6 +415,31 @@ def test_continuing_after_a_crash_drops_the_torn_line_instead_of_gluing_onto_it(
     resumed.add("user", [text("five")])
     loaded = load_transcript(first.path)
     assert loaded.problems == [] and loaded.messages[-1]["content"] == [text("five")]
+
+
+def test_continuing_keeps_a_large_whole_last_record_that_lost_its_newline(sessions_dir: Path) -> None:
+    writer = new_writer(sessions_dir)
+    writer.add("user", [text("go")])
+    writer.add("assistant", [text("z" * 3_000_000)])
+    writer.close()
+    writer.path.write_bytes(writer.path.read_bytes().rstrip(b"\n"))  # as an editor may save it
+    resumed = TranscriptWriter.continuing(writer.path, model="m", cwd="/", project="/")
+    resumed.add("user", [text("still there?")])
+    loaded = load_transcript(writer.path)
+    assert loaded.problems == [] and loaded.messages[1]["content"] == [text("z" * 3_000_000)]
+    assert loaded.messages[2]["content"] == [text("still there?")]
+
+
+def test_a_failing_warning_callback_does_not_reach_the_agent(sessions_dir: Path) -> None:
+    sessions_dir.parent.mkdir(parents=True)
+    sessions_dir.write_text("a file where the folder goes")
+
+    def broken_ui(_text: str) -> None:
+        raise RuntimeError("the UI is gone")
+
+    writer = new_writer(sessions_dir, warn=broken_ui)
+    writer.add("user", [text("hi")])
+    assert writer.stopped == f"Session not saved: {sessions_dir} is not a folder (the conversation goes on)"
 
 
 def test_a_transcript_in_use_cannot_be_continued_by_another_writer(sessions_dir: Path) -> None:

@@ -24,6 +24,7 @@ from mini_claude.sessions.records import (
     MAX_TRANSCRIPT_BYTES,
     RECORD_ROLES,
     SETTINGS_TYPE,
+    too_large_problem,
 )
 from mini_claude.sessions.repair import repair_conversation
 
@@ -70,14 +71,14 @@ def load_transcript(path: Path) -> LoadedTranscript:
     fd, info = open_transcript_for_reading(path)
     try:
         if info.st_size > MAX_TRANSCRIPT_BYTES:
-            raise TranscriptError(_too_large(shown, info.st_size))
+            raise TranscriptError(too_large_problem(shown, info.st_size))
         data = read_all(fd, info.st_size, MAX_TRANSCRIPT_BYTES)
     except OSError as error:
         raise TranscriptError(f"cannot read {shown}: {error.strerror}") from None
     finally:
         os.close(fd)
     if len(data) > MAX_TRANSCRIPT_BYTES:
-        raise TranscriptError(_too_large(shown, len(data)))
+        raise TranscriptError(too_large_problem(shown, len(data)))
     if not data or data.isspace():
         raise TranscriptError(f"{shown} is empty: no session was saved in it")
     lines = _lines(data)
@@ -220,10 +221,3 @@ def _json_problem(error: ValueError) -> str:
     if isinstance(error, json.JSONDecodeError):
         return f"not valid JSON ({error.msg} at column {error.colno})"
     return "not valid UTF-8 text"
-
-
-def _too_large(shown: str, size: int) -> str:
-    return (
-        f"{shown} is {size / 2**20:.0f} MB, more than the {MAX_TRANSCRIPT_BYTES // 2**20} MB a transcript "
-        "may have: it cannot be loaded (it stays on disk; start a new session instead)"
-    )

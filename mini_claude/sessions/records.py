@@ -22,8 +22,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import os
 import re
-import secrets
 from typing import Any
 
 FORMAT = 1  # bumped when a reader of the old format would misread the new one
@@ -55,7 +55,7 @@ def new_session_id() -> str:
     """Random rather than time-ordered: any 4-6 characters of it are a unique prefix to type,
     while time-ordered ids share their first characters within a day. Sessions are ordered by
     their file's modification time instead."""
-    return secrets.token_hex(SESSION_ID_BYTES)
+    return os.urandom(SESSION_ID_BYTES).hex()
 
 
 def is_transcript_name(name: str) -> bool:
@@ -111,3 +111,10 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_finite(item) for item in value]
     return value
+
+
+def too_large_problem(shown: str, size: int) -> str:
+    return (
+        f"{shown} is {size / 2**20:.0f} MB, more than the {MAX_TRANSCRIPT_BYTES // 2**20} MB a transcript "
+        "may have: it cannot be loaded (it stays on disk; start a new session instead)"
+    )

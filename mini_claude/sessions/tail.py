@@ -13,7 +13,7 @@ from mini_claude.sessions.records import HEADER_START, HEADER_TYPE, RECORD_PREFI
 FIRST_CHUNK_BYTES = 4 * 1024
 MAX_CHUNK_BYTES = 1 * 2**20
 # A line after the last newline is parsed (to tell a torn line from a complete one whose newline
-# was removed by an editor) only up to this size; a larger one is taken as torn.
+# was removed by an editor) only up to this size by default; a larger one is taken as torn.
 FRAGMENT_MAX_BYTES = 1 * 2**20
 PREFIX_BYTES = 64  # enough for `{"type":"tool_results","n":<any count>,`
 
@@ -27,11 +27,18 @@ class Tail:
     fragment_is_record: bool  # the bytes after the last newline are one whole JSON record
 
 
-def read_tail(fd: int, size: int) -> Tail:
+def read_tail(
+    fd: int, size: int, scan_limit: int | None = None, fragment_max: int = FRAGMENT_MAX_BYTES
+) -> Tail:
+    """The file's end. With `scan_limit`, at most that many bytes are read looking for the start
+    of the last line; if it starts further back, `last_line_start` is None (and `complete_end`
+    is only right when a newline was found). Bytes after the last newline are read and parsed
+    only up to `fragment_max`; a longer fragment counts as torn."""
     newlines: list[int] = []  # offsets of the last two newlines, last first
     position, chunk_size = size, FIRST_CHUNK_BYTES
-    while position > 0 and len(newlines) < 2:
-        start = max(0, position - chunk_size)
+    floor = 0 if scan_limit is None else max(0, size - scan_limit)
+    while position > floor and len(newlines) < 2:
+        start = max(floor, position - chunk_size)
         chunk_size = min(chunk_size * 4, MAX_CHUNK_BYTES)
         chunk = os.pread(fd, position - start, start)
         found = len(chunk)
@@ -39,10 +46,13 @@ def read_tail(fd: int, size: int) -> Tail:
             newlines.append(start + found)
         position = start
     complete_end = newlines[0] + 1 if newlines else 0
-    last_line_start = (newlines[1] + 1 if len(newlines) > 1 else 0) if newlines else None
+    if len(newlines) > 1:
+        last_line_start: int | None = newlines[1] + 1
+    else:  # the whole file was read back to its start, or the scan limit stopped the search
+        last_line_start = 0 if newlines and floor == 0 else None
     fragment_size = size - complete_end
     fragment = None
-    if 0 < fragment_size <= FRAGMENT_MAX_BYTES:
+    if 0 < fragment_size <= fragment_max:
         fragment = os.pread(fd, fragment_size, complete_end)
     return Tail(complete_end, last_line_start, fragment, fragment_size, _is_record(fragment))
 

@@ -11,6 +11,7 @@ can tell the session is in use (and retention leaves it alone); the lock ends wi
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -173,7 +174,7 @@ class TranscriptWriter:
             if warning is not None:
                 self._stop_locked(warning)
         if warning is not None:
-            self._warn(warning)
+            self._report(warning)
 
     def _create(self) -> None:
         """Create the file: 0600, never through a symlink, never an existing file."""
@@ -232,7 +233,7 @@ class TranscriptWriter:
     def _mend_torn_end(self, fd: int, size: int) -> int:
         """Make the file end with a whole line before appending (else the next record would be glued
         to a torn one and lost with it); learn the message count and the last role. Returns the size."""
-        tail = read_tail(fd, size)
+        tail = read_tail(fd, size, fragment_max=MAX_TRANSCRIPT_BYTES)  # never cut a whole record
         if tail.fragment_is_record:
             os.write(fd, b"\n")  # a whole record whose newline an editor removed
             size += 1
@@ -255,7 +256,13 @@ class TranscriptWriter:
     def _stop(self, warning: str) -> None:
         with self._lock:
             self._stop_locked(warning)
-        self._warn(warning)
+        self._report(warning)
+
+    def _report(self, warning: str) -> None:
+        try:
+            self._warn(warning)
+        except Exception:  # the UI's callback failing must not end the turn either
+            log.exception("reporting a transcript warning failed: %s", warning)
 
     def _stop_locked(self, warning: str) -> None:
         self.stopped = warning
@@ -270,6 +277,8 @@ class _Full(Exception):
 
 
 def _reason(error: Exception) -> str:
+    if isinstance(error, OSError) and error.errno == errno.ELOOP:
+        return "it is a symlink, and transcripts are never written through one"
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
