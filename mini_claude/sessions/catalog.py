@@ -1,0 +1,197 @@
+"""This project's saved sessions, newest first, each summarised from the start and the end of its
+file only (header, first message, the message count carried by the last record): listing stays
+fast with hundreds of sessions and transcripts of many megabytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from mini_claude.sessions.folder import (
+    SessionsFolderError,
+    TranscriptError,
+    open_sessions_dir,
+    open_transcript_for_reading,
+)
+from mini_claude.sessions.records import (
+    HEADER_TYPE,
+    MAX_TRANSCRIPT_BYTES,
+    TRANSCRIPT_SUFFIX,
+    is_transcript_name,
+    too_large_problem,
+)
+from mini_claude.sessions.tail import last_record, read_tail
+
+HEAD_BYTES = 16 * 1024  # the header and, usually, the whole first message
+HEADER_MAX_BYTES = 1 * 2**20  # a header longer than the head is read up to this size
+FIRST_USER_LINE = b'{"type":"user",'
+TEXT_KEY = b'"text":"'
+PREVIEW_BYTES = 2048  # of a first message too long for the head, enough for a one-line preview
+LOOKAHEAD_LINES = 8  # records looked at for the first user message (a settings record may precede it)
+# At most this much of a file is read to count its messages (a last line longer than this is rare).
+COUNT_SCAN_MAX_BYTES = 16 * 2**20
+_STRING_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    path: Path
+    last_used: float  # the file's modification time: when a record was last added
+    size: int
+    started: str = ""  # ISO 8601 from the header
+    project: str = ""  # the project root recorded in the header
+    message_count: int | None = 0  # None: not known without reading the whole file
+    first_message: str = ""  # untrusted text: make it visible (untrusted.visible_text) before showing it
+    problem: str | None = None  # why the session cannot be resumed (one line), if it cannot
+
+
+def list_sessions(sessions_dir: Path) -> list[SessionSummary]:
+    """Every transcript in `sessions_dir`, newest first; [] when there is no such folder.
+    Raises SessionsFolderError when the folder cannot be used (see folder.open_sessions_dir)."""
+    return list(_summaries(sessions_dir))
+
+
+def most_recent_session(sessions_dir: Path, *, exclude: str | None = None) -> SessionSummary | None:
+    """The newest session that can be resumed (skipping `exclude`, the one in use), or None."""
+    for summary in _summaries(sessions_dir, exclude=exclude):
+        if summary.problem is None:
+            return summary
+    return None
+
+
+def transcript_entries(dir_fd: int) -> list[tuple[str, os.stat_result]]:
+    """(name, lstat) of every `<id>.jsonl` in the folder, newest first (symlinks not followed)."""
+    entries = []
+    with os.scandir(dir_fd) as scan:
+        for entry in scan:
+            if is_transcript_name(entry.name):
+                try:
+                    entries.append((entry.name, entry.stat(follow_symlinks=False)))
+                except OSError:
+                    continue  # removed meanwhile
+    entries.sort(key=lambda item: (-item[1].st_mtime, item[0]))
+    return entries
+
+
+def summarize(sessions_dir: Path, dir_fd: int, name: str, info: os.stat_result) -> SessionSummary:
+    session_id = name.removesuffix(TRANSCRIPT_SUFFIX)
+    path = sessions_dir / name
+    base = SessionSummary(session_id, path, info.st_mtime, info.st_size)
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        return _broken(base, f"{name} is {kind}: not read")
+    try:
+        fd, opened = open_transcript_for_reading(path, dir_fd=dir_fd)
+    except TranscriptError as error:
+        return _broken(base, str(error))
+    try:
+        return _read_summary(base, fd, opened.st_size)
+    except OSError as error:
+        return _broken(base, f"cannot read {name}: {error.strerror}")
+    finally:
+        os.close(fd)
+
+
+def _summaries(sessions_dir: Path, *, exclude: str | None = None) -> Iterator[SessionSummary]:
+    dir_fd = open_sessions_dir(sessions_dir, create=False)
+    if dir_fd is None:
+        return
+    try:
+        for name, info in transcript_entries(dir_fd):
+            if info.st_size == 0 and stat.S_ISREG(info.st_mode):
+                continue  # created by a session stopped before its first record: nothing to show
+            if name.removesuffix(TRANSCRIPT_SUFFIX) != exclude:
+                yield summarize(sessions_dir, dir_fd, name, info)
+    except OSError as error:
+        raise SessionsFolderError(f"cannot list {sessions_dir}: {error.strerror}") from None
+    finally:
+        os.close(dir_fd)
+
+
+def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
+    head = os.pread(fd, HEAD_BYTES, 0)
+    header_end = head.find(b"\n")
+    if header_end < 0 and len(head) == HEAD_BYTES:
+        head = os.pread(fd, HEADER_MAX_BYTES, 0)
+        header_end = head.find(b"\n")
+    header = _json_object(head[: header_end if header_end >= 0 else len(head)])
+    if header is None or header.get("type") != HEADER_TYPE:
+        return _broken(base, f"{base.path.name} has no session header: not a transcript")
+    summary = SessionSummary(
+        base.id, base.path, base.last_used, base.size,
+        started=_text(header.get("started")), project=_text(header.get("project")),
+        first_message=_first_message(head[header_end + 1 :] if header_end >= 0 else b""),
+    )  # fmt: skip
+    if size > MAX_TRANSCRIPT_BYTES:
+        return replace(summary, problem=too_large_problem(base.path.name, size))
+    return replace(summary, message_count=_message_count(base.path, fd, size))
+
+
+def _message_count(path: Path, fd: int, size: int) -> int | None:
+    """From the last record's first bytes; by loading the file when it was edited by hand (and
+    is small enough to load on the way); else unknown."""
+    record = last_record(fd, read_tail(fd, size, scan_limit=COUNT_SCAN_MAX_BYTES))
+    if record is not None:
+        return record[1]
+    if size > COUNT_SCAN_MAX_BYTES:
+        return None
+    from mini_claude.sessions.loader import load_transcript  # rarely needed: not on the common path
+
+    try:
+        return len(load_transcript(path).messages)
+    except TranscriptError:
+        return None
+
+
+def _first_message(head: bytes) -> str:
+    """The first text the user typed, from the records after the header (which may be cut short)."""
+    for line in head.split(b"\n")[:LOOKAHEAD_LINES]:
+        if not line.startswith(FIRST_USER_LINE):
+            continue
+        record = _json_object(line)
+        if record is not None:
+            blocks = record.get("content")
+            texts = [b.get("text") for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
+            return next((text for text in texts if isinstance(text, str)), "")
+        return _text_prefix(line)  # longer than the head: its start is enough for a preview
+    return ""
+
+
+def _text_prefix(line: bytes) -> str:
+    """The start of the first `"text":"…"` string in a cut-off line, decoded as JSON."""
+    start = line.find(TEXT_KEY)
+    if start < 0:
+        return ""
+    chunk = line[start + len(TEXT_KEY) : start + len(TEXT_KEY) + PREVIEW_BYTES]
+    text = chunk.decode("utf-8", "ignore")  # drops a character cut in half at the end
+    try:
+        return _STRING_DECODER.raw_decode('"' + text)[0]  # the string ends within the chunk
+    except ValueError:
+        pass
+    for cut in range(len(text), max(-1, len(text) - 7), -1):  # back off an escape cut in half
+        try:
+            return json.loads('"' + text[:cut] + '"')
+        except ValueError:
+            continue
+    return ""
+
+
+def _json_object(raw: bytes) -> dict | None:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _broken(base: SessionSummary, problem: str) -> SessionSummary:
+    return SessionSummary(base.id, base.path, base.last_used, base.size, problem=problem)

@@ -1,0 +1,123 @@
+"""Finding the session a user means by its id or the start of it, with a clear line when there is
+none: the closest ids, every match of an ambiguous prefix, or the other project it belongs to."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from pathlib import Path
+
+from mini_claude.paths import visible_path
+from mini_claude.sessions.catalog import SessionSummary, summarize, transcript_entries
+from mini_claude.sessions.folder import TranscriptError, open_sessions_dir, open_transcript_for_reading
+from mini_claude.sessions.records import TRANSCRIPT_SUFFIX, is_transcript_name
+from mini_claude.untrusted import visible_text
+
+LIST_COMMAND = "mini-claude sessions list"
+MATCHES_SHOWN = 5
+CLOSEST_SHOWN = 3
+ID_SHOWN_CHARS = 12  # enough to tell ids apart in a message
+FIRST_MESSAGE_SHOWN_CHARS = 40
+HEADER_PEEK_BYTES = 64 * 1024
+_TYPED_ID = re.compile(r"[0-9a-f]{1,32}")
+
+
+class SessionNotFound(LookupError):
+    """No one session matches; the message says what to type instead, in one line."""
+
+
+def find_session(sessions_dir: Path, query: str, *, list_command: str = LIST_COMMAND) -> SessionSummary:
+    """The session whose id is `query` or starts with it. `list_command` is what the user types to
+    see the ids where they are (the shell or the REPL). Raises SessionNotFound or SessionsFolderError."""
+    typed = query.strip().lower().removesuffix(TRANSCRIPT_SUFFIX)
+    see = f"see {list_command}"
+    if not typed:
+        raise SessionNotFound(f"Give a session id or its first characters ({see}).")
+    if not _TYPED_ID.fullmatch(typed):
+        raise SessionNotFound(
+            f"{query.strip()!r} is not a session id: ids are 32 characters of 0-9 and a-f ({see})."
+        )
+    dir_fd = open_sessions_dir(sessions_dir, create=False)
+    entries = []
+    if dir_fd is not None:
+        try:
+            entries = transcript_entries(dir_fd)
+            matches = [(name, info) for name, info in entries if name.startswith(typed)]
+            if len(matches) == 1:
+                return summarize(sessions_dir, dir_fd, *matches[0])
+            if matches:
+                shown = [summarize(sessions_dir, dir_fd, *match) for match in matches[:MATCHES_SHOWN]]
+                raise SessionNotFound(_ambiguous(typed, shown, len(matches)))
+        finally:
+            os.close(dir_fd)
+    elsewhere = _in_other_project(sessions_dir, typed)
+    if elsewhere is not None:
+        raise SessionNotFound(f"Session {typed} belongs to another project: {elsewhere}.")
+    ids = [name.removesuffix(TRANSCRIPT_SUFFIX) for name, _ in entries]
+    if not ids:
+        raise SessionNotFound(f"No session {typed}: this project has no saved sessions.")
+    closest = ", ".join(session_id[:ID_SHOWN_CHARS] for session_id in closest_ids(typed, ids))
+    raise SessionNotFound(f"No session {typed} in this project; the closest: {closest} ({see}).")
+
+
+def closest_ids(typed: str, ids: list[str]) -> list[str]:
+    """The ids most like `typed`, compared over as many characters as were typed (a typo in a
+    prefix should find the id it was meant to start)."""
+
+    def likeness(session_id: str) -> float:
+        return difflib.SequenceMatcher(None, typed, session_id[: len(typed)]).ratio()
+
+    return sorted(ids, key=lambda session_id: (-likeness(session_id), session_id))[:CLOSEST_SHOWN]
+
+
+def _ambiguous(typed: str, shown: list[SessionSummary], total: int) -> str:
+    parts = []
+    for summary in shown:
+        session_id = summary.id[: max(ID_SHOWN_CHARS, len(typed) + 4)]
+        first = " ".join(summary.first_message.split())[:FIRST_MESSAGE_SHOWN_CHARS]
+        parts.append(f"{session_id} ({visible_text(first)})" if first else session_id)
+    more = f" and {total - len(shown)} more" if total > len(shown) else ""
+    return f"{typed!r} matches {total} sessions: {', '.join(parts)}{more}. Type more of the id."
+
+
+def _in_other_project(sessions_dir: Path, typed: str) -> str | None:
+    """Where a session starting with `typed` lives if another project's folder holds one: that
+    project's root as its header records it, else the folder. A look at folder names only."""
+    projects_dir = sessions_dir.parent.parent
+    own = sessions_dir.parent.name
+    try:
+        projects = [entry.name for entry in os.scandir(projects_dir) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return None
+    for project in sorted(projects):
+        folder = projects_dir / project / sessions_dir.name
+        if project == own or not folder.is_dir() or folder.is_symlink():
+            continue
+        try:
+            names = [n for n in os.listdir(folder) if n.startswith(typed) and is_transcript_name(n)]
+        except OSError:
+            continue
+        if names:
+            return _project_of(folder / names[0]) or visible_path(str(folder))
+    return None
+
+
+def _project_of(path: Path) -> str | None:
+    try:
+        fd, _ = open_transcript_for_reading(path)
+    except TranscriptError:
+        return None
+    try:
+        head = os.pread(fd, HEADER_PEEK_BYTES, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        header = json.loads(head.split(b"\n", 1)[0])
+    except ValueError:
+        return None
+    root = (header.get("project") or header.get("cwd")) if isinstance(header, dict) else None
+    return f"{visible_path(root)} (start mini-claude there to resume it)" if isinstance(root, str) else None
