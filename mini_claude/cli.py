@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         # Written out: argparse would show the optional `memory` command as a required COMMAND.
         usage="%(prog)s [options]              start the REPL"
         "\n       %(prog)s [options] -p PROMPT    answer PROMPT (or stdin) and exit"
-        "\n       %(prog)s memory {list,show NAME,path}",
+        "\n       %(prog)s memory {list,show NAME,path}"
+        "\n       %(prog)s sessions list",
         description="A terminal coding agent with a cross-session memory.",
         epilog="Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, "
         "MINI_CLAUDE_SIDE_MODEL. See README.md.",
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = memory_commands.add_parser("show", help="print one memory")
     show.add_argument("name", help="the memory's name or file name")
     memory_commands.add_parser("path", help="print the memory directory")
+    sessions = commands.add_parser("sessions", help="list this project's saved sessions")
+    sessions_commands = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    sessions_commands.add_parser("list", help="id, last used, message count, first message; newest first")
     return parser
 
 
@@ -79,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         from mini_claude.ui.memory_cli import run_memory_command
 
         return run_memory_command(settings, args.memory_command, getattr(args, "name", None))
+    if args.command == "sessions":
+        from mini_claude.ui.sessions_cli import run_sessions_command
+
+        return run_sessions_command(settings, args.sessions_command)
     if args.prompt is not None or not sys.stdin.isatty():
         from mini_claude.ui.print_mode import run_print_mode
 
