@@ -108,3 +108,8 @@ def test_an_unusable_sessions_folder_is_one_line_and_exit_1(
 def test_sessions_needs_an_action(cli: Cli) -> None:
     result = cli.run("sessions")
     assert result.returncode == 2 and "list" in result.stderr
+
+
+def test_help_shows_the_sessions_command(cli: Cli) -> None:
+    usage = cli.run("--help").stdout.split("\n\n")[0]
+    assert "mini-claude sessions list" in usage
