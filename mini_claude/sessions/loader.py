@@ -164,18 +164,14 @@ class _Conversation:
             self.messages.append({"role": role, "content": list(content)})
 
 
-def _lines(data: bytes) -> list[str] | list[bytes]:
+def _lines(data: bytes) -> list[bytes]:
     """The file's lines, split at b"\\n" only (never splitlines(): U+2028 and friends may sit raw
-    inside strings). Decoded at once when the whole file is UTF-8, which parses a third faster
-    than line by line; else each line is decoded alone, so one bad byte costs only its line."""
-    data = data.removeprefix(codecs.BOM_UTF8)  # an editor may add one; JSON has no use for it
-    try:
-        return data.decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        return data.split(b"\n")
+    inside strings). Each line is decoded on its own by json.loads: one bad byte costs only its
+    line, and one emoji does not make a 20 MB string of the whole file four bytes per character."""
+    return data.removeprefix(codecs.BOM_UTF8).split(b"\n")  # an editor may add a BOM
 
 
-def _header(shown: str, line: str | bytes) -> SessionHeader:
+def _header(shown: str, line: bytes) -> SessionHeader:
     try:
         header = json.loads(line)
     except ValueError:
