@@ -342,7 +342,7 @@ def test_a_huge_transcript_is_refused_not_read(sessions_dir: Path) -> None:
     assert listed.first_message == "big" and "200 MB" in (listed.problem or "")
 
 
-@case("paths", "a header whose cwd holds escape codes: the other-project message shows them written out")
+@case("paths", "a header whose project path holds escape codes: the other-project message writes them out")
 def test_a_hostile_header_cannot_reach_the_terminal(
     sessions_dir: Path, tmp_path: Path, project_dir: Path
 ) -> None:
