@@ -2,20 +2,22 @@
 
 Invariant kept at every exit (done, error, Ctrl+C at any moment, turn cap): every `tool_use` in
 the conversation is answered by exactly one `tool_result` in the next message, so the next request
-is one the API accepts.
+is one the API accepts. The calls not answered yet are state (`_open_calls`), and one method,
+`_close_open_calls`, answers them, whatever ended the step.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from mini_claude import prompts
 from mini_claude.events import (
     EventSink,
     MemoriesRecalled,
+    MessageAdded,
+    MessageKind,
     Notice,
     RequestStarted,
     TextDone,
@@ -28,6 +30,9 @@ from mini_claude.llm import ModelClient, ModelError, StreamedResponse
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from mini_claude.memory.recall import MemoryRecall
+
 log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
@@ -38,35 +43,33 @@ REPLY_CUT_NOTICE = (
 )
 
 
-class Recalled(Protocol):
-    """Memories ready to show the model: one text block per memory."""
+class TurnOver(Exception):
+    """Ends the turn; `reason` becomes TurnEnded.reason, `unanswered` is the notice that answers
+    tool calls left without a result."""
 
-    blocks: list[dict[str, Any]]
-    file_names: list[str]
-
-
-class MemoryRecall(Protocol):
-    """The memory prefetch as the agent sees it (see memory/prefetch.py)."""
-
-    def start(self, query: str) -> None: ...
-
-    def reply_started(self) -> None:
-        """The reply's first event is on screen: recall may use the CPU without delaying it."""
-        ...
-
-    def take_ready(self) -> Recalled | None:
-        """Return settled, not yet injected memories without ever blocking."""
-        ...
-
-    def reset(self) -> None: ...
+    reason = "done"
+    unanswered = "interrupted"
 
 
-class _TurnOver(Exception):
-    """Ends the turn early; `reason` becomes TurnEnded.reason."""
+class Done(TurnOver):
+    """The model answered without asking for a tool."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+
+class TurnCapReached(TurnOver):
+    reason = "turn_cap"
+
+
+class ReplyCut(TurnOver):
+    """The reply stopped at max_tokens with no tool call to run."""
+
+    reason = "max_tokens"
+
+
+class ModelFailed(TurnOver):
+    """The model call failed (after the SDK's retries); the message is one line for the user."""
+
+    reason = "error"
+    unanswered = "stream_failed"
 
 
 class Agent:
@@ -95,7 +98,12 @@ class Agent:
         self.messages: list[Message] = []
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
-        self._recall_held = False
+        # A step's state until its calls are answered: the response still streaming, the calls
+        # of the stored reply without an answer yet, their results so far, the call on screen.
+        self._streaming: StreamedResponse | None = None
+        self._open_calls: list[dict[str, Any]] = []
+        self._results: dict[str, ToolResult] = {}
+        self._running: dict[str, Any] | None = None
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
@@ -105,45 +113,47 @@ class Agent:
             self.recall.reset()
 
     def run_turn(self, user_text: str) -> TurnEnded:
-        if not self.llm.configured:
-            self.sink(Notice(self.llm.settings.missing_credentials_message, "error"))
-            return self._emit_end("error")
+        self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         if self.recall is not None:
             self.recall.start(user_text)
-            self._recall_held = True
-        self._append_user([{"type": "text", "text": user_text}])
+        self._add("user", [{"type": "text", "text": user_text}])
         self._last_text = ""
+        notice: Notice | None = None
         try:
-            for _ in range(self.max_turns):
-                self._step()
-            self.sink(Notice(prompts.notice("turn_cap", max_turns=self.max_turns), "warning"))
-            return self._emit_end("turn_cap")
-        except _TurnOver as over:
-            return self._emit_end(over.reason)
+            over = self._steps()
+            reason, unanswered = over.reason, over.unanswered
+            if str(over):
+                notice = Notice(str(over), "error" if isinstance(over, ModelFailed) else "warning")
         except KeyboardInterrupt:
-            with sigint_deferred():
-                self._answer_dangling_tool_uses()
-                self._append_user([{"type": "text", "text": prompts.notice("user_interrupted")}])
-            return self._emit_end("interrupted")
+            reason, unanswered = "interrupted", "interrupted"
         except Exception as error:  # a bug of ours must not cost the user the conversation
             log.exception("internal error during a turn")
-            self._answer_dangling_tool_uses()
-            self.sink(
-                Notice(f"Internal error: {type(error).__name__}: {error} (details in the debug log)", "error")
+            reason, unanswered = "error", "interrupted"
+            notice = Notice(
+                f"Internal error: {type(error).__name__}: {error} (details in the debug log)", "error"
             )
-            return self._emit_end("error")
-
-    def _emit_end(self, reason: str) -> TurnEnded:
+        self._close_open_calls(unanswered, note="user_interrupted" if reason == "interrupted" else None)
+        if notice is not None:
+            self.sink(notice)
         ended = TurnEnded(reason, self._last_text)  # type: ignore[arg-type]
         self.sink(ended)
         return ended
 
+    def _steps(self) -> TurnOver:
+        """Model calls until one ends the turn, at most max_turns of them."""
+        try:
+            for _ in range(self.max_turns):
+                self._step()
+            raise TurnCapReached(prompts.notice("turn_cap", max_turns=self.max_turns))
+        except TurnOver as over:
+            return over
+
     def _step(self) -> None:
-        """One model call and the tools it asks for. Raises _TurnOver when the turn is finished."""
-        self._inject_recalled_memories()
-        response = StreamedResponse(used_tool_ids=self._tool_use_ids())
-        with self._keeping_partial_response(response):
-            self.sink(RequestStarted())
+        """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
+        self._add_recalled_memories()
+        response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
+        self.sink(RequestStarted())
+        try:
             for update in self.llm.stream(
                 model=self.model,
                 system=self._system_blocks(),
@@ -153,74 +163,90 @@ class Agent:
                 response=response,
             ):
                 self.sink(update)
-                self._release_recall()
-        self._release_recall()
+        except ModelError as error:
+            raise ModelFailed(str(error)) from error
+        self._store_reply()
         self.sink(response.usage)
+        if response.stop_reason == "max_tokens":
+            if not self._open_calls:
+                raise ReplyCut(REPLY_CUT_NOTICE)
+            # The last tool call is incomplete; running any of them could act on half an intention.
+            self._close_open_calls("output_cut")
+            return
+        if not self._open_calls:
+            raise Done
+        for call in self._open_calls:
+            self._run_tool(call, response.refused_tool_calls.get(call["id"]))
+        self._close_open_calls("interrupted")
+
+    def _run_tool(self, call: dict[str, Any], refused: str | None) -> None:
+        """Run one call (or answer `refused`, a notice key, without running it); its line is
+        opened on screen first, and closed once its result is recorded."""
+        name, tool_input = call["name"], call["input"]
+        self.sink(ToolStarted(call["id"], name, self.tools.summarize_call(name, tool_input)))
+        self._running = call
+        if refused is not None:
+            result = ToolResult(prompts.notice(refused), "not run", is_error=True)
+        else:
+            result = self.tools.run(name, tool_input, self.tool_context)
+        self._results[call["id"]] = result
+        self._finish_line(call, result)
+
+    def _finish_line(self, call: dict[str, Any], result: ToolResult) -> None:
+        self.sink(ToolFinished(call["id"], call["name"], result.summary, result.is_error, result.denied))
+        self._running = None
+
+    def _store_reply(self) -> None:
+        """Keep what the model sent (all of it, or as far as it got) and open its tool calls."""
+        response, self._streaming = self._streaming, None
+        if response is None:
+            return
         content = response.content()
         self._last_text = response.text() or self._last_text
-        if not content:
-            raise _TurnOver("done")
-        self.messages.append({"role": "assistant", "content": content})
-        tool_uses = [block for block in content if block["type"] == "tool_use"]
-        if response.stop_reason == "max_tokens":
-            if not tool_uses:
-                self.sink(Notice(REPLY_CUT_NOTICE, "warning"))
-                raise _TurnOver("max_tokens")
-            # The last tool call is incomplete; running any of them could act on half an intention.
-            self._answer_tools(tool_uses, {}, missing=prompts.notice("output_cut"))
-            return
-        if not tool_uses:
-            raise _TurnOver("done")
-        self._run_tools(tool_uses, response.refused_tool_calls)
+        if content:
+            self._add("assistant", content)
+            self._open_calls = [block for block in content if block["type"] == "tool_use"]
 
-    @contextmanager
-    def _keeping_partial_response(self, response: StreamedResponse) -> Iterator[None]:
-        """If the stream fails or is interrupted, keep what was shown and pair its tool calls."""
-        try:
-            yield
-        except (ModelError, KeyboardInterrupt) as error:
-            with sigint_deferred():
+    def _close_open_calls(self, unanswered: str, *, note: str | None = None) -> None:
+        """The one place that ends a step: the reply streamed so far is kept, the call shown
+        running gets its line closed, and every open call one tool_result (calls without a result
+        get the `unanswered` notice); then `note`, a notice for the model, if given. Ctrl+C waits
+        until this is done: half of it would leave a conversation the API refuses."""
+        with sigint_deferred():
+            if self._streaming is not None:
                 self.sink(TextDone())
-                content = response.content()
-                self._last_text = response.text() or self._last_text
-                if content:
-                    self.messages.append({"role": "assistant", "content": content})
-                    tool_uses = [block for block in content if block["type"] == "tool_use"]
-                    key = "interrupted" if isinstance(error, KeyboardInterrupt) else "stream_failed"
-                    self._answer_tools(tool_uses, {}, missing=prompts.notice(key))
-            if isinstance(error, ModelError):
-                self.sink(Notice(str(error), "error"))
-                raise _TurnOver("error") from error
-            raise
-
-    def _run_tools(self, tool_uses: list[dict[str, Any]], refused: dict[str, str]) -> None:
-        """Run the calls in order; a call in `refused` (id → notice key) is answered without running."""
-        results: dict[str, ToolResult] = {}
-        shown_running: dict[str, Any] | None = None  # its start is on screen, its end not yet
-        try:
-            for block in tool_uses:
-                name, tool_input = block["name"], block["input"]
-                self.sink(ToolStarted(block["id"], name, self.tools.summarize_call(name, tool_input)))
-                shown_running = block
-                if block["id"] in refused:
-                    result = ToolResult(prompts.notice(refused[block["id"]]), "not run", is_error=True)
-                else:
-                    result = self.tools.run(name, tool_input, self.tool_context)
-                results[block["id"]] = result
-                self.sink(ToolFinished(block["id"], name, result.summary, result.is_error))
-                shown_running = None
-        except KeyboardInterrupt:
-            if shown_running is not None:
+                self._store_reply()
+            if self._running is not None:
                 # The user saw the call start: its line must stay, saying it was stopped.
-                with sigint_deferred():
-                    tool_id = shown_running["id"]
-                    stopped = ToolResult(prompts.notice("interrupted"), INTERRUPTED_SUMMARY, is_error=True)
-                    result = results.setdefault(tool_id, stopped)
-                    self.sink(ToolFinished(tool_id, shown_running["name"], result.summary, result.is_error))
-            raise
-        finally:
-            with sigint_deferred():
-                self._answer_tools(tool_uses, results, missing=prompts.notice("interrupted"))
+                stopped = ToolResult(prompts.notice("interrupted"), INTERRUPTED_SUMMARY, is_error=True)
+                self._finish_line(self._running, self._results.setdefault(self._running["id"], stopped))
+            calls, results, self._open_calls, self._results = self._open_calls, self._results, [], {}
+            if calls:
+                missing = ToolResult(prompts.notice(unanswered), "not run", is_error=True)
+                self._add(
+                    "tool_results", [_tool_result(call, results.get(call["id"], missing)) for call in calls]
+                )
+            if note is not None:
+                self._add("notice", [{"type": "text", "text": prompts.notice(note)}])
+
+    def _add(self, kind: MessageKind, blocks: list[dict[str, Any]], files: tuple[str, ...] = ()) -> None:
+        """Add content to the conversation (an assistant reply, or user content, merged into a
+        trailing user message so roles keep alternating) and tell the sink."""
+        role = "assistant" if kind == "assistant" else "user"
+        if role == "user" and self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].extend(blocks)
+        else:
+            self.messages.append({"role": role, "content": list(blocks)})
+        self.sink(MessageAdded(kind, tuple(blocks), files))
+
+    def _add_recalled_memories(self) -> None:
+        if self.recall is None:
+            return
+        recalled = self.recall.take_ready()
+        if recalled is None:
+            return
+        self._add("memories", recalled.blocks, tuple(recalled.file_names))
+        self.sink(MemoriesRecalled(tuple(recalled.file_names)))
 
     def _tool_use_ids(self) -> set[str]:
         """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
@@ -231,52 +257,6 @@ class Agent:
             for block in message["content"]
             if block.get("type") == "tool_use"
         }
-
-    def _answer_dangling_tool_uses(self) -> None:
-        """Safety net for an interrupt that landed between storing a reply and answering its tools."""
-        if self.messages and self.messages[-1]["role"] == "assistant":
-            tool_uses = [b for b in self.messages[-1]["content"] if b["type"] == "tool_use"]
-            self._answer_tools(tool_uses, {}, missing=prompts.notice("interrupted"))
-
-    def _answer_tools(
-        self, tool_uses: list[dict[str, Any]], results: dict[str, ToolResult], missing: str
-    ) -> None:
-        """Append one tool_result per tool_use, in order; calls without a result get `missing`."""
-        if not tool_uses:
-            return
-        blocks = []
-        for block in tool_uses:
-            result = results.get(block["id"]) or ToolResult(missing, "not run", is_error=True)
-            answer: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": block["id"],
-                "content": result.content,
-            }
-            if result.is_error:
-                answer["is_error"] = True
-            blocks.append(answer)
-        self._append_user(blocks)
-
-    def _append_user(self, blocks: list[dict[str, Any]]) -> None:
-        """Add user content; merge into a trailing user message so roles keep alternating."""
-        if self.messages and self.messages[-1]["role"] == "user":
-            self.messages[-1]["content"].extend(blocks)
-        else:
-            self.messages.append({"role": "user", "content": list(blocks)})
-
-    def _release_recall(self) -> None:
-        if self._recall_held and self.recall is not None:
-            self._recall_held = False
-            self.recall.reply_started()
-
-    def _inject_recalled_memories(self) -> None:
-        if self.recall is None:
-            return
-        recalled = self.recall.take_ready()
-        if recalled is None or not recalled.blocks:
-            return
-        self._append_user(recalled.blocks)
-        self.sink(MemoriesRecalled(tuple(recalled.file_names)))
 
     def _system_blocks(self) -> list[dict[str, Any]]:
         # Built once per conversation: the whole prompt is stable, so it is one cached prefix.
@@ -289,3 +269,10 @@ class Agent:
         *earlier, last = self.messages
         content = [*last["content"][:-1], {**last["content"][-1], "cache_control": CACHE_MARK}]
         return [*earlier, {**last, "content": content}]
+
+
+def _tool_result(call: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+    answer: dict[str, Any] = {"type": "tool_result", "tool_use_id": call["id"], "content": result.content}
+    if result.is_error:
+        answer["is_error"] = True
+    return answer

@@ -138,13 +138,6 @@ class Settings:
     def can_call_model(self) -> bool:
         return bool(self.api_key or self.auth_token or self.base_url)
 
-    @property
-    def missing_credentials_message(self) -> str:
-        return (
-            "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
-            "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
-        )
-
 
 def load_settings(
     *,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class ToolFinished:
     name: str
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
+    denied: bool = False  # refused by the permission rules (or by the user at their question)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,19 @@ class Notice:
     level: Literal["info", "warning", "error"] = "info"
 
 
+MessageKind = Literal["user", "assistant", "tool_results", "notice", "memories"]
+
+
+@dataclass(frozen=True)
+class MessageAdded:
+    """Content added to the conversation, as API blocks (a transcript saves it). User content of
+    every kind but "assistant" goes into a trailing user message, so roles keep alternating."""
+
+    kind: MessageKind
+    content: tuple[dict[str, Any], ...]
+    memory_files: tuple[str, ...] = ()  # for "memories": the files the reminders came from
+
+
 @dataclass(frozen=True)
 class MemoriesRecalled:
     file_names: tuple[str, ...]
@@ -86,7 +101,25 @@ Event = (
     | ToolFinished
     | UsageReport
     | Notice
+    | MessageAdded
     | MemoriesRecalled
     | TurnEnded
 )
 EventSink = Callable[[Event], None]
+
+
+class WarningsOnce:
+    """Tells `sink` each distinct warning once, as a Notice: start-up problems are found by several
+    parts (the memory start-up, the system prompt's files), on any thread."""
+
+    def __init__(self, sink: EventSink) -> None:
+        self._sink = sink
+        self._told: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        with self._lock:
+            if text in self._told:
+                return
+            self._told.add(text)
+        self._sink(Notice(text, "warning"))

@@ -23,6 +23,10 @@ log = logging.getLogger("mini_claude")
 NO_KEY_PLACEHOLDER = "not-needed"  # local servers without auth still need some key for the SDK
 CONNECT_TIMEOUT = 10.0
 SIDE_QUERY_MAX_RETRIES = 0  # recall is optional: a failed side query is skipped, never retried
+MISSING_CREDENTIALS = (
+    "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
+    "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
+)
 
 
 class ModelError(Exception):
@@ -116,6 +120,9 @@ class ModelClient:
             self._preload_thread.start()
 
     def _get_client(self) -> Any:
+        """The SDK client; raises ModelError when there is nothing to call it with."""
+        if not self.configured:
+            raise ModelError(MISSING_CREDENTIALS)
         with self._lock:
             if self._client is None:
                 started = time.perf_counter()

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mini_claude import prompts, safe_read
+from mini_claude.memory.section import memory_section
+from mini_claude.memory.store import MemoryStore
 from mini_claude.paths import visible_path
 from mini_claude.untrusted import neutralize
 
@@ -16,6 +18,23 @@ PROJECT_INSTRUCTIONS_FILE = "CLAUDE.md"
 PROJECT_INSTRUCTIONS_MAX_BYTES = 40_000
 
 Warn = Callable[[str], None]
+
+
+class SystemPrompt:
+    """Builds the system prompt when a conversation starts, once the memory start-up is done
+    (`ready`), so hand edits are in the index; `warn` hears why a start-up file was skipped."""
+
+    def __init__(
+        self, project_dir: Path, store: MemoryStore, *, ready: Callable[[], None], warn: Warn
+    ) -> None:
+        self.project_dir = project_dir
+        self.store = store
+        self.ready = ready
+        self.warn = warn
+
+    def __call__(self) -> str:
+        self.ready()
+        return build_system_prompt(self.project_dir, memory_section(self.store), warn=self.warn)
 
 
 def build_system_prompt(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -57,6 +58,17 @@ class Harness:
     @property
     def tool_results(self) -> list[ToolFinished]:
         return self.of_type(ToolFinished)
+
+
+def wait_for_recalls(timeout: float = 5.0) -> bool:
+    """Every memory recall running now has finished (each runs on its own "memory-recall" thread)."""
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name == "memory-recall":
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                return False
+    return True
 
 
 def tool_results_in(request: RecordedRequest) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.events import Notice, RequestStarted, TextDelta, ToolStarted, UsageReport
+from mini_claude.events import MessageAdded, Notice, RequestStarted, TextDelta, ToolStarted, UsageReport
 from tests.agent_harness import Harness, result_text, tool_results_in
 from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply, tool_reply
 
@@ -28,7 +28,12 @@ def test_text_turn_streams_and_sends_system_prompt_tools_and_cache_marks(
     assert ended.final_text == "Hello from the fake model."
     assert harness.text == "Hello from the fake model."
     assert len(harness.of_type(TextDelta)) > 1, "the reply should arrive in several deltas"
-    assert isinstance(harness.events[0], RequestStarted)
+    added = [(e.kind, e.content) for e in harness.of_type(MessageAdded)]
+    assert added == [
+        ("user", ({"type": "text", "text": "say hello"},)),
+        ("assistant", ({"type": "text", "text": "Hello from the fake model."},)),
+    ]
+    assert isinstance(next(e for e in harness.events if not isinstance(e, MessageAdded)), RequestStarted)
     [request] = api_env.requests
     assert request.validation_error is None
     assert request.api_key == "test-key"
@@ -251,7 +256,8 @@ def test_without_credentials_a_message_says_what_to_set(project_dir: Path, fake_
     [notice] = harness.of_type(Notice)
     assert "ANTHROPIC_API_KEY" in notice.text and "ANTHROPIC_BASE_URL" in notice.text
     assert fake_api.requests == []
-    assert harness.session.agent.messages == []
+    # Kept, as after any failed call: the next message joins it rather than losing it.
+    assert [m["role"] for m in harness.session.agent.messages] == ["user"]
 
 
 def test_clear_starts_a_new_conversation(harness: Harness, api_env: FakeAnthropic) -> None:

@@ -1,114 +1,177 @@
-"""Choosing the memories relevant to a message (a side query) and wrapping them as reminders."""
+"""Recall: choosing the memories relevant to a message on a background thread, while the reply
+streams. Started when the user submits, polled by the agent before each model call without ever
+blocking; each memory reaches the conversation once. Exiting never waits for it (daemon threads)."""
 
 from __future__ import annotations
 
-import datetime as dt
-import json
-from collections.abc import Sequence
-from typing import Protocol
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from mini_claude import prompts
-from mini_claude.memory.index import clean_inline
-from mini_claude.memory.store import MemoryFile
-from mini_claude.untrusted import neutralize, wrap
+from mini_claude.memory.selection import (
+    MANIFEST_MAX_MEMORIES,
+    MEMORY_CONTENT_MAX_BYTES,
+    SideQuery,
+    reminder_text,
+    select_relevant,
+)
+from mini_claude.memory.store import MemoryStore
 
-MANIFEST_MAX_MEMORIES = 200  # the newest by mtime
-MANIFEST_DESCRIPTION_MAX_BYTES = 120
-# With its line break; the description is cut to fit (only a hand-made long file name exceeds it).
-MANIFEST_LINE_MAX_BYTES = 200
-MAX_SELECTED = 5
-SELECTION_MAX_TOKENS = 300
-MEMORY_CONTENT_MAX_BYTES = 4096
-REMINDER_TAG = "system-reminder"
+log = logging.getLogger("mini_claude.recall")
 
-
-class SideQuery(Protocol):
-    def side_query(self, *, system: str, user: str, max_tokens: int, timeout: float | None = None) -> str: ...
+SESSION_INJECTION_BUDGET_BYTES = 60_000
+MIN_CJK_CHARS_FOR_ONE_WORD = 2
 
 
-def days_old(mtime: float, now: float) -> int:
-    """Calendar days between the file's last change and now (local time)."""
-    saved = dt.datetime.fromtimestamp(mtime).date()
-    today = dt.datetime.fromtimestamp(now).date()
-    return max(0, (today - saved).days)
+@dataclass
+class RecalledMemories:
+    """Memories ready for the model: one reminder text block per memory."""
+
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    file_names: list[str] = field(default_factory=list)
 
 
-def age_text(mtime: float, now: float) -> str:
-    days = days_old(mtime, now)
-    return {0: "today", 1: "yesterday"}.get(days, f"{days} days ago")
+@dataclass(frozen=True)
+class RecallRecord:
+    """What one injection surfaced, for `/memory recalled`."""
+
+    at: float
+    query: str
+    file_names: tuple[str, ...]
 
 
-def manifest_line(memory: MemoryFile, now: float) -> str:
-    prefix = f"[{memory.type}] {memory.file_name} ({age_text(memory.mtime, now)}): "
-    # A long file name (the slug may take 120 bytes) leaves less room for the description.
-    room = min(
-        MANIFEST_DESCRIPTION_MAX_BYTES,
-        MANIFEST_LINE_MAX_BYTES - 1 - len(prefix.encode("utf-8", "surrogateescape")),
+@dataclass
+class _Job:
+    query: str
+    result: list[tuple[str, str]] | None = None  # (file name, reminder text), once it settles
+
+
+def is_single_word(text: str) -> bool:
+    """No whitespace and fewer than two CJK characters: too little to recall anything by."""
+    stripped = text.strip()
+    if any(ch.isspace() for ch in stripped):
+        return False
+    return sum(1 for ch in stripped if _is_cjk(ch)) < MIN_CJK_CHARS_FOR_ONE_WORD
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x3040 <= code <= 0x30FF  # Hiragana, Katakana
+        or 0x3400 <= code <= 0x4DBF  # CJK Extension A
+        or 0x4E00 <= code <= 0x9FFF  # CJK Unified Ideographs
+        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
+        or 0xF900 <= code <= 0xFAFF  # CJK compatibility ideographs
+        or 0x20000 <= code <= 0x3FFFF  # CJK Extensions B and later
     )
-    description = clean_inline(memory.description, MANIFEST_DESCRIPTION_MAX_BYTES)
-    encoded = description.encode("utf-8")
-    if len(encoded) > room:
-        description = encoded[: max(0, room - 3)].decode("utf-8", errors="ignore") + "…"
-    return prefix + description
 
 
-def build_manifest(memories: Sequence[MemoryFile], now: float) -> str:
-    return "\n".join(manifest_line(m, now) for m in memories[:MANIFEST_MAX_MEMORIES])
+class MemoryRecall:
+    """One recall per submitted message, at most one running: a newer message supersedes it."""
 
+    def __init__(
+        self,
+        store: MemoryStore,
+        llm: SideQuery,
+        *,
+        clock: Callable[[], float] = time.time,
+        on_settled: Callable[[], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.llm = llm
+        self.clock = clock
+        self.on_settled = on_settled  # called on the recall's thread once a recall has finished
+        self._lock = threading.Lock()
+        self._running: _Job | None = None
+        self._settled: list[_Job] = []
+        self.surfaced: set[str] = set()
+        self.injected_bytes = 0
+        self.history: list[RecallRecord] = []
 
-def selection_request(query: str, memories: Sequence[MemoryFile], now: float) -> tuple[str, str]:
-    """The side query's (system, user) texts."""
-    system = prompts.render("memory_select.md", max_selected=MAX_SELECTED)
-    user = prompts.render(
-        "memory_select_user.md",
-        query=neutralize(query, "user-message"),
-        manifest=neutralize(build_manifest(memories, now), "memories"),
-    )
-    return system, user
-
-
-def parse_selection(text: str, allowed: Sequence[str]) -> list[str]:
-    """File names from `{"selected_memories": [...]}` anywhere in `text` (prose or code fence
-    around it is fine); only names from `allowed`, no repeats, at most MAX_SELECTED."""
-    allowed_set = set(allowed)
-    decoder = json.JSONDecoder()
-    position = text.find("{")
-    while position != -1:
+    def start(self, query: str) -> None:
+        if is_single_word(query) or self.injected_bytes >= SESSION_INJECTION_BUDGET_BYTES:
+            return
+        if not self.store.has_memories():
+            return
+        job = _Job(query)
+        with self._lock:
+            self._running = job  # a recall still running for an older message is now stale
         try:
-            value, _ = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict) and isinstance(value.get("selected_memories"), list):
-            chosen: list[str] = []
-            for item in value["selected_memories"]:
-                if isinstance(item, str) and item in allowed_set and item not in chosen:
-                    chosen.append(item)
-            return chosen[:MAX_SELECTED]
-        position = text.find("{", position + 1)
-    return []
+            threading.Thread(target=self._run, args=(job,), name="memory-recall", daemon=True).start()
+        except RuntimeError as error:  # no thread to be had: skip this recall, keep the next ones
+            log.warning("memory recall skipped: %s", error)
+            with self._lock:
+                if self._running is job:
+                    self._running = None
 
+    def take_ready(self) -> RecalledMemories | None:
+        """Settled results not injected yet (never blocks); None when there is nothing new."""
+        with self._lock:
+            settled, self._settled = self._settled, []
+        recalled = RecalledMemories()
+        for job in settled:
+            for file_name, text in job.result or []:
+                size = len(text.encode("utf-8"))
+                # The memory that reaches the budget still goes in (overshooting by one reminder at
+                # most): with a hard cap the total could stall just below it, and `start` would keep
+                # paying for side queries whose every result is dropped.
+                if file_name in self.surfaced or self.injected_bytes >= SESSION_INJECTION_BUDGET_BYTES:
+                    continue
+                self.surfaced.add(file_name)
+                self.injected_bytes += size
+                recalled.blocks.append({"type": "text", "text": text})
+                recalled.file_names.append(file_name)
+        if not recalled.blocks:
+            return None
+        self.history.append(RecallRecord(self.clock(), settled[-1].query, tuple(recalled.file_names)))
+        return recalled
 
-def select_relevant(llm: SideQuery, query: str, memories: Sequence[MemoryFile], now: float) -> list[str]:
-    """Ask the side model which memories matter for `query`; raises on a failed side query."""
-    system, user = selection_request(query, memories, now)
-    answer = llm.side_query(system=system, user=user, max_tokens=SELECTION_MAX_TOKENS)
-    return parse_selection(answer, [m.file_name for m in memories[:MANIFEST_MAX_MEMORIES]])
+    def reset(self) -> None:
+        """A new conversation: forget what was surfaced and drop anything pending."""
+        with self._lock:
+            self._running = None
+            self._settled = []
+        self.surfaced = set()
+        self.injected_bytes = 0
 
+    def _run(self, job: _Job) -> None:
+        try:
+            job.result = self._recall(job.query)
+        except Exception as error:
+            log.info("memory recall skipped: %s: %s", type(error).__name__, error)
+            job.result = []
+        with self._lock:
+            if self._running is job:
+                self._running = None
+                if job.result:
+                    self._settled.append(job)
+        if self.on_settled is not None:
+            self.on_settled()
 
-def freshness_note(mtime: float, now: float) -> str:
-    days = days_old(mtime, now)
-    if days == 0:
-        return prompts.notice("memory_saved_today")
-    if days == 1:
-        return prompts.notice("memory_saved_yesterday")
-    return prompts.notice("memory_stale", days=days)
-
-
-def reminder_text(memory: MemoryFile, body: str, was_cut: bool, now: float) -> str:
-    """One `<system-reminder>` block; the memory's text cannot open or close the tag."""
-    if was_cut:
-        body = body.rstrip() + "\n" + prompts.notice("memory_content_cut", max_bytes=MEMORY_CONTENT_MAX_BYTES)
-    text = prompts.render(
-        "memory_reminder.md", freshness=freshness_note(memory.mtime, now), path=str(memory.path), content=body
-    ).strip()
-    return wrap(REMINDER_TAG, text)
+    def _recall(self, query: str) -> list[tuple[str, str]]:
+        now = self.clock()
+        candidates = [
+            m
+            for m in self.store.scan(limit=MANIFEST_MAX_MEMORIES + len(self.surfaced))
+            # A hand-made file name with a line break or undecodable bytes would break the manifest
+            # (or the request itself): such a memory stays in the index but is never offered.
+            if m.problem is None and m.file_name not in self.surfaced and m.file_name.isprintable()
+        ][:MANIFEST_MAX_MEMORIES]
+        if not candidates:
+            return []
+        chosen = select_relevant(self.llm, query, candidates, now)
+        by_name = {m.file_name: m for m in candidates}
+        reminders = []
+        for file_name in chosen:
+            memory = by_name[file_name]
+            try:
+                found = self.store.read_text(memory, MEMORY_CONTENT_MAX_BYTES)
+            except OSError as error:
+                log.info("memory %s unreadable: %s", file_name, error)
+                continue
+            reminders.append((file_name, reminder_text(memory, found.text, found.was_cut, now)))
+        log.info("memory recall chose %s for %r", [name for name, _ in reminders], query[:80])
+        return reminders

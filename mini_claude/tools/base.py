@@ -24,6 +24,7 @@ class ToolResult:
     content: str  # what the model reads
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
+    denied: bool = False  # a permission was refused (the model is told not to just retry)
 
 
 class MemoryGate(Protocol):

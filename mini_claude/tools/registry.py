@@ -106,7 +106,7 @@ class ToolRegistry:
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
-            return ToolResult(str(denied), PERMISSION_DENIED_SUMMARY, is_error=True)
+            return ToolResult(str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True)
         except ToolError as error:
             message = str(error)
             return ToolResult(message, _error_summary(message) or name, is_error=True)

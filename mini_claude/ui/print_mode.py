@@ -10,7 +10,6 @@ import sys
 from mini_claude.config import Settings
 from mini_claude.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolStarted, TurnEnded
 from mini_claude.session import build_session
-from mini_claude.tools.registry import PERMISSION_DENIED_SUMMARY
 from mini_claude.ui.visible import visible_event
 from mini_claude.untrusted import visible_lines
 
@@ -46,7 +45,7 @@ class StderrReporter:
             argument = self._arguments.pop(event.tool_use_id, "")
             print(f"{mark} {event.name}({argument}) → {event.summary}", file=sys.stderr)
             # Every refusal here is a question nobody could answer (print mode has no one to ask).
-            if event.is_error and event.summary == PERMISSION_DENIED_SUMMARY and self._permission_hint:
+            if event.denied and self._permission_hint:
                 print(self._permission_hint, file=sys.stderr)
                 self._permission_hint = None
         elif isinstance(event, Notice):

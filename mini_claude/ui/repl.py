@@ -10,6 +10,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.patch_stdout import patch_stdout
 
 from mini_claude import __version__, safe_read
 from mini_claude.config import Settings, history_file
@@ -93,11 +94,11 @@ class Repl:
         if self.history_warning is not None:
             self.renderer(Notice(self.history_warning, "warning"))
         while not self.commands.should_exit:
-            # Start-up warnings, told before the next prompt if no message has told them yet.
-            for warning in self.session.memory_startup.take_warnings():
-                self.renderer(Notice(warning, "warning"))
             try:
-                text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt)
+                # What start-up threads tell (a memory folder that cannot be used) shows above the
+                # prompt while the user types, instead of breaking into the line being edited.
+                with patch_stdout(raw=True):
+                    text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt)
             except EOFError:
                 break
             except KeyboardInterrupt:

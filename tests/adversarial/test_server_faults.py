@@ -15,7 +15,7 @@ import pytest
 from mini_claude.events import Notice, ToolStarted
 from tests.adversarial.cases import case
 from tests.adversarial.world import assert_next_turn_works, choose, main_calls, side_queries
-from tests.agent_harness import Harness, result_text
+from tests.agent_harness import Harness, result_text, wait_for_recalls
 from tests.fake_api import FakeAnthropic, Reply, error_reply, text_reply, tool_reply
 
 API_TIMEOUT_S = 1
@@ -209,7 +209,7 @@ def test_side_query_fault(harness: Harness, api_env: FakeAnthropic, caplog: pyte
 
     with caplog.at_level(logging.INFO, logger="mini_claude.recall"):
         ended = harness.turn("how do we deploy the service?")
-        assert harness.session.recall.wait_idle(5)
+        assert wait_for_recalls()
 
     assert ended.reason == "done" and ended.final_text == "Thursdays."
     assert len(side_queries(api_env)) == 1  # not retried: recall is optional

@@ -16,7 +16,7 @@ from mini_claude.memory.store import MemoryStore
 from mini_claude.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import default_registry
-from tests.agent_harness import Harness, result_text, tool_results_in
+from tests.agent_harness import Harness, result_text, tool_results_in, wait_for_recalls
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply
 
 REGISTRY = default_registry()
@@ -154,7 +154,7 @@ def hold_first_reply_until_recall_settles(harness: Harness) -> Callable[[Recorde
 
     def responder(request: RecordedRequest) -> None:
         if request.stream:
-            harness.session.recall.wait_idle(5)
+            wait_for_recalls()
         return None
 
     return responder

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from mini_claude.config import project_memory_dir
-from mini_claude.memory.recall import MANIFEST_MAX_MEMORIES
+from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
 from tests.bench.dataset import write_memory_dir
 from tests.bench.memory_rows import manifest_row, rebuild_row
 from tests.bench.render_row import streaming_render_row

@@ -11,9 +11,10 @@ from mini_claude.atomic import write_atomic
 from mini_claude.memory import frontmatter
 from mini_claude.memory.index import render_index
 from mini_claude.memory.naming import INDEX_FILE, is_memory_file_name
-from mini_claude.memory.prefetch import MemoryPrefetch
-from mini_claude.memory.recall import MANIFEST_MAX_MEMORIES, selection_request
+from mini_claude.memory.recall import MemoryRecall
+from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES, selection_request
 from mini_claude.memory.store import MemoryFile, MemoryStore
+from tests.agent_harness import wait_for_recalls
 from tests.bench.stats import Row, Samples, ratio_at_most
 
 QUERY = "how do we run the database migration tests before a release?"
@@ -63,15 +64,14 @@ def naive_rebuild(root: Path) -> None:
 
 
 def manifest_row(root: Path, runs: int) -> Row:
-    """A recall as the prefetch thread runs it (cold store: no headers cached in-process yet)."""
+    """A recall as its thread runs it (cold store: no headers cached in-process yet)."""
     measured, baseline = Samples(), Samples()
     for _ in range(runs):
         side_model = InstantSideModel()
-        prefetch = MemoryPrefetch(MemoryStore(root), side_model)
+        recall = MemoryRecall(MemoryStore(root), side_model)
         started = time.perf_counter()
-        prefetch.start(QUERY)
-        prefetch.reply_started()  # what the agent says once the reply shows; no reply here
-        if not prefetch.wait_idle(RECALL_TIMEOUT) or not side_model.requests:
+        recall.start(QUERY)
+        if not wait_for_recalls(RECALL_TIMEOUT) or not side_model.requests:
             raise RuntimeError("the recall did not ask the side model")
         measured.add(time.perf_counter() - started)
 

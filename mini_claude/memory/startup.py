@@ -1,0 +1,46 @@
+"""The memory folder's once-a-session work, done off the start-up path: temp files a killed writer
+left are removed and hand edits are indexed, while the user types the first message."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from mini_claude.memory.store import MemoryStore, MemoryStoreError
+
+log = logging.getLogger("mini_claude")
+
+MEMORY_STARTUP_WAIT = 30.0  # seconds the first system prompt waits for it, at most
+
+
+class MemoryStartup:
+    """`start()` runs `store.startup()` on a thread; `wait()` is what the first system prompt
+    calls (it runs the work itself when nothing started it). A failure is told through `warn`."""
+
+    def __init__(self, store: MemoryStore, warn: Callable[[str], None]) -> None:
+        self.store = store
+        self.warn = warn
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._start_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="memory-startup", daemon=True)
+                self._thread.start()
+
+    def wait(self) -> None:
+        self.start()
+        assert self._thread is not None
+        self._thread.join(MEMORY_STARTUP_WAIT)
+
+    def _run(self) -> None:
+        started = time.perf_counter()
+        try:
+            self.store.startup()
+            log.debug("memory start-up done in %.2f s", time.perf_counter() - started)
+        except (MemoryStoreError, OSError) as error:
+            log.warning("memory startup failed: %s", error)
+            self.warn(f"Memory index not refreshed: {error}")
