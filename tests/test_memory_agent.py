@@ -4,6 +4,8 @@ model is shown, and that recall never holds up a reply."""
 from __future__ import annotations
 
 import io
+import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,38 @@ def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn
     assert BODY.strip() in reminder
     last_user = next_first.messages[-1]["content"]
     assert last_user[0]["text"] == "so when is the next one?" and last_user[1]["text"] == reminder
+
+
+def test_an_old_relevant_memory_is_offered_among_hundreds_of_newer_ones(
+    harness: Harness, api_env: FakeAnthropic, deploys: Path
+) -> None:
+    now = time.time()
+    os.utime(deploys, (now - 400 * 86_400, now - 400 * 86_400))
+    for i in range(320):  # newer, about other things; written by hand, as another session might
+        path = deploys.parent / f"project_billing_{i:03}.md"
+        path.write_text(
+            f"---\nname: billing {i}\ndescription: billing tests, part {i}\ntype: project\n---\nx\n"
+        )
+        os.utime(path, (now - i, now - i))
+    api_env.plain_replies.append(choose(deploys.name))
+    api_env.stream_replies.extend([tool_reply("list_files", {}), text_reply("On Thursdays.")])
+
+    def answer_once_recall_settled(request: RecordedRequest) -> None:
+        if request.stream:
+            wait_for_recalls()
+
+    api_env.responder = answer_once_recall_settled
+
+    harness.turn(QUESTION)
+
+    [side_query] = side_queries(api_env)
+    manifest = side_query.messages[0]["content"].split("<memories>")[1].split("</memories>")[0]
+    lines = manifest.strip().splitlines()
+    assert len(lines) == 200  # the newest 200 would have left the old memory out
+    assert re.fullmatch(
+        rf"\[project\] {re.escape(deploys.name)} \(\d+ days ago\): how and when we deploy", lines[0]
+    )
+    assert any(BODY.strip() in reminder for reminder in reminders_in(main_calls(api_env)[-1]))
 
 
 def test_memories_written_by_hand_show_up_in_the_next_sessions_system_prompt(

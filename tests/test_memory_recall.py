@@ -285,7 +285,7 @@ def test_the_side_query_is_small_non_streaming_without_tools_and_holds_manifest_
     assert "selected_memories" in str(query.system)
 
 
-def test_the_side_query_offers_the_newest_200_memories(
+def test_a_message_matching_no_memory_offers_the_newest_200(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
     store.root.mkdir(parents=True)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mini_claude.memory.ranking import ranking_for
 from mini_claude.memory.selection import (
     MANIFEST_MAX_MEMORIES,
     MEMORY_CONTENT_MAX_BYTES,
@@ -153,13 +154,7 @@ class MemoryRecall:
 
     def _recall(self, query: str) -> list[tuple[str, str]]:
         now = self.clock()
-        candidates = [
-            m
-            for m in self.store.scan(limit=MANIFEST_MAX_MEMORIES + len(self.surfaced))
-            # A hand-made file name with a line break or undecodable bytes would break the manifest
-            # (or the request itself): such a memory stays in the index but is never offered.
-            if m.problem is None and m.file_name not in self.surfaced and m.file_name.isprintable()
-        ][:MANIFEST_MAX_MEMORIES]
+        candidates = ranking_for(self.store).candidates(query, MANIFEST_MAX_MEMORIES, self.surfaced, now)
         if not candidates:
             return []
         chosen = select_relevant(self.llm, query, candidates, now)

@@ -48,6 +48,7 @@ class _FileStat(NamedTuple):
     mode: int  # of what the name leads to (a symlink followed)
 
 
+FileStat = _FileStat  # what `stat_files` hands out, for caches derived from the files
 _StatKey = tuple[int, int, int]
 
 
@@ -148,6 +149,14 @@ class MemoryStore:
         if (problem := self.root_problem()) is not None:
             raise safe_read.UnreadableFile(problem)
         return safe_read.read_text(memory.path, self.root, max_bytes)
+
+    def stat_files(self) -> list[FileStat]:
+        """One `os.scandir` of the memory files with their stats (what derived caches key on)."""
+        return self._stat_memory_files()
+
+    def header(self, stat: FileStat) -> MemoryFile:
+        """The header of the file `stat` describes: read again only when that stat changed."""
+        return self._header(stat)
 
     def _stat_memory_files(self) -> list[_FileStat]:
         found = []

@@ -1,0 +1,262 @@
+"""Recall ranking: which memories a recall offers the side model, chosen by relevance from an index
+derived from the files, against real memory directories (hostile indexes: tests/adversarial)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mini_claude.memory.ranking import INDEX_FILE, RecallRanking
+from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.terms import match_query, terms
+
+DAY = 86_400
+LIMIT = 200
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    return MemoryStore(tmp_path / "memory")
+
+
+def write(
+    store: MemoryStore, file_name: str, name: str, description: str, body: str = "x\n", days: float = 0
+):
+    """A memory file written by hand, last changed `days` ago."""
+    store.root.mkdir(parents=True, exist_ok=True)
+    path = store.root / file_name
+    path.write_text(f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n{body}")
+    when = time.time() - days * DAY
+    os.utime(path, (when, when))
+    return path
+
+
+def fill(store: MemoryStore, count: int, *, days: float = 0) -> list[str]:
+    """`count` newer memories about other things that share common words ("tests", "service")."""
+    topics = (
+        "billing tests",
+        "search service",
+        "frontend build",
+        "worker retries",
+        "api docs",
+        "auth tokens",
+    )
+    names = []
+    for i in range(count):
+        topic = topics[i % len(topics)]
+        file_name = f"project_filler_{i:03}.md"
+        write(
+            store,
+            file_name,
+            f"{topic} {i}",
+            f"notes on the {topic} and the service tests",
+            days=days + i / 1000,
+        )
+        names.append(file_name)
+    return names
+
+
+def offered(store: MemoryStore, query: str, ranking: RecallRanking | None = None) -> list[str]:
+    return [m.file_name for m in (ranking or RecallRanking(store)).candidates(query, LIMIT)]
+
+
+# --- relevance ---------------------------------------------------------------------------------
+
+
+def test_an_old_relevant_memory_is_offered_first_among_hundreds_of_newer_ones(store: MemoryStore) -> None:
+    fill(store, 400)
+    write(
+        store, "project_payments_train.md", "payments release train",
+        "the payments service ships only with the Thursday release train", days=400,
+    )  # fmt: skip
+
+    chosen = offered(store, "can I push this payments fix out today?")
+
+    assert len(chosen) == LIMIT
+    assert chosen[0] == "project_payments_train.md"
+
+
+def test_a_term_found_only_in_the_body_still_counts(store: MemoryStore) -> None:
+    fill(store, 300)
+    write(store, "project_flaky.md", "flaky e2e test", "one end-to-end test fails now and then",
+          body="test_checkout_timeout in tests/e2e fails in 5% of runs.\n", days=200)  # fmt: skip
+
+    assert offered(store, "test_checkout_timeout failed again, is it my change?")[0] == "project_flaky.md"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "query"),
+    [
+        ("数据库迁移冻结", "本周五之前不要合并任何数据库迁移脚本", "我能合并这个迁移脚本吗？"),
+        ("リリース凍結期間", "年末年始は本番リリース禁止", "年末に本番へリリースしても大丈夫？"),
+        ("배포 승인 절차", "운영 배포는 금요일 오후에 금지", "금요일에 운영 배포해도 되나요?"),
+    ],
+    ids=["chinese", "japanese", "korean"],
+)
+def test_a_cjk_message_finds_its_cjk_memory(
+    store: MemoryStore, name: str, description: str, query: str
+) -> None:
+    fill(store, 300)
+    for i, other in enumerate(("测试环境地址", "設計ドキュメントの場所", "예산 관리 시트", "日志配置")):
+        write(store, f"project_cjk_other_{i}.md", other, f"{other}的说明", days=i)
+    write(store, "project_target.md", name, description, days=300)
+
+    assert offered(store, query)[0] == "project_target.md"
+
+
+def test_among_equally_relevant_memories_the_newer_comes_first(store: MemoryStore) -> None:
+    fill(store, 50)
+    for file_name, days in (("project_a.md", 90), ("project_b.md", 3), ("project_c.md", 30)):
+        write(store, file_name, "kafka retention", "event topics keep seven days", days=days)
+
+    assert offered(store, "how long does kafka keep events?")[:3] == [
+        "project_b.md",
+        "project_c.md",
+        "project_a.md",
+    ]
+
+
+def test_recency_is_only_a_mild_preference(store: MemoryStore) -> None:
+    write(store, "project_new.md", "kafka consumers", "how our consumers commit offsets", days=0)
+    write(store, "project_old.md", "kafka retention", "kafka topics keep events seven days", days=365)
+
+    assert offered(store, "how long does kafka keep events?")[:2] == ["project_old.md", "project_new.md"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "   ", "the and of it", "???", "x y z"],
+    ids=["empty", "blank", "stopwords", "punctuation", "letters"],
+)
+def test_a_message_without_search_terms_offers_the_newest(store: MemoryStore, query: str) -> None:
+    names = fill(store, 250)  # names[i] is newer than names[i + 1]
+
+    assert offered(store, query) == names[:LIMIT]
+
+
+def test_fewer_matches_than_the_manifest_holds_are_topped_up_with_the_newest(store: MemoryStore) -> None:
+    names = fill(store, 250)
+    write(store, "project_old.md", "kafka retention", "kafka topics keep events seven days", days=500)
+
+    chosen = offered(store, "kafka?")
+
+    assert chosen == ["project_old.md", *names[: LIMIT - 1]]
+
+
+def test_memories_already_recalled_are_left_out(store: MemoryStore) -> None:
+    names = fill(store, 10)
+    ranking = RecallRanking(store)
+
+    chosen = ranking.candidates("billing tests", LIMIT, exclude={names[0], names[6]})
+
+    assert {m.file_name for m in chosen} == set(names) - {names[0], names[6]}
+
+
+def test_broken_files_and_unprintable_names_are_never_offered(store: MemoryStore) -> None:
+    fill(store, 5)
+    (store.root / "project_no_header.md").write_text("kafka retention: topics keep seven days\n")
+    (store.root / "project_bad_type.md").write_text("---\nname: kafka\ndescription: kafka\ntype: nope\n---\n")
+    write(store, "project_line\nbreak.md", "kafka retention", "kafka topics keep seven days")
+    with open(os.path.join(os.fsencode(store.root), b"project_\xe9.md"), "wb") as handle:
+        handle.write(b"---\nname: kafka\ndescription: kafka retention\ntype: project\n---\n")
+
+    chosen = offered(store, "kafka retention")
+
+    assert len(chosen) == 5 and all(name.startswith("project_filler_") for name in chosen)
+
+
+# --- the files stay the truth ------------------------------------------------------------------
+
+
+def test_a_hand_edit_is_seen_by_the_next_recall(store: MemoryStore) -> None:
+    fill(store, 300)
+    path = write(store, "project_notes.md", "notes", "loose notes", days=300)
+    ranking = RecallRanking(store)
+    assert "project_notes.md" not in offered(store, "kafka retention", ranking)
+
+    write(store, "project_notes.md", "kafka retention", "topics keep seven days", days=300)  # same mtime
+    os.utime(path, ns=(path.stat().st_mtime_ns + 1, path.stat().st_mtime_ns + 1))
+
+    assert offered(store, "kafka retention", ranking)[0] == "project_notes.md"
+
+
+def test_a_deleted_memory_is_gone_from_the_next_recall(store: MemoryStore) -> None:
+    fill(store, 30)
+    path = write(store, "project_kafka.md", "kafka retention", "kafka topics keep seven days", days=100)
+    ranking = RecallRanking(store)
+    assert offered(store, "kafka", ranking)[0] == "project_kafka.md"
+
+    path.unlink()
+
+    assert "project_kafka.md" not in offered(store, "kafka", ranking)
+    with sqlite3.connect(store.root / INDEX_FILE) as saved:
+        assert saved.execute(
+            "SELECT count(*) FROM files WHERE file_name = 'project_kafka.md'"
+        ).fetchone() == (0,)
+
+
+def test_another_sessions_save_is_seen_by_the_next_recall(store: MemoryStore) -> None:
+    fill(store, 300)
+    ranking = RecallRanking(store)
+    assert offered(store, "kafka retention", ranking)[0].startswith("project_filler_")
+
+    saver = (
+        "import sys; from pathlib import Path; from mini_claude.memory.store import MemoryStore;"
+        "MemoryStore(Path(sys.argv[1])).save(name='kafka retention', description='topics keep seven days',"
+        " memory_type='project', body='Replay older events from the archive.\\n')"
+    )
+    subprocess.run([sys.executable, "-c", saver, str(store.root)], check=True, timeout=60)
+
+    assert offered(store, "kafka retention", ranking)[0] == "project_kafka_retention.md"
+
+
+def test_the_next_session_starts_from_the_saved_index(store: MemoryStore) -> None:
+    fill(store, 100)
+    write(store, "project_kafka.md", "kafka retention", "kafka topics keep seven days", days=100)
+    RecallRanking(store).candidates("kafka", LIMIT)
+    saved = (store.root / INDEX_FILE).stat()
+
+    chosen = offered(store, "kafka")  # a new ranking: as in the next session
+
+    assert chosen[0] == "project_kafka.md"
+    assert (store.root / INDEX_FILE).stat().st_mtime_ns == saved.st_mtime_ns  # nothing to update
+    assert (store.root / INDEX_FILE).stat().st_mode & 0o777 == 0o600
+
+
+def test_no_memory_directory_means_nothing_offered_and_nothing_created(store: MemoryStore) -> None:
+    assert offered(store, "kafka retention") == []
+    assert not store.root.exists()
+
+
+# --- search terms ------------------------------------------------------------------------------
+
+
+def test_terms_split_words_and_pair_cjk_characters() -> None:
+    assert terms("The DB-Migration of 数据库 for the Café, テスト 배포를") == [
+        "db", "migration", "数据", "据库", "cafe", "テス", "スト", "배포", "포를",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"deploy', 'deploy" OR "x', "deploy*", "NEAR(deploy tests)", "-deploy", "name:deploy", "{name}: deploy",
+     "deploy\x00tests", "^deploy", "deploy AND NOT tests", "(((deploy", "deploy + tests"],
+)  # fmt: skip
+def test_a_query_is_only_quoted_terms_whatever_the_message_holds(query: str) -> None:
+    expression = match_query(query)
+
+    assert expression is not None
+    for part in expression.split(" OR "):
+        assert part.startswith('"') and part.endswith('"') and part[1:-1].isalnum()
+
+
+def test_a_long_message_makes_a_bounded_query() -> None:
+    expression = match_query(" ".join(f"word{i}" for i in range(5000)))
+
+    assert expression is not None and expression.count(" OR ") == 63
