@@ -13,6 +13,7 @@ from mini_claude.config import project_memory_dir
 from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
 from tests.bench.dataset import write_memory_dir
 from tests.bench.memory_rows import manifest_row, rebuild_row
+from tests.bench.ranking_rows import candidates_row, coverage_row
 from tests.bench.render_row import streaming_render_row
 from tests.bench.stats import table
 from tests.bench.terminal_rows import memory_list_row, recall_row, split_cpus, time_to_interactive_row
@@ -29,8 +30,12 @@ time to interactive: spawn `mini-claude` in a pty, type /help at once, until its
   baseline: `python -c "import anthropic"` (same venv), until it exits
 recall costs no wait: submit → first streamed token, 100 memories on disk, side query answered
   after 1.5 s; baseline: the same with no memory files (no side query at all)
-recall manifest at scale: a recall's header scan + manifest over 10,000 memory files, fresh store;
-  baseline: read and parse every file whole, same manifest
+relevant memory in the manifest: share of labelled messages (some in Chinese, Japanese, Korean)
+  whose memory is among the 200 a recall offers, 5,000 memories of every age; baseline: the newest 200
+choosing candidates at scale: a fresh process (the index saved by an earlier one) chooses the 200 of
+  10,000 memory files; baseline: a fresh process reads every header (what ranking them would need)
+recall manifest at scale: a recall's candidate choice + manifest over 10,000 memory files, fresh
+  store; baseline: read and parse every file whole, same manifest
 index rebuild at scale: a running session saves one memory and rebuilds MEMORY.md (10,000 memories);
   baseline: read and parse every file whole, write MEMORY.md
 `memory list` at scale: `mini-claude memory list` over 10,000 memories, whole process;
@@ -80,6 +85,9 @@ def main() -> int:
         rows.append(recall)
         print("memory at scale…", file=sys.stderr, flush=True)
         big_memory_dir = project_memory_dir(str(big))
+        rows.append(coverage_row(root / "labelled", runs))
+        candidates, cold_build, index_bytes, newest = candidates_row(big_memory_dir, runs)
+        rows.append(candidates)
         rows.append(manifest_row(big_memory_dir, runs))
         rows.append(rebuild_row(big_memory_dir, runs))
         rows.append(memory_list_row(home, big, AT_SCALE, runs))
@@ -99,6 +107,11 @@ def main() -> int:
         f"info: one side query sent {sent:,} bytes for {offered} memories in its manifest: "
         f"{per_memory:.0f} bytes per memory (keep ≤ {MANIFEST_BYTES_PER_MEMORY}; the manifest "
         f"holds at most {MANIFEST_MAX_MEMORIES})"
+    )
+    print(
+        f"info: ranking index at {AT_SCALE:,} memories: built cold in {cold_build:.1f} s (first recall "
+        f"without an index), {index_bytes / 2**20:.1f} MiB on disk; today's newest-{MANIFEST_MAX_MEMORIES} "
+        f"scan in a fresh process: {newest.describe()}"
     )
     elapsed = time.perf_counter() - began
     print(f"info: {runs} runs of each side ({recall_runs} for recall), {cpus}, {elapsed:.0f} s in all")

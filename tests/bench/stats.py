@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Samples:
-    """One number per run: seconds, unless the caller says otherwise."""
+    """One number per run: seconds, or a share (0-1) when `unit` says so."""
 
     values: list[float] = field(default_factory=list)
+    unit: str = "s"
 
     def add(self, seconds: float) -> None:
         self.values.append(seconds)
@@ -21,7 +22,8 @@ class Samples:
         return statistics.median(self.values)
 
     def describe(self) -> str:
-        return f"{_ms(self.median)} [{_ms(min(self.values))}–{_ms(max(self.values))}]"
+        shown = _ms if self.unit == "s" else _percent
+        return f"{shown(self.median)} [{shown(min(self.values))}–{shown(max(self.values))}]"
 
 
 @dataclass
@@ -47,6 +49,14 @@ def ratio_at_most(limit: float) -> tuple[str, Callable[[Row], bool]]:
 
 def seconds_at_most(limit: float) -> tuple[str, Callable[[Row], bool]]:
     return f"≤ {_ms(limit)} abs.", lambda row: row.measured.median <= limit
+
+
+def share_at_least(limit: float) -> tuple[str, Callable[[Row], bool]]:
+    return f"≥ {_percent(limit)} abs.", lambda row: row.measured.median >= limit
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.1f}%"
 
 
 def _ms(seconds: float) -> str:
