@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.recall import MANIFEST_MAX_MEMORIES
+from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
 from mini_claude.memory.store import MemoryStore
 
 
