@@ -40,6 +40,17 @@ def _env_number(name: str, default: float, kind: type = float) -> float:
     return value
 
 
+def _env_switch(name: str, *, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "1", "true", "yes"):
+        return True
+    if raw in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{name}={raw!r} is not on or off")
+
+
 def app_home() -> Path:
     """`~/.mini-claude`: per-project state, including memories (honours HOME)."""
     return Path.home() / ".mini-claude"
@@ -127,6 +138,7 @@ class Settings:
     side_query_timeout: float = DEFAULT_SIDE_QUERY_TIMEOUT
     permission_mode: str = "ask"
     plain: bool = False
+    early_recall: bool = True  # recall on the draft while the user types (MINI_CLAUDE_EARLY_RECALL)
     # The working directory bounds what tools may touch freely and holds CLAUDE.md; memories are
     # shared more widely, by the whole git work tree around it (see memory_project_root).
     project_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
@@ -167,6 +179,7 @@ def load_settings(
         side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
         plain=plain,
+        early_recall=_env_switch("MINI_CLAUDE_EARLY_RECALL", default=True),
         project_dir=cwd,
         memory_dir=state_dir / MEMORY_FOLDER,
         sessions_dir=state_dir / SESSIONS_FOLDER,

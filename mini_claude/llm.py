@@ -106,7 +106,9 @@ class ModelClient:
         self._client: Any = None
         self._lock = threading.Lock()
         self._usage_lock = threading.Lock()
-        self.usage_total = UsageReport()
+        self.usage_total = UsageReport()  # the conversation's calls
+        self.side_usage_total = UsageReport()  # side queries (memory recall), counted apart
+        self.side_queries = 0
         self._preload_thread: threading.Thread | None = None
 
     @property
@@ -140,9 +142,13 @@ class ModelClient:
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
 
-    def _add_usage(self, usage: UsageReport) -> None:
+    def _add_usage(self, usage: UsageReport, *, side: bool = False) -> None:
         with self._usage_lock:
-            self.usage_total = self.usage_total + usage
+            if side:
+                self.side_usage_total = self.side_usage_total + usage
+                self.side_queries += 1
+            else:
+                self.usage_total = self.usage_total + usage
 
     def stream(
         self,
@@ -192,7 +198,7 @@ class ModelClient:
                     error, self.settings, timeout, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT", SIDE_QUERY_MAX_RETRIES
                 )
             ) from error
-        self._add_usage(describe_usage(getattr(message, "usage", None)))
+        self._add_usage(describe_usage(getattr(message, "usage", None)), side=True)
         return "".join(getattr(block, "text", "") for block in message.content or [])
 
 

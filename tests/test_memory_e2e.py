@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from mini_claude.config import log_file, project_memory_dir
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
+from tests.kit import wait_for_log_line
 
 ROLE_MEMORY = """---
 name: user is a data scientist
@@ -145,15 +145,6 @@ def test_a_late_recall_is_injected_before_the_next_turns_first_call(
     assert reminders_in(main_calls[0]) == []
     [reminder] = reminders_in(main_calls[1])
     assert "fluent in pandas" in reminder
-
-
-def wait_for_log_line(path: Path, text: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and text in path.read_text(errors="replace"):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{text!r} never appeared in {path}")
 
 
 def _saving_replies(request: RecordedRequest) -> Reply | None:

@@ -1,5 +1,6 @@
-"""Recall: choosing the memories relevant to a message on a background thread, while the reply
-streams. Started when the user submits, polled by the agent before each model call without ever
+"""Recall: choosing the memories relevant to a message on a background thread. Started when the
+user sends a message, or earlier on the draft they are typing (see recall_rules.py for when a
+draft's recall stands for the message); polled by the agent before each model call without ever
 blocking; each memory reaches the conversation once. Exiting never waits for it (daemon threads)."""
 
 from __future__ import annotations
@@ -9,9 +10,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from mini_claude.memory.ranking import ranking_for
+from mini_claude.memory.recall_rules import (
+    adds_little,
+    draft_covers,
+    grown_enough,
+    is_single_word,
+    worth_a_draft_recall,
+)
 from mini_claude.memory.selection import (
     MANIFEST_MAX_MEMORIES,
     MEMORY_CONTENT_MAX_BYTES,
@@ -24,7 +32,6 @@ from mini_claude.memory.store import MemoryStore
 log = logging.getLogger("mini_claude.recall")
 
 SESSION_INJECTION_BUDGET_BYTES = 60_000
-MIN_CJK_CHARS_FOR_ONE_WORD = 2
 
 
 @dataclass
@@ -44,34 +51,18 @@ class RecallRecord:
     file_names: tuple[str, ...]
 
 
-@dataclass
+@dataclass(eq=False)
 class _Job:
     query: str
-    result: list[tuple[str, str]] | None = None  # (file name, reminder text), once it settles
-
-
-def is_single_word(text: str) -> bool:
-    """No whitespace and fewer than two CJK characters: too little to recall anything by."""
-    stripped = text.strip()
-    if any(ch.isspace() for ch in stripped):
-        return False
-    return sum(1 for ch in stripped if _is_cjk(ch)) < MIN_CJK_CHARS_FOR_ONE_WORD
-
-
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x3040 <= code <= 0x30FF  # Hiragana, Katakana
-        or 0x3400 <= code <= 0x4DBF  # CJK Extension A
-        or 0x4E00 <= code <= 0x9FFF  # CJK Unified Ideographs
-        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
-        or 0xF900 <= code <= 0xFAFF  # CJK compatibility ideographs
-        or 0x20000 <= code <= 0x3FFFF  # CJK Extensions B and later
-    )
+    kind: Literal["draft", "message"]
+    done: bool = False
+    stale: bool = False  # superseded: its result is dropped
+    result: list[tuple[str, str]] = field(default_factory=list)  # (file name, reminder text)
 
 
 class MemoryRecall:
-    """One recall per submitted message, at most one running: a newer message supersedes it."""
+    """Recalls for sent messages (a newer message makes an older one's recall stale) and for
+    drafts (at most one in flight; the newest draft waiting while it runs)."""
 
     def __init__(
         self,
@@ -86,27 +77,49 @@ class MemoryRecall:
         self.clock = clock
         self.on_settled = on_settled  # called on the recall's thread once a recall has finished
         self._lock = threading.Lock()
-        self._running: _Job | None = None
+        self._messages: list[_Job] = []  # running recalls of sent messages
+        self._draft: _Job | None = None  # the latest draft's recall, running or done
+        self._waiting_draft: str | None = None  # typed while a draft's recall ran
         self._settled: list[_Job] = []
         self.surfaced: set[str] = set()
         self.injected_bytes = 0
         self.history: list[RecallRecord] = []
 
     def start(self, query: str) -> None:
-        if is_single_word(query) or self.injected_bytes >= SESSION_INJECTION_BUDGET_BYTES:
-            return
-        if not self.store.has_memories():
-            return
-        job = _Job(query)
+        """The user sent `query`: recall for it, unless a draft's recall already stands for it."""
         with self._lock:
-            self._running = job  # a recall still running for an older message is now stale
-        try:
-            threading.Thread(target=self._run, args=(job,), name="memory-recall", daemon=True).start()
-        except RuntimeError as error:  # no thread to be had: skip this recall, keep the next ones
-            log.warning("memory recall skipped: %s", error)
-            with self._lock:
-                if self._running is job:
-                    self._running = None
+            for job in self._messages:
+                job.stale = True
+            self._messages = []
+            draft, self._draft, self._waiting_draft = self._draft, None, None
+            covered = draft is not None and draft_covers(draft.query, query)
+            if covered:
+                assert draft is not None
+                draft.kind = "message"
+                if not draft.done:
+                    self._messages.append(draft)  # adopted: it lands by the usual poll
+                elif draft.result:
+                    self._settled.append(draft)  # ready for the message's first request
+            elif draft is not None:
+                draft.stale = True
+        if covered and adds_little(draft.query, query):  # type: ignore[union-attr]
+            return
+        if self._worth_a_recall() and not is_single_word(query):
+            self._launch(_Job(query, "message"))
+
+    def start_draft(self, draft: str) -> None:
+        """The user paused while typing `draft`: recall for it ahead of Enter, if it is worth it."""
+        if not worth_a_draft_recall(draft) or not self._worth_a_recall():
+            return
+        with self._lock:
+            last = self._draft
+            if last is not None and not grown_enough(last.query, draft):
+                return
+            if last is not None and not last.done:
+                self._waiting_draft = draft  # one draft recall at a time; the newest waits
+                return
+            job = self._draft = _Job(draft, "draft")
+        self._launch(job)
 
     def take_ready(self) -> RecalledMemories | None:
         """Settled results not injected yet (never blocks); None when there is nothing new."""
@@ -133,22 +146,46 @@ class MemoryRecall:
     def reset(self) -> None:
         """A new conversation: forget what was surfaced and drop anything pending."""
         with self._lock:
-            self._running = None
-            self._settled = []
+            for job in [*self._messages, *([self._draft] if self._draft else [])]:
+                job.stale = True
+            self._messages, self._draft, self._waiting_draft, self._settled = [], None, None, []
         self.surfaced = set()
         self.injected_bytes = 0
+
+    def _worth_a_recall(self) -> bool:
+        return self.injected_bytes < SESSION_INJECTION_BUDGET_BYTES and self.store.has_memories()
+
+    def _launch(self, job: _Job) -> None:
+        with self._lock:
+            if job.kind == "message":
+                self._messages.append(job)
+        try:
+            threading.Thread(target=self._run, args=(job,), name="memory-recall", daemon=True).start()
+        except RuntimeError as error:  # no thread to be had: skip this recall, keep the next ones
+            log.warning("memory recall skipped: %s", error)
+            with self._lock:
+                job.done, job.stale = True, True
+                if job in self._messages:
+                    self._messages.remove(job)
 
     def _run(self, job: _Job) -> None:
         try:
             job.result = self._recall(job.query)
         except Exception as error:
             log.info("memory recall skipped: %s: %s", type(error).__name__, error)
-            job.result = []
+        next_draft = None
         with self._lock:
-            if self._running is job:
-                self._running = None
-                if job.result:
+            job.done = True
+            if job in self._messages:
+                self._messages.remove(job)
+                if not job.stale and job.result:
                     self._settled.append(job)
+            elif job is self._draft and self._waiting_draft is not None:
+                waiting, self._waiting_draft = self._waiting_draft, None
+                if grown_enough(job.query, waiting):
+                    next_draft = self._draft = _Job(waiting, "draft")
+        if next_draft is not None:
+            self._launch(next_draft)
         if self.on_settled is not None:
             self.on_settled()
 

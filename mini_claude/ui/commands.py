@@ -173,13 +173,19 @@ def _clear(ctx: CommandContext, argument: str) -> None:
 
 @command("cost", "Show the tokens used this session")
 def _cost(ctx: CommandContext, argument: str) -> None:
-    usage = ctx.session.llm.usage_total
-    ctx.console.print(
+    llm = ctx.session.llm
+    usage, side = llm.usage_total, llm.side_usage_total
+    lines = [
         f"Tokens this session: input {usage.input_tokens:,}, output {usage.output_tokens:,}, "
-        f"cache read {usage.cache_read_tokens:,}, cache write {usage.cache_write_tokens:,}",
-        markup=False,
-        highlight=False,
-    )
+        f"cache read {usage.cache_read_tokens:,}, cache write {usage.cache_write_tokens:,}"
+    ]
+    if llm.side_queries:
+        noun = "side query" if llm.side_queries == 1 else "side queries"
+        lines.append(
+            f"Memory recall: {llm.side_queries:,} {noun}, input {side.input_tokens:,}, "
+            f"output {side.output_tokens:,} (not counted above)"
+        )
+    ctx.console.print("\n".join(lines), markup=False, highlight=False)
 
 
 @command("model", "Show or change the model", usage="[name]")

@@ -19,6 +19,7 @@ from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.draft_recall import DraftRecall
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, question_view
 from mini_claude.ui.render import create_console, make_renderer, plain_mode_wanted
@@ -83,6 +84,8 @@ class Repl:
             prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
         )
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
+        if settings.early_recall and self.session.llm.configured:
+            DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
 
     def run(self) -> int:
