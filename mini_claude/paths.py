@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from mini_claude import prompts
-from mini_claude.tools.base import ToolError
+from mini_claude.errors import ToolError
 
 # Inside bash's $'…' quotes: the characters that have a short escape of their own.
 _SHELL_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}

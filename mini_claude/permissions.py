@@ -17,9 +17,9 @@ from typing import Literal
 
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
+from mini_claude.errors import PermissionDenied
 from mini_claude.git_dirs import writes_into_git_dir
 from mini_claude.paths import is_within, stays_in_its_folder, visible_path
-from mini_claude.tools.base import ToolError
 from mini_claude.untrusted import visible_text
 
 Action = Literal["read", "write", "shell"]
@@ -43,10 +43,6 @@ class PermissionRequest:
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
-
-
-class PermissionDenied(ToolError):
-    """The user (or the absence of one) said no; the message tells the model not to just retry."""
 
 
 class Permissions:

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from mini_claude import config
+from mini_claude.errors import ToolError
 from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.store import MemoryStore
 from mini_claude.permissions import Permissions
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.tools.base import ToolContext, ToolResult
 from tests.agent_harness import Harness, result_text, tool_results_in
 from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
 from tests.tool_harness import REGISTRY, ScriptedUser

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.errors import ToolError
 from mini_claude.paths import is_within, resolve_path
 from mini_claude.permissions import PermissionRequest, Permissions
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.tools.base import ToolContext, ToolResult
 from tests.tool_harness import REGISTRY, ScriptedUser
 
 

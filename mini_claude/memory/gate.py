@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 
 from mini_claude import prompts
+from mini_claude.errors import ToolError
 from mini_claude.memory import frontmatter
 from mini_claude.memory.naming import INDEX_FILE, MEMORY_SUFFIX, MEMORY_TYPES
 from mini_claude.memory.secrets import find_secret
 from mini_claude.memory.store import MemoryStore, MemoryStoreError
-from mini_claude.tools.base import ToolError, ToolResult
+from mini_claude.tools.base import ToolResult
 
 
 class MemoryWrites:

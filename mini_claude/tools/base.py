@@ -1,22 +1,17 @@
-"""What every tool shares: its result, its failure, and the context it runs in."""
+"""What every tool shares: its result and the context it runs in (its failure is `errors.ToolError`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from mini_claude.permissions import Permissions
+from mini_claude.permissions import Permissions
 
 
 def count_noun(count: int, noun: str) -> str:
     """`1 line`, `2 lines`: for the short summaries the user sees."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-class ToolError(Exception):
-    """A failure the model should read as an `is_error` tool result (the message is that text)."""
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ from typing import BinaryIO
 
 from mini_claude import prompts
 from mini_claude.atomic import write_atomic
+from mini_claude.errors import ToolError
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
+from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 
 MAX_LINES = 2_000  # per read_file call
 MAX_READ_BYTES = 256 * 1024  # of numbered output per read_file call

@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from mini_claude import prompts
-from mini_claude.tools.base import ToolError
+from mini_claude.errors import ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mini_claude import prompts
-from mini_claude.permissions import PermissionDenied
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.errors import PermissionDenied, ToolError
+from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.untrusted import visible_text
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude import prompts
+from mini_claude.errors import ToolError
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools import patterns
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult, count_noun
+from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 from mini_claude.tools.files import SNIFF_BYTES, file_kind, looks_binary
 from mini_claude.tools.patterns import OutOfTime, SearchClock, TooSlow
 

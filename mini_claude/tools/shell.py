@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude import prompts
-from mini_claude.tools.base import ToolContext, ToolError, ToolResult
+from mini_claude.errors import ToolError
+from mini_claude.tools.base import ToolContext, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from mini_claude.errors import ToolError
 from mini_claude.events import ToolFinished, UsageReport
 from mini_claude.tools import shell
-from mini_claude.tools.base import ToolError
 from tests.adversarial.cases import case
 from tests.adversarial.world import Tools, assert_next_turn_works, main_calls
 from tests.agent_harness import Harness, result_text
