@@ -1,7 +1,8 @@
-"""The failures every layer may raise and the tools' registry turns into an `is_error` result.
+"""The failures shared across layers: the tools' (which the registry turns into an `is_error`
+result) and the memory store's.
 
-A leaf: it imports nothing of ours, so paths, permissions, tools and memory can all raise them
-without importing each other.
+A leaf: it imports nothing of ours, so paths, permissions, tools and memory can all raise and
+catch them without importing each other.
 """
 
 
@@ -11,3 +12,7 @@ class ToolError(Exception):
 
 class PermissionDenied(ToolError):
     """The user (or the absence of one) said no; the message tells the model not to just retry."""
+
+
+class MemoryStoreError(Exception):
+    """A memory could not be saved or deleted; the message says why in one line."""

@@ -268,8 +268,8 @@ def test_a_symlink_in_the_memory_dir_pointing_outside_is_never_written_through_f
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
-        ("Just a note without a header.\n", "does not start with a frontmatter block"),
-        ("---\nname: x\ndescription: y\ntype: project\nnever closed\n", "does not start with a frontmatter"),
+        ("Just a note without a header.\n", "no frontmatter block (--- … ---) at the top"),
+        ("---\nname: x\ndescription: y\ntype: project\nnever closed\n", "opened with --- but never closed"),
         ("---\nname: x\ntype: project\n---\nbody\n", "lacks description"),
         ("---\ndescription: y\ntype: project\n---\nbody\n", "lacks name"),
         ("---\nname: x\ndescription: y\n---\nbody\n", "lacks type"),

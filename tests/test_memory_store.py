@@ -18,13 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mini_claude import config
+from mini_claude.errors import MemoryStoreError
 from mini_claude.memory import frontmatter
 from mini_claude.memory.frontmatter import fold_value
 from mini_claude.memory.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, clean_inline
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.naming import MEMORY_TYPES, SLUG_MAX_BYTES, slugify
 from mini_claude.memory.section import memory_section
-from mini_claude.memory.store import MemoryStore, MemoryStoreError, SavedMemory
+from mini_claude.memory.store import MemoryStore, SavedMemory
 
 REPO = Path(__file__).resolve().parent.parent
 INDEX_LINE = re.compile(r"- \*\*\[(.*)\]\((.*)\)\*\* \((user|feedback|project|reference)\) — (.*)")
@@ -122,9 +123,17 @@ def test_each_of_the_four_types_can_be_saved(store: MemoryStore, memory_type: st
     assert save(store, "a fact", memory_type=memory_type).path.name == f"{memory_type}_a_fact.md"
 
 
-@pytest.mark.parametrize("memory_type", ["note", "User", "", "project "])
-def test_types_are_a_closed_set(store: MemoryStore, memory_type: str) -> None:
-    with pytest.raises(MemoryStoreError, match="user, feedback, project, reference"):
+@pytest.mark.parametrize(
+    ("memory_type", "reason"),
+    [
+        ("note", "'note' is not one of user, feedback, project, reference"),
+        ("User", "'User' is not one of"),
+        ("", "lacks type"),
+        ("project ", "'project ' is not one of"),
+    ],
+)
+def test_types_are_a_closed_set(store: MemoryStore, memory_type: str, reason: str) -> None:
+    with pytest.raises(MemoryStoreError, match=re.escape(reason)):
         save(store, "a fact", memory_type=memory_type)
     assert not store.root.exists()
 

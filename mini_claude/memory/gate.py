@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 
 from mini_claude import prompts
-from mini_claude.errors import ToolError
+from mini_claude.errors import MemoryStoreError, ToolError
 from mini_claude.memory import frontmatter
-from mini_claude.memory.naming import INDEX_FILE, MEMORY_SUFFIX, MEMORY_TYPES
+from mini_claude.memory.naming import INDEX_FILE, MEMORY_SUFFIX
 from mini_claude.memory.secrets import find_secret
-from mini_claude.memory.store import MemoryStore, MemoryStoreError
+from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.validation import memory_problem
 from mini_claude.tools.base import ToolResult
 
 
@@ -30,13 +31,11 @@ class MemoryWrites:
         target = Path(os.path.realpath(path))
         self._check_target(target)
         parsed = frontmatter.parse(content)
-        fields = {key: parsed.fields.get(key, "").strip() for key in ("name", "description", "type")}
-        problem = _content_problem(parsed, fields)
-        if problem:
+        if problem := memory_problem(parsed):
             raise ToolError(prompts.notice("memory_invalid", problem=problem))
-        secret = find_secret(content)
-        if secret:
+        if secret := find_secret(content):
             raise ToolError(prompts.notice("memory_secret", kind=secret))
+        fields = parsed.fields
         try:
             saved = self.store.save(
                 name=fields["name"],
@@ -63,14 +62,3 @@ class MemoryWrites:
             raise ToolError(prompts.notice("memory_index_generated"))
         if not target.name.endswith(MEMORY_SUFFIX) or target.name.startswith("."):
             raise ToolError(prompts.notice("memory_bad_location", memory_dir=str(root)))
-
-
-def _content_problem(parsed: frontmatter.Frontmatter, fields: dict[str, str]) -> str | None:
-    if not parsed.has_block:
-        return "it does not start with a frontmatter block (--- … ---)"
-    missing = [key for key, value in fields.items() if not value]
-    if missing:
-        return "the frontmatter lacks " + ", ".join(missing)
-    if fields["type"] not in MEMORY_TYPES:
-        return f"type {fields['type']!r} is not one of {', '.join(MEMORY_TYPES)}"
-    return None

@@ -5,14 +5,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from mini_claude import prompts
 from mini_claude.memory.frontmatter import fold_value
-
-if TYPE_CHECKING:
-    from mini_claude.memory.store import MemoryFile
+from mini_claude.memory.memory_file import MemoryFile
 
 INDEX_TITLE = "# Memory index"
 INDEX_NAME_MAX_CHARS = 80

@@ -9,8 +9,9 @@ from collections import Counter
 
 from mini_claude import safe_read
 from mini_claude.memory.index import clean_inline
+from mini_claude.memory.memory_file import MemoryFile
 from mini_claude.memory.naming import matches_garbled_name, name_key
-from mini_claude.memory.store import MemoryFile, MemoryStore
+from mini_claude.memory.store import MemoryStore
 from mini_claude.paths import visible_path
 from mini_claude.untrusted import visible_text
 

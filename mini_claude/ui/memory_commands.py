@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import Completion
 
 from mini_claude import safe_read
+from mini_claude.errors import MemoryStoreError
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
-from mini_claude.memory.store import MemoryStoreError
 from mini_claude.paths import visible_path
 from mini_claude.ui.commands import CommandContext, command
 from mini_claude.untrusted import visible_text

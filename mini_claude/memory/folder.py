@@ -1,0 +1,81 @@
+"""The memory folder itself: whether it may be used at all, what lies inside it, and its lock.
+
+Every change to the folder happens under an exclusive lock on `.lock` in it, so two sessions in
+the same project never lose each other's memories from the folder or the index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from mini_claude import prompts, safe_read
+from mini_claude.errors import MemoryStoreError
+from mini_claude.paths import is_within, stays_in_its_folder, visible_path
+
+log = logging.getLogger("mini_claude")
+
+DIR_MODE = 0o700
+LOCK_FILE = ".lock"
+
+
+def escape_problem(root: Path) -> str | None:
+    """Why the memory folder must not be used at all, or None: it is a symlink pointing out of the
+    folder that holds it (to `~/.ssh`, say), so nothing is read, indexed or written there."""
+    if stays_in_its_folder(root):
+        return None
+    return prompts.notice(
+        "memory_dir_escapes",
+        memory_dir=visible_path(str(root)),
+        target=visible_path(os.path.realpath(root)),
+        parent=visible_path(str(root.parent)),
+    )
+
+
+def holds(root: Path, path: Path) -> bool:
+    """True when the memory folder may be used and the resolved `path` lies inside it."""
+    return stays_in_its_folder(root) and is_within(path, root)
+
+
+@contextlib.contextmanager
+def exclusive_lock(root: Path) -> Iterator[None]:
+    """Hold the folder's lock (creating the folder, mode 0700, on first use)."""
+    if (problem := escape_problem(root)) is not None:
+        raise MemoryStoreError(problem)
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        fd = _open_lock_file(root / LOCK_FILE)
+    except OSError as error:
+        # Name the file when it is not the folder itself (a `.lock` that is a folder, say).
+        culprit = "" if error.filename in (None, str(root)) else f" ({Path(error.filename).name})"
+        reason = prompts.notice("memory_dir_is_file") if root.is_file() else error.strerror
+        raise MemoryStoreError(
+            prompts.notice("memory_dir_unusable", memory_dir=root, reason=f"{reason}{culprit}")
+        ) from error
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _open_lock_file(path: Path) -> int:
+    """The lock file, opened for flock. A symlink, FIFO or device there is not our lock (we only
+    ever make regular ones): it is removed and a lock made, never followed or opened."""
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            log.warning("replacing %s: it was %s", path, safe_read.kind(mode))
+            os.unlink(path)
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in between: refuse rather than lock it
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fd
