@@ -13,10 +13,10 @@ from mini_claude.agent import Agent
 from mini_claude.config import Settings, protected_dirs
 from mini_claude.events import EventSink, WarningsOnce
 from mini_claude.llm import ModelClient
-from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.recall import MemoryRecall
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.writer import MemoryStoreWriter
 from mini_claude.permissions import AskCallback, Permissions
 from mini_claude.system_prompt import SystemPrompt
 from mini_claude.tools.base import ToolContext
@@ -57,7 +57,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     agent = Agent(
         llm=llm,
         tools=default_registry(),
-        tool_context=ToolContext(project_dir, permissions, MemoryWrites(store)),
+        tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
         sink=sink,
         build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
         model=settings.model,

@@ -16,7 +16,7 @@ import pytest
 from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.files import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES
-from tests.tool_harness import REGISTRY, RecordingMemory, ScriptedUser
+from tests.tool_harness import REGISTRY, RecordingMemoryWriter, ScriptedUser
 
 
 def make_ctx(project: Path, mode: str = "accept-edits", *answers: str) -> tuple[ToolContext, ScriptedUser]:
@@ -310,26 +310,28 @@ def test_edit_keeps_crlf_stray_bytes_and_mode(ctx: ToolContext, project_dir: Pat
     assert sorted(os.listdir(project_dir)) == ["win.txt"]
 
 
-# --- the memory folder goes through the memory store ---------------------------------------
+# --- the memory folder goes through the memory writer ---------------------------------------
 
 
-def test_writes_into_memory_are_handed_to_the_store_without_asking(project_dir: Path, tmp_path: Path) -> None:
+def test_writes_into_memory_are_handed_to_the_memory_writer_without_asking(
+    project_dir: Path, tmp_path: Path
+) -> None:
     memory_dir = tmp_path / "memory"
     memory_dir.mkdir()
     (memory_dir / "note.md").write_text("---\nname: x\n---\nold fact\n")
-    memory = RecordingMemory(memory_dir.resolve())
+    memory_writer = RecordingMemoryWriter(memory_dir.resolve())
     user = ScriptedUser()
     permissions = Permissions(project_dir, mode="ask", ask=user, memory_dir=memory_dir)
-    ctx = ToolContext(project_dir.resolve(), permissions, memory)
+    ctx = ToolContext(project_dir.resolve(), permissions, memory_writer)
 
     written = run(ctx, "write_file", file_path=str(memory_dir / "new.md"), content="fresh")
     edited = run(ctx, "edit_file", file_path=str(memory_dir / "note.md"), old_string="old", new_string="new")
 
     assert (written.content, edited.content) == ("saved memory new.md", "saved memory note.md")
-    assert memory.saved == [
+    assert memory_writer.saved == [
         (memory_dir.resolve() / "new.md", "fresh", False),
         (memory_dir.resolve() / "note.md", "---\nname: x\n---\nnew fact\n", True),
     ]
     assert user.requests == []
-    assert not (memory_dir / "new.md").exists()  # the store decides what lands on disk
+    assert not (memory_dir / "new.md").exists()  # the memory writer decides what lands on disk
     assert (memory_dir / "note.md").read_text() == "---\nname: x\n---\nold fact\n"

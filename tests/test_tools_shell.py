@@ -12,7 +12,7 @@ import pytest
 from mini_claude.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.shell import MAX_OUTPUT_CHARS
-from tests.tool_harness import REGISTRY, RecordingMemory, ScriptedUser
+from tests.tool_harness import REGISTRY, RecordingMemoryWriter, ScriptedUser
 
 
 @pytest.fixture
@@ -125,10 +125,10 @@ def test_timeout_above_the_maximum_is_lowered(ctx: ToolContext) -> None:
 
 
 def test_memory_index_is_refreshed_after_a_command(project_dir: Path) -> None:
-    memory = RecordingMemory()
-    ctx = ToolContext(project_dir.resolve(), Permissions(project_dir, mode="bypass", ask=None), memory)
+    memory_writer = RecordingMemoryWriter()
+    ctx = ToolContext(project_dir.resolve(), Permissions(project_dir, mode="bypass", ask=None), memory_writer)
     shell(ctx, "true")
-    assert memory.refreshes == 1
+    assert memory_writer.refreshes == 1
 
 
 def test_shell_asks_unless_bypass_and_denial_does_not_run(project_dir: Path) -> None:

@@ -28,8 +28,8 @@ class ScriptedUser:
         return self.answers.pop(0) if self.answers else "n"
 
 
-class RecordingMemory:
-    """The memory seam as the file tools see it: records saves and refreshes under `root`."""
+class RecordingMemoryWriter:
+    """A `MemoryWriter` as the file tools see it: records saves and refreshes under `root`."""
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root

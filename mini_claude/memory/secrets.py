@@ -27,7 +27,7 @@ from collections import Counter
 
 class _Lazy:
     """A regex compiled on first use: compiling every rule at import would add ~15 ms to start-up,
-    which builds the memory gate."""
+    which builds the memory writer."""
 
     def __init__(self, source: str) -> None:
         self.source = source

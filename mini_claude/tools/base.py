@@ -22,8 +22,8 @@ class ToolResult:
     denied: bool = False  # a permission was refused (the model is told not to just retry)
 
 
-class MemoryGate(Protocol):
-    """The memory store as the file tools see it: writes into the memory dir go through it."""
+class MemoryWriter(Protocol):
+    """The memory writer as the file tools see it: every write into the memory dir goes through it."""
 
     def owns(self, path: Path) -> bool:
         """True when the resolved `path` lies inside the memory directory (compared by components)."""
@@ -45,4 +45,4 @@ class MemoryGate(Protocol):
 class ToolContext:
     project_dir: Path  # resolved working directory
     permissions: Permissions
-    memory: MemoryGate | None = None
+    memory_writer: MemoryWriter | None = None

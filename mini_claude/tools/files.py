@@ -1,6 +1,6 @@
 """The file tools: read_file (numbered lines, paged), write_file and edit_file (atomic writes).
 
-Writes into the memory folder are handed to the memory store instead (`ctx.memory.save`).
+Writes into the memory folder are handed to the memory writer instead (`ctx.memory_writer.save`).
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def read_file(
 def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
     _refuse_folder_path(file_path)
     path = resolve_path(file_path, ctx.project_dir)
-    if ctx.memory is not None and ctx.memory.owns(path):
-        return ctx.memory.save(path, content, edit=False)
+    if ctx.memory_writer is not None and ctx.memory_writer.owns(path):
+        return ctx.memory_writer.save(path, content, edit=False)
     ctx.permissions.check_write("write_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
     _check_write_target(path, shown)
@@ -85,7 +85,7 @@ def edit_file(
     path = resolve_path(file_path, ctx.project_dir)
     if old_string == new_string:
         raise ToolError(prompts.notice("edit_no_change"))
-    owned = ctx.memory is not None and ctx.memory.owns(path)
+    owned = ctx.memory_writer is not None and ctx.memory_writer.owns(path)
     if not owned:
         ctx.permissions.check_write("edit_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
@@ -106,8 +106,8 @@ def edit_file(
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     line = text.count("\n", 0, text.index(old)) + 1
     if owned:
-        assert ctx.memory is not None
-        return ctx.memory.save(path, updated, edit=True)
+        assert ctx.memory_writer is not None
+        return ctx.memory_writer.save(path, updated, edit=True)
     _write(path, updated, shown)
     replaced = found if replace_all else 1
     summary = count_noun(replaced, "replacement")
@@ -239,8 +239,8 @@ def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *,
     if info is not None and info.st_size > 0:
         raise ToolError(prompts.notice("edit_empty_old_string", path=shown))
     if owned:
-        assert ctx.memory is not None
-        return ctx.memory.save(path, content, edit=False)
+        assert ctx.memory_writer is not None
+        return ctx.memory_writer.save(path, content, edit=False)
     _check_write_target(path, shown)
     _write(path, content, shown)
     lines = count_lines(content)

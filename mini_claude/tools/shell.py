@@ -54,9 +54,9 @@ def run_shell(ctx: ToolContext, command: str, timeout: float | None = None) -> T
     seconds = float(min(max(requested, 1.0), MAX_TIMEOUT_S))  # ints of any size compare exactly
     ctx.permissions.check_shell("run_shell", command)
     outcome = _execute(command, ctx.project_dir, seconds)
-    if ctx.memory is not None:
+    if ctx.memory_writer is not None:
         try:
-            ctx.memory.refresh()
+            ctx.memory_writer.refresh()
         except Exception:  # the command's output matters more than a stale memory index
             log.exception("memory refresh after run_shell failed")
     return _format(outcome, seconds, capped=requested > MAX_TIMEOUT_S)

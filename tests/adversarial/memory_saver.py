@@ -1,4 +1,4 @@
-"""A process that saves memories through the model-write gate until it is killed, for the crash tests.
+"""A process that saves memories through the memory writer until it is killed, for the crash tests.
 
     python memory_saver.py MEMORY_DIR READY_FILE BODY_BYTES
 
@@ -12,8 +12,8 @@ import itertools
 import sys
 from pathlib import Path
 
-from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.writer import MemoryStoreWriter
 
 BIG_FILE = "project_big.md"
 
@@ -28,10 +28,10 @@ def small_memory(number: int) -> str:
 
 def main() -> None:
     folder, ready, size = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
-    gate = MemoryWrites(MemoryStore(folder))
+    memory_writer = MemoryStoreWriter(MemoryStore(folder))
     for number in itertools.count():
-        gate.save(folder / BIG_FILE, big_memory("AB"[number % 2], size), edit=False)
-        gate.save(folder / f"project_fact_{number}.md", small_memory(number), edit=False)
+        memory_writer.save(folder / BIG_FILE, big_memory("AB"[number % 2], size), edit=False)
+        memory_writer.save(folder / f"project_fact_{number}.md", small_memory(number), edit=False)
         if number == 0:
             ready.touch()
 

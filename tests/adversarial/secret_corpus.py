@@ -1,4 +1,4 @@
-"""The corpus the memory secret gate is measured on (tests/adversarial/test_secrets.py).
+"""The corpus the memory writer's secret check is measured on (tests/adversarial/test_secrets.py).
 
 SECRETS: credentials in the forms they take in real notes, configs and shell history, each with
 the words its refusal must name. ORDINARY: memory bodies that mention keys, tokens, passwords,

@@ -2,7 +2,7 @@
 server: nothing escapes the memory folder, the index stays one line per memory, and a memory's
 text only ever reaches the model as a wrapped reminder, never as system text.
 
-The same rules at unit level: tests/test_memory_gate.py (gate), test_memory_store.py (index lines,
+The same rules at unit level: tests/test_memory_writer.py (memory writer), test_memory_store.py (index lines,
 hostile names), test_memory_recall.py (reminder wrapping)."""
 
 from __future__ import annotations

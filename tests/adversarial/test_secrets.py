@@ -2,7 +2,7 @@
 about in the default mode (and shown as it will really run), and memory refuses to keep credentials
 the model tries to save, while leaving the user's own files alone.
 
-tests/test_memory_gate.py checks the secret patterns one by one through the tools; here the model
+tests/test_memory_writer.py checks the secret patterns one by one through the tools; here the model
 tries through a whole session and reads the refusal."""
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def test_hand_written_memory_with_a_secret_is_kept(api_env: FakeAnthropic, proje
     assert (folder / "reference_ci.md").read_text().endswith(f"{token}\n")
 
 
-# --- the gate measured on a corpus (tests/adversarial/secret_corpus.py) ---------------------------
+# --- the memory writer measured on a corpus (tests/adversarial/secret_corpus.py) -----------------
 
 MAX_ORDINARY_REFUSED_RATIO = 1 / 200
 README = Path(__file__).parents[2] / "README.md"

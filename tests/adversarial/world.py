@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude import config
-from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.writer import MemoryStoreWriter
 from mini_claude.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import default_registry
@@ -35,7 +35,7 @@ class ScriptedUser:
 
 
 class Tools:
-    """The real file, search and shell tools with real permissions and the memory gate."""
+    """The real file, search and shell tools with real permissions and the memory writer."""
 
     def __init__(self, project_dir: Path, mode: str = "ask", *answers: str) -> None:
         self.store = MemoryStore(config.project_memory_dir())
@@ -48,7 +48,7 @@ class Tools:
             memory_dir=self.store.root,
             protected_dirs=config.protected_dirs(),
         )
-        self.ctx = ToolContext(project_dir.resolve(), permissions, MemoryWrites(self.store))
+        self.ctx = ToolContext(project_dir.resolve(), permissions, MemoryStoreWriter(self.store))
 
     def run(self, name: str, **tool_input: object) -> ToolResult:
         return REGISTRY.run(name, tool_input, self.ctx)

@@ -9,9 +9,9 @@ import pytest
 
 from mini_claude import config
 from mini_claude.errors import ToolError
-from mini_claude.memory.gate import MemoryWrites
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.writer import MemoryStoreWriter
 from mini_claude.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from tests.agent_harness import Harness, result_text, tool_results_in
@@ -44,7 +44,7 @@ def main_requests(fake: FakeAnthropic) -> list[RecordedRequest]:
 
 
 class Tools:
-    """The real file and shell tools, permissions and memory gate, as a session wires them."""
+    """The real file and shell tools, permissions and memory writer, as a session wires them."""
 
     def __init__(self, project_dir: Path, mode: str = "ask", *answers: str) -> None:
         self.store = MemoryStore(config.project_memory_dir())
@@ -57,7 +57,7 @@ class Tools:
             memory_dir=self.store.root,
             protected_dirs=config.protected_dirs(),
         )
-        self.ctx = ToolContext(project_dir.resolve(), permissions, MemoryWrites(self.store))
+        self.ctx = ToolContext(project_dir.resolve(), permissions, MemoryStoreWriter(self.store))
 
     def run(self, name: str, **tool_input: object) -> ToolResult:
         return REGISTRY.run(name, tool_input, self.ctx)
@@ -228,7 +228,7 @@ def test_a_path_escaping_the_memory_dir_with_dotdot_is_not_a_free_memory_write(t
     assert question.target == str(tools.memory_dir.parent / "project_escape.md")
     assert not (tools.memory_dir.parent / "project_escape.md").exists()
     with pytest.raises(ToolError, match="directly in"):
-        MemoryWrites(tools.store).save(escaping, memory_text(), edit=False)
+        MemoryStoreWriter(tools.store).save(escaping, memory_text(), edit=False)
     assert not (tools.memory_dir.parent / "project_escape.md").exists()
 
 
@@ -253,7 +253,7 @@ def test_a_symlink_in_the_memory_dir_pointing_outside_is_never_written_through_f
     result = tools.write(link, memory_text())
     direct = tools.store
     with pytest.raises(ToolError):
-        MemoryWrites(direct).save(link, memory_text(), edit=False)
+        MemoryStoreWriter(direct).save(link, memory_text(), edit=False)
     tools.store.rebuild_index()
 
     assert result.is_error

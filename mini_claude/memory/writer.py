@@ -1,4 +1,5 @@
-"""Model writes into the memory directory: validated, secret-free, canonically named, indexed."""
+"""The memory writer: the model's writes into the memory directory, validated, secret-free,
+canonically named and indexed before they reach the disk."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from mini_claude.memory.validation import memory_problem
 from mini_claude.tools.base import ToolResult
 
 
-class MemoryWrites:
-    """The `MemoryGate` the file tools use for paths inside the memory directory."""
+class MemoryStoreWriter:
+    """The `MemoryWriter` the file tools hand paths inside the memory directory to."""
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
@@ -35,24 +36,23 @@ class MemoryWrites:
             raise ToolError(prompts.notice("memory_invalid", problem=problem))
         if secret := find_secret(content):
             raise ToolError(prompts.notice("memory_secret", kind=secret))
-        fields = parsed.fields
+        name, memory_type = parsed.fields["name"], parsed.fields["type"]
         try:
             saved = self.store.save(
-                name=fields["name"],
-                description=fields["description"],
-                memory_type=fields["type"],
+                name=name,
+                description=parsed.fields["description"],
+                memory_type=memory_type,
                 body=parsed.body,
                 target=target if edit else None,
             )
         except MemoryStoreError as error:
-            raise ToolError(f"Memory not saved: {error}") from error
-        verb = "Saved new" if saved.created else "Updated"
-        message = (
-            f"{verb} memory {fields['name']!r} ({fields['type']}) in {saved.path.name}; MEMORY.md updated."
-        )
+            raise ToolError(prompts.notice("memory_not_saved", reason=error)) from error
+        outcome = "memory_saved_new" if saved.created else "memory_updated"
+        message = prompts.notice(outcome, name=repr(name), type=memory_type, file=saved.path.name)
         if saved.path != target and not edit:
-            message += f" (Memory files are named by type and name, so it went to {saved.path.name}.)"
-        return ToolResult(message, f"{verb.lower()} memory {saved.path.name}")
+            message += " " + prompts.notice("memory_renamed", file=saved.path.name)
+        verb = "saved new" if saved.created else "updated"
+        return ToolResult(message, f"{verb} memory {saved.path.name}")
 
     def _check_target(self, target: Path) -> None:
         root = Path(os.path.realpath(self.store.root))
