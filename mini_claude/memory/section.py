@@ -8,7 +8,6 @@ from mini_claude.memory.naming import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
 from mini_claude.untrusted import wrap
 
-NO_MEMORIES = "(No memories saved yet.)"
 # Read of MEMORY.md for the prompt (which shows far less: see index_for_prompt); ~20,000 entries.
 INDEX_READ_MAX_BYTES = 4 * 1024 * 1024
 
@@ -23,6 +22,8 @@ def memory_section(store: MemoryStore) -> str:
         except OSError:  # missing, or not a regular file (start-up replaces or reports it)
             good = [m for m in store.scan() if m.problem is None] if store.has_memories() else []
             index_text = render_index(good)
-    has_entries = any(line.startswith("- ") for line in index_text.splitlines())
-    index = wrap("memory-index", index_for_prompt(index_text)) if has_entries else NO_MEMORIES
+    if any(line.startswith("- ") for line in index_text.splitlines()):
+        index = wrap("memory-index", index_for_prompt(index_text))
+    else:
+        index = prompts.notice("memory_index_empty")
     return prompts.render("memory.md", memory_dir=str(store.root), index=index)

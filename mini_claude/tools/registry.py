@@ -200,26 +200,32 @@ def _error_summary(message: str) -> str:
 def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:
     """What is wrong with a tool input against our (flat, object-typed) schemas, or None."""
     if not isinstance(value, dict):
-        return f"the input must be a JSON object, got {_json_type(value)}"
+        return prompts.notice("input_not_object", got=_json_type(value))
     properties: Mapping[str, Any] = schema.get("properties", {})
     for key in schema.get("required", []):
         if key not in value:
-            return f"missing required parameter {key!r}"
+            return prompts.notice("input_missing_parameter", parameter=repr(key))
     if schema.get("additionalProperties", True) is False:
         unknown = sorted(set(value) - set(properties))
         if unknown:
-            return f"unknown parameter {unknown[0]!r}"
+            return prompts.notice("input_unknown_parameter", parameter=repr(unknown[0]))
     for key, item in value.items():
-        spec = properties.get(key, {})
+        spec, parameter = properties.get(key, {}), repr(key)
         expected = spec.get("type")
         if expected and not _is_type(item, expected):
-            return f"parameter {key!r} must be {expected}, got {_json_type(item)}"
+            return prompts.notice(
+                "input_wrong_type", parameter=parameter, expected=expected, got=_json_type(item)
+            )
         if isinstance(item, float) and not math.isfinite(item):
-            return f"parameter {key!r} must be a finite number, got {item}"
+            return prompts.notice("input_not_finite", parameter=parameter, got=item)
         if "minimum" in spec and isinstance(item, int | float) and item < spec["minimum"]:
-            return f"parameter {key!r} must be at least {spec['minimum']}, got {item}"
+            return prompts.notice(
+                "input_below_minimum", parameter=parameter, minimum=spec["minimum"], got=item
+            )
         if "enum" in spec and item not in spec["enum"]:
-            return f"parameter {key!r} must be one of {spec['enum']}, got {item!r}"
+            return prompts.notice(
+                "input_not_allowed", parameter=parameter, allowed=spec["enum"], got=repr(item)
+            )
     return None
 
 
@@ -242,4 +248,4 @@ def _describe(schema: Mapping[str, Any]) -> str:
         f"{key} ({spec.get('type', 'any')}{', required' if key in required else ''})"
         for key, spec in schema.get("properties", {}).items()
     ]
-    return ", ".join(parts) or "no parameters"
+    return ", ".join(parts) or prompts.notice("input_no_parameters")
