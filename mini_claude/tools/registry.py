@@ -123,7 +123,7 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
-    from mini_claude.tools import files, patterns, search, shell
+    from mini_claude.tools import files, patterns, search, shell, walk
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -137,7 +137,7 @@ def default_registry() -> ToolRegistry:
         "max_lines": files.MAX_LINES,
         "max_kb": files.MAX_READ_BYTES // 1024,
         "max_line_chars": f"{files.MAX_LINE_CHARS:,}",
-        "skipped": ", ".join(sorted(search.SKIPPED_DIRS)),
+        "skipped": ", ".join(sorted(walk.SKIPPED_DIRS)),
         "max_entries": search.MAX_LIST_ENTRIES,
         "max_matches": search.MAX_MATCHES,
         "max_file_mb": search.MAX_GREP_FILE_BYTES // 2**20,

@@ -1,9 +1,7 @@
 """The search tools: list_files (glob) and grep_search (regex over file contents), in pure Python.
 
-Both walk the tree in name order, skip VCS, dependency and cache folders, cap their output, and
-stop at a time limit (tools/patterns.py), keeping what they found so far. A walk that reaches the
-home folder skips its dot entries (~/.ssh, ~/.aws …) and says so: reading those asks every time,
-and a search must not be the way around that question.
+Both walk the tree the same way (tools/walk.py), cap their output, and stop at a time limit
+(tools/patterns.py), keeping what they found so far.
 """
 
 from __future__ import annotations
@@ -11,42 +9,22 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mini_claude import prompts
 from mini_claude.errors import ToolError
-from mini_claude.paths import display_path, resolve_path, visible_path, written_path
-from mini_claude.tools import patterns
+from mini_claude.paths import visible_path
+from mini_claude.tools import patterns, walk
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
-from mini_claude.tools.files import SNIFF_BYTES, file_kind, looks_binary
+from mini_claude.tools.files import SNIFF_BYTES, looks_binary
 from mini_claude.tools.patterns import OutOfTime, SearchClock, TooSlow
 
-# Only version control, dependency and cache folders: never build output the user may care about.
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".bzr",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-    }
-)
 MAX_LIST_ENTRIES = 500
 MAX_MATCHES = 200
 MAX_MATCH_LINE_CHARS = 300
 MATCH_CONTEXT_CHARS = 60  # shown before the match when a long line is clipped
-MAX_SCANNED_ENTRIES = 200_000  # a walk stops here (e.g. someone searched the whole home folder)
 MAX_GREP_FILE_BYTES = 10 * 1024 * 1024
 
 
@@ -54,14 +32,6 @@ MAX_GREP_FILE_BYTES = 10 * 1024 * 1024
 # match a line on its own but not the same line inside the whole file: search those line by line.
 _LINE_CONTEXT_SYNTAX = re.compile(r"\(\?<?[=!]|\\[AZzGK]")
 _CR_BEFORE_NEWLINE = re.compile(r"\r+\n")  # a line is searched without its line ending
-
-
-@dataclass
-class _WalkState:
-    hidden_dir: str | None = None  # the folder whose dot entries are skipped (home), if any
-    scanned: int = 0
-    stopped: bool = False
-    hidden: int = 0  # dot entries skipped there (not named: their names say what they hold)
 
 
 @dataclass
@@ -94,7 +64,7 @@ class _Timing:
 
 
 def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolResult:
-    base, shown_base = _search_root(ctx, "list_files", path, want_dir=True)
+    base, shown_base = walk.search_root(ctx, "list_files", path, want_dir=True)
     pattern = pattern.strip().removeprefix("./")
     if not pattern:
         raise ToolError(prompts.notice("list_pattern_empty"))
@@ -102,11 +72,11 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
         raise ToolError(prompts.notice("list_pattern_relative", pattern=pattern))
     regex = patterns.compile_glob(pattern, "pattern")
     max_depth = None if "**" in pattern else pattern.count("/") + 1
-    state = _walk_state(ctx)
+    state = walk.walk_state(ctx)
     timing = _Timing()
     shown: list[str] = []
     total = 0
-    for rel, entry in _walk(str(base), "", 1, max_depth, state):
+    for rel, entry in walk.walk(str(base), "", 1, max_depth, state):
         timing.clock.start_item()
         try:
             matched = timing.clock.run(regex.fullmatch, rel)
@@ -120,14 +90,14 @@ def list_files(ctx: ToolContext, pattern: str, path: str | None = None) -> ToolR
             total += 1
             if len(shown) < MAX_LIST_ENTRIES:
                 suffix = "/" if entry.is_dir(follow_symlinks=False) else ""
-                shown.append(_show(ctx, base, rel) + suffix)
+                shown.append(walk.shown_path(ctx, base, rel) + suffix)
     if not shown:
         text = prompts.notice("list_no_matches", pattern=pattern, path=shown_base)
     else:
         text = "\n".join(shown)
         if total > len(shown):
             text += "\n" + prompts.notice("list_truncated", shown=len(shown), omitted=total - len(shown))
-    text += _walk_notes(state)
+    text += walk.walk_notes(state)
     text = "\n".join([text, *timing.notes("paths")])
     return ToolResult(text, count_noun(total, "path"))
 
@@ -141,14 +111,14 @@ def grep_search(
     text_regex = (
         None if _LINE_CONTEXT_SYNTAX.search(pattern) else patterns.compile_regex(pattern, re.MULTILINE)
     )
-    base, shown_base = _search_root(ctx, "grep_search", path, want_dir=False)
+    base, shown_base = walk.search_root(ctx, "grep_search", path, want_dir=False)
     name_filter = patterns.compile_glob(include, "include") if include else None
-    state = _walk_state(ctx)
+    state = walk.walk_state(ctx)
     timing = _Timing()
     if base.is_dir():
         candidates = (
             (rel, Path(entry.path))
-            for rel, entry in _walk(str(base), "", 1, None, state)
+            for rel, entry in walk.walk(str(base), "", 1, None, state)
             if entry.is_file(follow_symlinks=False)  # like ripgrep: symlinks are not followed
         )
     else:
@@ -159,7 +129,7 @@ def grep_search(
     too_large = 0
     grown = 0
     for rel, file in candidates:
-        shown_file = _show(ctx, base, rel) if base.is_dir() else shown_base
+        shown_file = walk.shown_path(ctx, base, rel) if base.is_dir() else shown_base
         if timing.clock.expired():
             timing.stopped_at = shown_file
             break
@@ -193,83 +163,12 @@ def grep_search(
         )
     if grown:
         text += "\n" + prompts.notice("grep_grew", count=grown, limit_mb=MAX_GREP_FILE_BYTES // 2**20)
-    text += _walk_notes(state)
+    text += walk.walk_notes(state)
     text = "\n".join([text, *timing.notes("files")])
     summary = f"{len(out)}{'+' if more else ''} match{'es' if len(out) != 1 else ''}"
     if timing.stopped_at is not None:
         summary += ", stopped at the time limit"
     return ToolResult(text, summary)
-
-
-def _search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool) -> tuple[Path, str]:
-    base = resolve_path(path or ".", ctx.project_dir)
-    # Inside the project too: the project may be ~ itself, or a folder inside ~/.config.
-    ctx.permissions.check_read(tool, base, written=written_path(path or ".", ctx.project_dir))
-    shown = display_path(base, ctx.project_dir)
-    try:
-        mode = os.stat(base).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        raise ToolError(prompts.notice("search_path_not_found", path=shown)) from None
-    except OSError as error:
-        raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
-    if want_dir and not stat.S_ISDIR(mode):
-        raise ToolError(prompts.notice("list_path_not_dir", path=shown))
-    if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(mode)))
-    return base, shown
-
-
-def _walk_state(ctx: ToolContext) -> _WalkState:
-    hidden = ctx.permissions.hidden_from_search()
-    return _WalkState(hidden_dir=str(hidden) if hidden is not None else None)
-
-
-def _walk_notes(state: _WalkState) -> str:
-    """What the model must know about a walk that did not see everything: "" when it did."""
-    notes = ""
-    if state.hidden and state.hidden_dir is not None:
-        home = visible_path(state.hidden_dir)
-        notes += "\n" + prompts.notice("walk_skipped_home_dotfiles", count=state.hidden, home=home)
-    if state.stopped:
-        notes += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
-    return notes
-
-
-def _walk(
-    folder: str, prefix: str, depth: int, max_depth: int | None, state: _WalkState
-) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """(path relative to the start, entry) in name order, depth first, skipping SKIPPED_DIRS and
-    the home folder's dot entries (unless permitted). `folder` is a real path: the walk starts at
-    a resolved folder and never follows a symlink, so comparing it with home by string is exact."""
-    try:
-        with os.scandir(folder) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
-    except OSError:
-        return  # unreadable folder: search what we can
-    in_hidden_dir = folder == state.hidden_dir
-    for entry in entries:
-        if state.scanned >= MAX_SCANNED_ENTRIES:
-            state.stopped = True
-            return
-        state.scanned += 1
-        if in_hidden_dir and entry.name.startswith("."):
-            state.hidden += 1
-            continue
-        is_dir = entry.is_dir(follow_symlinks=False)
-        if is_dir and entry.name in SKIPPED_DIRS:
-            continue
-        rel = prefix + entry.name
-        yield rel, entry
-        if is_dir and (max_depth is None or depth < max_depth):
-            yield from _walk(entry.path, rel + "/", depth + 1, max_depth, state)
-
-
-def _show(ctx: ToolContext, base: Path, rel: str) -> str:
-    """A path found under `base`, as the model should pass it back (relative to the project), on
-    one line whatever characters its name holds."""
-    if base == ctx.project_dir:  # the common case, once per file searched: keep it cheap
-        return visible_path(rel)
-    return display_path(base / rel, ctx.project_dir)
 
 
 def _read_for_grep(file: Path) -> bytes | None:

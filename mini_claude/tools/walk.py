@@ -1,0 +1,121 @@
+"""Where a search starts and the walk below it, shared by list_files and grep_search.
+
+The walk goes in name order, skips VCS, dependency and cache folders, and stops after
+MAX_SCANNED_ENTRIES. One that reaches the home folder skips its dot entries (~/.ssh, ~/.aws …)
+and says so: reading those asks every time, and a search must not be the way around that question.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mini_claude import prompts
+from mini_claude.errors import ToolError
+from mini_claude.paths import display_path, resolve_path, visible_path, written_path
+from mini_claude.tools.base import ToolContext
+from mini_claude.tools.files import file_kind
+
+# Only version control, dependency and cache folders: never build output the user may care about.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".bzr",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+MAX_SCANNED_ENTRIES = 200_000  # a walk stops here (e.g. someone searched the whole home folder)
+
+
+@dataclass
+class WalkState:
+    hidden_dir: str | None = None  # the folder whose dot entries are skipped (home), if any
+    scanned: int = 0
+    stopped: bool = False
+    hidden: int = 0  # dot entries skipped there (not named: their names say what they hold)
+
+
+def search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool) -> tuple[Path, str]:
+    """The resolved folder (or, unless `want_dir`, file) a search starts at, once reading it is
+    allowed, and how it is shown to the model; a ToolError when it is missing or not searchable."""
+    base = resolve_path(path or ".", ctx.project_dir)
+    # Inside the project too: the project may be ~ itself, or a folder inside ~/.config.
+    ctx.permissions.check_read(tool, base, written=written_path(path or ".", ctx.project_dir))
+    shown = display_path(base, ctx.project_dir)
+    try:
+        mode = os.stat(base).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise ToolError(prompts.notice("search_path_not_found", path=shown)) from None
+    except OSError as error:
+        raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
+    if want_dir and not stat.S_ISDIR(mode):
+        raise ToolError(prompts.notice("list_path_not_dir", path=shown))
+    if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(mode)))
+    return base, shown
+
+
+def walk_state(ctx: ToolContext) -> WalkState:
+    hidden = ctx.permissions.hidden_from_search()
+    return WalkState(hidden_dir=str(hidden) if hidden is not None else None)
+
+
+def walk_notes(state: WalkState) -> str:
+    """What the model must know about a walk that did not see everything: "" when it did."""
+    notes = ""
+    if state.hidden and state.hidden_dir is not None:
+        home = visible_path(state.hidden_dir)
+        notes += "\n" + prompts.notice("walk_skipped_home_dotfiles", count=state.hidden, home=home)
+    if state.stopped:
+        notes += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
+    return notes
+
+
+def walk(
+    folder: str, prefix: str, depth: int, max_depth: int | None, state: WalkState
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(path relative to the start, entry) in name order, depth first, skipping SKIPPED_DIRS and
+    the home folder's dot entries (unless permitted). `folder` is a real path: the walk starts at
+    a resolved folder and never follows a symlink, so comparing it with home by string is exact."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError:
+        return  # unreadable folder: search what we can
+    in_hidden_dir = folder == state.hidden_dir
+    for entry in entries:
+        if state.scanned >= MAX_SCANNED_ENTRIES:
+            state.stopped = True
+            return
+        state.scanned += 1
+        if in_hidden_dir and entry.name.startswith("."):
+            state.hidden += 1
+            continue
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if is_dir and entry.name in SKIPPED_DIRS:
+            continue
+        rel = prefix + entry.name
+        yield rel, entry
+        if is_dir and (max_depth is None or depth < max_depth):
+            yield from walk(entry.path, rel + "/", depth + 1, max_depth, state)
+
+
+def shown_path(ctx: ToolContext, base: Path, rel: str) -> str:
+    """A path found under `base`, as the model should pass it back (relative to the project), on
+    one line whatever characters its name holds."""
+    if base == ctx.project_dir:  # the common case, once per file searched: keep it cheap
+        return visible_path(rel)
+    return display_path(base / rel, ctx.project_dir)
