@@ -8,7 +8,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from mini_claude.memory.store import MemoryStore, MemoryStoreError
+from mini_claude.errors import MemoryStoreError
+from mini_claude.memory.store import MemoryStore
 
 log = logging.getLogger("mini_claude")
 
