@@ -18,9 +18,7 @@ TERMINAL_LIBRARIES = ("rich", "prompt_toolkit")
 FRONT_ENDS = (f"{PACKAGE}.ui", f"{PACKAGE}.cli")  # the only places that draw on the terminal
 DYNAMIC_IMPORTERS = ("import_module", "__import__")
 # Loops someone is taking apart now; each must go from here once it is gone from the code.
-KNOWN_CYCLES = [
-    [f"{PACKAGE}.ui.render", f"{PACKAGE}.ui.render_live"],  # the renderer split (issue 14, item 5)
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def module_name(path: Path) -> str:

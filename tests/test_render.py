@@ -23,9 +23,10 @@ from mini_claude.events import (
     TurnEnded,
     UsageReport,
 )
+from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.live_tail import TailView
 from mini_claude.ui.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
-from mini_claude.ui.render import Renderer, create_console, make_renderer, plain_mode_wanted
+from mini_claude.ui.render import Renderer
 from tests.bench.render_row import render_markdown_once
 
 REPLY = """\

@@ -7,16 +7,15 @@ tail). NO_COLOR (https://no-color.org) only takes the colour away: markdown and 
 Either way, every outside string (reply text, tool names and summaries, notices, file names)
 is made visible at the door (`ui/visible.py`): control characters are written out, never sent.
 
-The caller owns the console; `create_console` makes the right one for each mode.
+The caller owns the console; `ui/console.py` makes the right console and renderer for each mode.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal
 
 from mini_claude.events import (
     Event,
@@ -39,36 +38,6 @@ THINKING_LABEL = "Thinking…"
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
 OutputKind = Literal["text", "line"]
-
-
-def create_console(*, plain: bool, file: TextIO | None = None) -> Console:
-    """Interactive: rich's defaults (it honours the terminal width), without colour under NO_COLOR
-    (bold, underline and dim stay). Plain: no colour, no styles, no cursor tricks and no hard
-    wrapping, whatever `file` is. Either way strings are printed as text (no markup, no emoji
-    codes) after passing the terminal gate (`VisibleConsole`)."""
-    from mini_claude.ui.visible_console import VisibleConsole
-
-    if plain:
-        return VisibleConsole(
-            file=file, color_system=None, no_color=True, force_terminal=False, force_interactive=False,
-            highlight=False, emoji=False, markup=False, soft_wrap=True,
-        )  # fmt: skip
-    # https://no-color.org: NO_COLOR set to anything but the empty string.
-    no_color = bool(os.environ.get("NO_COLOR"))
-    return VisibleConsole(file=file, highlight=False, emoji=False, markup=False, no_color=no_color)
-
-
-def plain_mode_wanted(*, flag: bool, stdout: TextIO) -> bool:
-    """--plain, or output that is not a terminal. NO_COLOR is not a reason: it removes colour only."""
-    return flag or not stdout.isatty()
-
-
-def make_renderer(console: Console, *, plain: bool) -> Renderer:
-    if plain:
-        return PlainRenderer(console)
-    from mini_claude.ui.render_live import LiveRenderer
-
-    return LiveRenderer(console)
 
 
 class Renderer:

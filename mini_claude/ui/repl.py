@@ -19,10 +19,10 @@ from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.draft_recall import DraftRecall
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, question_view
-from mini_claude.ui.render import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
 from mini_claude.untrusted import visible_text
 

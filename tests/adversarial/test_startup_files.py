@@ -25,8 +25,8 @@ from mini_claude.events import Notice
 from mini_claude.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_system_prompt
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandContext, dispatch
+from mini_claude.ui.console import make_renderer
 from mini_claude.ui.memory_cli import run_memory_command
-from mini_claude.ui.render import make_renderer
 from tests.adversarial.cases import case
 from tests.adversarial.world import (
     choose,

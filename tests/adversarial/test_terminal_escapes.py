@@ -4,7 +4,7 @@ control character written out (`\\x1b`), in the REPL (renderer and a real pty), 
 (stdout and stderr) and the memory commands. Markdown still renders; wide text stays as it is.
 
 The one gate is `mini_claude.untrusted.visible_text`; the sinks that use it: ui/render.py and
-ui/live_tail.py (reply text, tool lines, notices), ui/visible_console.py (every string the REPL
+ui/live_tail.py (reply text, tool lines, notices), ui/console.py (every string the REPL
 prints), ui/print_mode.py, ui/memory_cli.py, ui/memory_commands.py."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from mini_claude.events import (
     ToolStarted,
     TurnEnded,
 )
-from mini_claude.ui.render import create_console, make_renderer
+from mini_claude.ui.console import create_console, make_renderer
 from mini_claude.untrusted import visible_lines, visible_text
 from tests.adversarial.cases import case
 from tests.adversarial.world import memory_text
