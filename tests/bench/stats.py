@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Samples:
-    """One number per run: seconds, or a share (0-1) when `unit` says so."""
+    """One number per run: seconds, or a share (0-1) or a count when `unit` says so."""
 
     values: list[float] = field(default_factory=list)
     unit: str = "s"
@@ -22,7 +22,7 @@ class Samples:
         return statistics.median(self.values)
 
     def describe(self) -> str:
-        shown = _ms if self.unit == "s" else _percent
+        shown = {"s": _ms, "share": _percent}.get(self.unit, _count)
         return f"{shown(self.median)} [{shown(min(self.values))}–{shown(max(self.values))}]"
 
 
@@ -36,7 +36,7 @@ class Row:
 
     @property
     def ratio(self) -> float:
-        return self.measured.median / self.baseline.median
+        return self.measured.median / self.baseline.median if self.baseline.median else float("inf")
 
     @property
     def passed(self) -> bool:
@@ -55,6 +55,19 @@ def share_at_least(limit: float) -> tuple[str, Callable[[Row], bool]]:
     return f"≥ {_percent(limit)} abs.", lambda row: row.measured.median >= limit
 
 
+def extra_at_most(limit: float) -> tuple[str, Callable[[Row], bool]]:
+    """At most `limit` more than the baseline (a count per something, e.g. calls per message)."""
+    return f"≤ +{limit:g} abs.", lambda row: row.measured.median - row.baseline.median <= limit
+
+
+def _ratio(row: Row) -> str:
+    return f"{row.ratio:.2f}×" if row.baseline.median else "—"
+
+
+def _count(value: float) -> str:
+    return f"{value:.2f}"
+
+
 def _percent(share: float) -> str:
     return f"{share * 100:.1f}%"
 
@@ -69,7 +82,7 @@ HEADERS = ("row", "measured: median [min–max]", "baseline: median [min–max]"
 def table(rows: list[Row]) -> str:
     """A markdown table (it reads fine in a terminal and pastes into the README as is)."""
     cells = [
-        (r.name, r.measured.describe(), r.baseline.describe(), f"{r.ratio:.2f}×", r.target,
+        (r.name, r.measured.describe(), r.baseline.describe(), _ratio(r), r.target,
          "PASS" if r.passed else "FAIL")
         for r in rows
     ]  # fmt: skip

@@ -15,14 +15,13 @@ import pexpect
 
 from tests.bench.stats import Row, Samples, ratio_at_most, seconds_at_most
 from tests.cli_harness import PROMPT_PATTERN
-from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply
+from tests.fake_api import FakeAnthropic
 
 BIN = Path(sys.executable).parent
 MINI_CLAUDE = str(BIN / "mini-claude")
 COLUMNS, ROWS = 100, 40
 TIMEOUT = 30.0
 HELP_SHOWN = r"Ctrl\+D"  # in /help's list of keys, printed nowhere else
-SIDE_QUERY_DELAY = 1.5
 FIRST_TOKEN = "READY"
 MAIN_REPLY = f"## {FIRST_TOKEN}\n\nThe migration tests run against the real database.\n"
 QUESTION = "how do we run the database migration tests before a release?"
@@ -131,30 +130,6 @@ def time_to_interactive_row(home: Path, project: Path, fake: FakeAnthropic, runs
 # -- recall costs no wait -----------------------------------------------------------------------
 
 
-class RecallServer:
-    """Main replies stream at once; side queries (recall) answer after SIDE_QUERY_DELAY."""
-
-    def __init__(self, fake: FakeAnthropic) -> None:
-        self.fake = fake
-        fake.responder = self.respond
-
-    def respond(self, request: RecordedRequest):  # type: ignore[no-untyped-def]
-        if request.stream:
-            return text_reply(MAIN_REPLY, chunk_size=64)
-        return text_reply('{"selected_memories": []}', delay=SIDE_QUERY_DELAY)
-
-    def side_queries(self) -> list[RecordedRequest]:
-        return [r for r in self.fake.requests if not r.stream]
-
-    def wait_for_side_query(self, already: int) -> None:
-        """The recall runs after the first token: wait for its side query, or the test is void."""
-        deadline = time.monotonic() + TIMEOUT
-        while len(self.side_queries()) <= already:
-            if time.monotonic() > deadline:
-                raise RuntimeError("with memories on disk, the message did not start a recall")
-            time.sleep(0.01)
-
-
 def wait_for_log(log: Path, start: int, lines: tuple[str, ...]) -> None:
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
@@ -204,29 +179,6 @@ def peak_rss_kib(pid: int) -> int:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1])
     return 0
-
-
-def recall_row(
-    home: Path, with_memories: Path, without: Path, fake: FakeAnthropic, runs: int
-) -> tuple[Row, Samples, RecordedRequest]:
-    """Also returns the idle REPL's peak RSS (KiB, as Samples) and one side query as sent."""
-    server = RecallServer(fake)
-    env = program_env(home, fake)
-    log = Path(env["XDG_STATE_HOME"]) / "mini-claude" / "log" / "debug.log"
-    measured, baseline, idle_rss = Samples(), Samples(), Samples()
-    for run in range(runs):
-        seconds, _ = time_to_first_token(
-            env, with_memories, log, lambda run=run: server.wait_for_side_query(run)
-        )
-        measured.add(seconds)
-        seconds, peak_kib = time_to_first_token(env, without, log)
-        baseline.add(seconds)
-        idle_rss.add(peak_kib)
-    fake.responder = None
-    if len(server.side_queries()) != runs:
-        raise RuntimeError(f"expected one recall per message with memories: {len(server.side_queries())}")
-    row = Row("recall costs no wait", measured, baseline, *ratio_at_most(1.05))
-    return row, idle_rss, server.side_queries()[0]
 
 
 # -- `mini-claude memory list` ------------------------------------------------------------------
