@@ -61,7 +61,12 @@ class Cli:
 
     def __init__(self, project_dir: Path) -> None:
         self.project_dir = project_dir
-        self.env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+        # COLUMNS/LINES (which pytest-xdist's workers have) would win over the terminal's own size.
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith("PYTEST") and key not in ("COLUMNS", "LINES")
+        }
         self.env.update(TERM="xterm-256color", PYTHONUNBUFFERED="1", LANG="C.UTF-8", LC_ALL="C.UTF-8")
         # pexpect is a terminal that never answers cursor-position requests; say so, as such
         # terminals do, instead of letting prompt-toolkit wait ~2 s for an answer that never comes.
