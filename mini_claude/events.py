@@ -82,6 +82,16 @@ class MessageAdded:
 
 
 @dataclass(frozen=True)
+class ConversationCompacted:
+    """A summary now stands for the conversation's first `replaced` messages in requests (the
+    messages themselves stay whole in `Agent.messages`; see `Agent.compaction`). A transcript saves it."""
+
+    summary: tuple[dict[str, Any], ...]
+    replaced: int
+    focus: str | None = None  # what the user asked the summary to focus on (/compact FOCUS)
+
+
+@dataclass(frozen=True)
 class MemoriesRecalled:
     file_names: tuple[str, ...]
 
@@ -102,6 +112,7 @@ Event = (
     | UsageReport
     | Notice
     | MessageAdded
+    | ConversationCompacted
     | MemoriesRecalled
     | TurnEnded
 )

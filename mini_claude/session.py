@@ -6,18 +6,19 @@ decides anything: each part owns its own rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent import Agent
-from mini_claude.config import Settings, protected_dirs
-from mini_claude.events import EventSink, WarningsOnce
+from mini_claude.config import Settings, memory_project_root, protected_dirs
+from mini_claude.events import Event, EventSink, WarningsOnce
 from mini_claude.llm import ModelClient
 from mini_claude.memory.recall import MemoryRecall
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.writer import MemoryStoreWriter
 from mini_claude.permissions import AskCallback, Permissions
+from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.system_prompt import SystemPrompt
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import default_registry
@@ -32,11 +33,22 @@ class Session:
     memory_startup: MemoryStartup
     recall: MemoryRecall
     agent: Agent
+    transcript: TranscriptRecorder
+    _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
-        """Start what the first message needs (memory re-index, SDK import) without waiting."""
+        """Start what the first message needs (memory re-index, SDK import) without waiting; and,
+        once the session in use is known (a resumed one is chosen first), old transcripts' removal."""
         self.memory_startup.start()
         self.llm.preload()
+        if not self._warmed_up:
+            self._warmed_up = True
+            self.transcript.remove_expired_in_background(self.settings.session_retention_days)
+
+    def new_conversation(self) -> None:
+        """/clear: a new conversation, saved in a new transcript (the old one stays)."""
+        self.agent.clear()
+        self.transcript.start_new()
 
 
 def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
@@ -54,15 +66,29 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     )
     memory_startup = MemoryStartup(store, warn)
     recall = MemoryRecall(store, llm)
+    transcript = TranscriptRecorder(
+        settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
+        model=settings.model, warn=warn,
+    )  # fmt: skip
     agent = Agent(
         llm=llm,
         tools=default_registry(),
         tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
-        sink=sink,
+        sink=_both(transcript, sink),
         build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
         model=settings.model,
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,
         recall=recall,
     )
-    return Session(settings, llm, permissions, store, memory_startup, recall, agent)
+    return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
+
+
+def _both(first: EventSink, then: EventSink) -> EventSink:
+    """The transcript hears each event before the UI (whose handling a Ctrl+C may cut short)."""
+
+    def sink(event: Event) -> None:
+        first(event)
+        then(event)
+
+    return sink

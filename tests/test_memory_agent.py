@@ -178,16 +178,15 @@ def test_memories_written_by_hand_show_up_in_the_next_sessions_system_prompt(
     assert "- **[role](user_role.md)**" in (folder / "MEMORY.md").read_text()
 
 
-def test_a_new_project_session_creates_no_memory_folder(
-    harness: Harness, api_env: FakeAnthropic, isolated_env: Path
-) -> None:
+def test_a_new_project_session_creates_no_memory_folder(harness: Harness, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.append(text_reply("Hi."))
 
     harness.turn("hello there")
 
     assert "No memories saved yet" in system_text(main_calls(api_env)[0])
     assert not harness.session.store.root.exists()
-    assert not (isolated_env / ".mini-claude").exists()
+    # The project's folder holds only the session's transcript.
+    assert [p.name for p in harness.session.store.root.parent.iterdir()] == ["sessions"]
     assert side_queries(api_env) == []
 
 

@@ -167,7 +167,7 @@ def _help(ctx: CommandContext, argument: str) -> None:
 
 @command("clear", "Start a new conversation")
 def _clear(ctx: CommandContext, argument: str) -> None:
-    ctx.session.agent.clear()
+    ctx.session.new_conversation()
     ctx.console.print("Started a new conversation.", markup=False, highlight=False)
 
 
@@ -198,6 +198,7 @@ def _model(ctx: CommandContext, argument: str) -> None:
         ctx.console.print("A model name has no spaces, e.g. /model claude-sonnet-5-5", markup=False)
         return
     agent.model = argument
+    ctx.session.transcript.note_model(argument)
     ctx.console.print(
         f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
     )

@@ -1,0 +1,93 @@
+"""Saving the conversation as it happens: an event sink that writes what the agent adds to the
+conversation (and each compaction) to the current transcript. A new conversation (/clear) gets a
+new file, a resumed one continues in its own; the old files stay.
+
+Saving never stops the session: a failure is one warning line (the writer's `warn`)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from mini_claude.events import ConversationCompacted, Event, MessageAdded
+from mini_claude.sessions.retention import remove_expired_sessions
+from mini_claude.sessions.transcript import TranscriptWriter
+
+log = logging.getLogger("mini_claude.sessions")
+
+
+class TranscriptRecorder:
+    def __init__(
+        self,
+        sessions_dir: Path,
+        *,
+        cwd: str | os.PathLike[str],
+        project: str | os.PathLike[str],
+        model: str,
+        warn: Callable[[str], None],
+    ) -> None:
+        self.sessions_dir = sessions_dir
+        self.cwd, self.project, self.model = os.fspath(cwd), os.fspath(project), model
+        self._warn = warn
+        self.writer = self._new_writer()
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case MessageAdded(kind="memories", content=content, memory_files=files):
+                self.writer.add_memories(list(content), list(files))
+            case MessageAdded(kind=kind, content=content):
+                self.writer.add(kind, list(content))
+            case ConversationCompacted(summary=summary, replaced=replaced, focus=focus):
+                self.writer.add_compaction(list(summary), replaced, focus)
+
+    @property
+    def session_id(self) -> str:
+        return self.writer.session_id
+
+    def start_new(self) -> None:
+        """A new conversation: the current transcript is closed (it stays), the next one starts
+        with the next message."""
+        self.switch_to(self._new_writer())
+
+    def open_existing(self, path: Path) -> TranscriptWriter:
+        """A writer appending to the saved transcript at `path`, not in use yet (see switch_to).
+        Raises SessionInUse when another mini-claude has it open."""
+        return TranscriptWriter.continuing(
+            path, model=self.model, cwd=self.cwd, project=self.project, warn=self._warn
+        )
+
+    def switch_to(self, writer: TranscriptWriter) -> None:
+        """Save into `writer` from now on; the current transcript is closed."""
+        previous, self.writer = self.writer, writer
+        previous.close()
+
+    def note_model(self, model: str) -> None:
+        """The model changed (/model): recorded in the transcript, and used for the next ones."""
+        self.model = model
+        self.writer.note_settings(model=model)
+
+    def close(self) -> None:
+        self.writer.close()
+
+    def remove_expired_in_background(self, retention_days: int) -> None:
+        """Remove transcripts older than `retention_days` on a daemon thread, never the current one
+        (nor one another mini-claude has open: retention checks the lock)."""
+        keep = self.session_id
+        threading.Thread(
+            target=self._remove_expired, args=(retention_days, keep), name="session-retention", daemon=True
+        ).start()
+
+    def _remove_expired(self, retention_days: int, keep: str) -> None:
+        report = remove_expired_sessions(self.sessions_dir, retention_days=retention_days, keep=keep)
+        if report.removed:
+            log.info("removed %d sessions older than %d days", len(report.removed), retention_days)
+        for problem in report.problems:
+            log.warning("%s", problem)
+
+    def _new_writer(self) -> TranscriptWriter:
+        return TranscriptWriter(
+            self.sessions_dir, cwd=self.cwd, project=self.project, model=self.model, warn=self._warn
+        )
