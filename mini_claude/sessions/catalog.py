@@ -184,7 +184,7 @@ def _text_prefix(line: bytes) -> str:
 def _json_object(raw: bytes) -> dict | None:
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
         return None
     return value if isinstance(value, dict) else None
 

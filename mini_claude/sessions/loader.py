@@ -91,8 +91,8 @@ def load_transcript(path: Path) -> LoadedTranscript:
         if not raw or raw.isspace():  # isspace() stops at the first "{": no copy of a long line
             continue
         try:
-            record = json.loads(raw)
-        except ValueError as error:
+            record = json.loads(raw, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError) as error:
             if index != torn_index:  # else: cut off by a crash mid-write; nothing of it is usable
                 problems.append(f"{shown}: line {index + 1}: {_json_problem(error)}; skipped")
             continue
@@ -174,7 +174,7 @@ def _lines(data: bytes) -> list[bytes]:
 def _header(shown: str, line: bytes) -> SessionHeader:
     try:
         header = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         header = None
     if not isinstance(header, dict) or header.get("type") != HEADER_TYPE:
         raise TranscriptError(f"{shown}: line 1 is not a mini-claude session header: not a transcript")
@@ -213,7 +213,17 @@ def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def _json_problem(error: ValueError) -> str:
+def _refuse_constant(name: str) -> None:
+    """NaN and Infinity: Python's json reads them, but a request holding one is not JSON at all,
+    so a conversation keeping one could never be sent again."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_problem(error: ValueError | RecursionError) -> str:
     if isinstance(error, json.JSONDecodeError):
         return f"not valid JSON ({error.msg} at column {error.colno})"
-    return "not valid UTF-8 text"
+    if isinstance(error, UnicodeDecodeError):
+        return "not valid UTF-8 text"
+    if isinstance(error, RecursionError):
+        return "not valid JSON (nested too deeply)"
+    return f"not valid JSON ({error})"

@@ -117,7 +117,7 @@ def _project_of(path: Path) -> str | None:
         os.close(fd)
     try:
         header = json.loads(head.split(b"\n", 1)[0])
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
         return None
     root = (header.get("project") or header.get("cwd")) if isinstance(header, dict) else None
     return f"{visible_path(root)} (start mini-claude there to resume it)" if isinstance(root, str) else None

@@ -78,6 +78,6 @@ def _is_record(fragment: bytes | None) -> bool:
         return False
     try:
         record = json.loads(fragment)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
         return False
     return isinstance(record, dict) and record.get("type") in (*RECORD_TYPES, HEADER_TYPE)
