@@ -9,7 +9,7 @@ is one the API accepts. The calls not answered yet are state (`_open_calls`), an
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from mini_claude import prompts
@@ -32,6 +32,7 @@ from mini_claude.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from mini_claude.memory.recall import MemoryRecall
+    from mini_claude.sessions.loader import Compaction
 
 log = logging.getLogger("mini_claude")
 
@@ -96,6 +97,9 @@ class Agent:
         self.max_turns = max_turns
         self.recall = recall
         self.messages: list[Message] = []
+        # The conversation's current summary: it stands for `messages[:compaction.replaced]` in
+        # requests (the context code sends it instead of them); `messages` itself stays whole.
+        self.compaction: Compaction | None = None
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
         # A step's state until its calls are answered: the response still streaming, the calls
@@ -108,9 +112,21 @@ class Agent:
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
         self.messages = []
+        self.compaction = None
         self._system = None
         if self.recall is not None:
             self.recall.reset()
+
+    def continue_conversation(
+        self, messages: list[Message], *, compaction: Compaction | None = None, recalled: Iterable[str] = ()
+    ) -> None:
+        """Go on with a saved conversation (already valid: every tool call answered). It counts as a
+        new conversation: the system prompt is built afresh; the memories in `recalled` (file
+        names) are in it already, so they are not recalled again."""
+        self.clear()
+        self.messages, self.compaction = messages, compaction
+        if self.recall is not None:
+            self.recall.surfaced.update(recalled)
 
     def run_turn(self, user_text: str) -> TurnEnded:
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn

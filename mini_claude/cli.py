@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         # Written out: argparse would show the optional `memory` command as a required COMMAND.
         usage="%(prog)s [options]              start the REPL"
         "\n       %(prog)s [options] -p PROMPT    answer PROMPT (or stdin) and exit"
+        "\n       %(prog)s -c | -r [ID] [options] continue a saved session (-r alone: choose one)"
         "\n       %(prog)s memory {list,show NAME,path}"
         "\n       %(prog)s sessions list",
         description="A terminal coding agent with a cross-session memory.",
@@ -41,6 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PROMPT",
         help="answer PROMPT (or the prompt piped on stdin) and exit; the answer goes to stdout",
     )
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "-c", "--continue", dest="latest", action="store_true", help="continue the last session"
+    )
+    resume.add_argument(
+        "-r", "--resume", nargs="?", const="", metavar="ID",
+        help="resume the session with this id (or a unique start of it); without an id, choose from a list",
+    )  # fmt: skip
     parser.add_argument("--model", help="model to use (default: $ANTHROPIC_MODEL, else a current Sonnet)")
     parser.add_argument(
         "--max-turns", type=_positive_int, help="model calls allowed per message (default: 50)"
@@ -76,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
 
         parser.error(visible_text(str(error)))  # it quotes values from the environment
 
+    if (args.latest or args.resume is not None) and args.command:
+        parser.error(f"-c and -r continue a conversation; they do not go with `{args.command}`")
+
     from mini_claude.logging_setup import setup_logging
 
     setup_logging()
@@ -87,11 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         from mini_claude.ui.sessions_cli import run_sessions_command
 
         return run_sessions_command(settings, args.sessions_command)
+    from mini_claude.resume import ResumeRequest
+
+    resume = ResumeRequest(latest=args.latest, query=args.resume)
     if args.prompt is not None or not sys.stdin.isatty():
         from mini_claude.ui.print_mode import run_print_mode
 
-        return run_print_mode(settings, args.prompt or None)
+        return run_print_mode(settings, args.prompt or None, resume)
 
     from mini_claude.ui.repl import run_repl
 
-    return run_repl(settings)
+    return run_repl(settings, resume)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import textwrap
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ class CommandContext:
     renderer: Renderer
     confirm: Callable[[str], bool]  # asks the user a yes/no question
     should_exit: bool = False
+    pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields

@@ -9,9 +9,11 @@ import sys
 
 from mini_claude.config import Settings
 from mini_claude.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolStarted, TurnEnded
-from mini_claude.session import build_session
+from mini_claude.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
+from mini_claude.session import Session, build_session
+from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
 from mini_claude.ui.visible import visible_event
-from mini_claude.untrusted import visible_lines
+from mini_claude.untrusted import visible_lines, visible_text
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -56,18 +58,47 @@ class StderrReporter:
             )
 
 
-def run_print_mode(settings: Settings, prompt: str | None) -> int:
+def run_print_mode(settings: Settings, prompt: str | None, resume: ResumeRequest | None = None) -> int:
+    resume = resume or ResumeRequest()
+    if resume.pick:
+        print(
+            "mini-claude: -r without an id shows a list to choose from, which needs a terminal: "
+            f"give the session's id (see {LIST_COMMAND})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if prompt is None:
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
     if not prompt.strip():
         print("mini-claude: no prompt: pass one after -p or pipe it on stdin", file=sys.stderr)
         return EXIT_USAGE
     session = build_session(settings, sink=StderrReporter(settings.permission_mode), ask=None)
-    session.warm_up()
-    ended: TurnEnded = session.agent.run_turn(prompt)
+    try:
+        if resume.wanted and not _resumed(session, resume):
+            return EXIT_FAILED
+        session.warm_up()
+        ended: TurnEnded = session.agent.run_turn(prompt)
+    finally:
+        session.transcript.close()
     if ended.final_text:
         sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
     if ended.reason == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_OK if ended.reason == "done" else EXIT_FAILED
+
+
+def _resumed(session: Session, request: ResumeRequest) -> bool:
+    """Load the session `-c` / `-r ID` names into `session`, saying so on stderr."""
+    try:
+        opened = open_session(session, requested_session(session.settings, request))
+        resumed = finish_resume(session, opened)
+    except ResumeError as error:
+        print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
+        return False
+    for warning in [opened.note, *resumed.warnings]:
+        if warning is not None:
+            print(visible_text(warning), file=sys.stderr)
+    count = len(resumed.loaded.messages)
+    print(f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count} messages)", file=sys.stderr)
+    return True

@@ -16,6 +16,7 @@ from mini_claude import __version__, safe_read
 from mini_claude.config import Settings, history_file
 from mini_claude.events import Notice
 from mini_claude.permissions import PermissionRequest
+from mini_claude.resume import ResumeRequest
 from mini_claude.session import Session, build_session
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
@@ -23,6 +24,7 @@ from mini_claude.ui.console import create_console, make_renderer, plain_mode_wan
 from mini_claude.ui.draft_recall import DraftRecall
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, question_view
+from mini_claude.ui.session_commands import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
 from mini_claude.untrusted import visible_text
 
@@ -67,8 +69,9 @@ def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
 
 
 class Repl:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, resume: ResumeRequest | None = None) -> None:
         self.settings = settings
+        self.resume = resume or ResumeRequest()
         self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
@@ -89,11 +92,26 @@ class Repl:
         self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
 
     def run(self) -> int:
+        try:
+            return self._run()
+        finally:
+            wait_for_resume(self.commands)
+            self.session.transcript.close()
+
+    def _run(self) -> int:
+        opened = None
+        if self.resume.wanted:
+            with typing_not_echoed(self.prompt.input):  # keys typed meanwhile wait for the prompt
+                opened = resume_at_start(self.commands, self.resume)
+            if isinstance(opened, int):
+                return opened
         self.console.print(
             f"mini-claude {__version__} · {visible_text(self.session.agent.model)} · /help for commands",
             style="dim",
             markup=False,
         )
+        if opened is not None:
+            start_resume(self.commands, opened)
         if self.history_warning is not None:
             self.renderer(Notice(self.history_warning, "warning"))
         while not self.commands.should_exit:
@@ -109,6 +127,7 @@ class Repl:
             self.exit_guard.disarm()
             if not text.strip():
                 continue
+            wait_for_resume(self.commands, before=text)
             if _looks_like_command(text):
                 dispatch(text.strip(), self.commands)
                 continue
@@ -199,5 +218,5 @@ def _history() -> tuple[FileHistory | InMemoryHistory, str | None]:
     return FileHistory(os.fspath(path)), None
 
 
-def run_repl(settings: Settings) -> int:
-    return Repl(settings).run()
+def run_repl(settings: Settings, resume: ResumeRequest | None = None) -> int:
+    return Repl(settings, resume).run()

@@ -1,0 +1,150 @@
+"""Resuming a saved session: which one (`-c`, `-r ID`, `/resume`), loading it, and handing it to
+the agent as a conversation that goes on saving in the same transcript.
+
+A session open in another mini-claude is continued in a copy (a new session id; the other goes
+on in the original): refusing would leave a session out of reach for as long as a forgotten or
+hung mini-claude holds it, and two writers in one file would interleave two conversations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from mini_claude.config import Settings, memory_project_root
+from mini_claude.paths import visible_path
+from mini_claude.sessions.catalog import SessionSummary, most_recent_session
+from mini_claude.sessions.copy import copy_transcript
+from mini_claude.sessions.folder import SessionsFolderError, TranscriptError
+from mini_claude.sessions.loader import LoadedTranscript, load_transcript
+from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND, SessionNotFound, find_session
+from mini_claude.sessions.transcript import SessionInUse, TranscriptWriter
+
+if TYPE_CHECKING:
+    from mini_claude.session import Session
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """What the command line asked for: `-c` (latest), `-r ID` (query), `-r` alone (query "")."""
+
+    latest: bool = False
+    query: str | None = None
+
+    @property
+    def wanted(self) -> bool:
+        return self.latest or self.query is not None
+
+    @property
+    def pick(self) -> bool:
+        """`-r` without an id: the user chooses from a list."""
+        return not self.latest and self.query == ""
+
+
+class ResumeError(Exception):
+    """The session cannot be resumed; the message says why (and what to do) in one line."""
+
+
+@dataclass
+class Opened:
+    """A session about to be resumed: its transcript is ours to append to (locked), not loaded yet."""
+
+    writer: TranscriptWriter
+    copied_from: str | None = None  # the session in use elsewhere that this one is a copy of
+
+    @property
+    def session_id(self) -> str:
+        return self.writer.session_id
+
+    @property
+    def note(self) -> str | None:
+        """What the user should know before going on (one line), if anything."""
+        if self.copied_from is None:
+            return None
+        return (
+            f"Session {self.copied_from[:ID_SHOWN_CHARS]} is open in another mini-claude: continuing in a "
+            f"copy, {self.session_id[:ID_SHOWN_CHARS]} (the other goes on in the original)."
+        )
+
+
+@dataclass
+class Resumed:
+    loaded: LoadedTranscript
+    session_id: str  # the transcript the conversation goes on in
+    warnings: list[str] = field(default_factory=list)  # one line each: bad lines skipped, repairs
+
+
+def requested_session(settings: Settings, request: ResumeRequest) -> SessionSummary:
+    """The session `-c` or `-r ID` names (not `-r` alone: the UI offers a choice for that)."""
+    if request.latest:
+        return latest_session(settings)
+    return named_session(settings, request.query or "")
+
+
+def latest_session(settings: Settings) -> SessionSummary:
+    """The most recent session of this project that can be resumed (`-c`)."""
+    try:
+        summary = most_recent_session(settings.sessions_dir)
+    except SessionsFolderError as error:
+        raise ResumeError(str(error)) from None
+    if summary is None:
+        root = visible_path(str(memory_project_root(settings.project_dir)))
+        raise ResumeError(f"No saved session to continue in {root}: start one with mini-claude.")
+    return summary
+
+
+def named_session(settings: Settings, query: str, *, list_command: str = LIST_COMMAND) -> SessionSummary:
+    """The session whose id is `query` or starts with it (`-r ID`, `/resume ID`)."""
+    try:
+        return find_session(settings.sessions_dir, query, list_command=list_command)
+    except (SessionNotFound, SessionsFolderError) as error:
+        raise ResumeError(str(error)) from None
+
+
+def resume_session(session: Session, summary: SessionSummary) -> Resumed:
+    """Load `summary`'s transcript into `session` (its current transcript is closed and stays).
+    On ResumeError nothing has changed."""
+    return finish_resume(session, open_session(session, summary))
+
+
+def open_session(session: Session, summary: SessionSummary) -> Opened:
+    """Take the session's transcript for appending (fast: no loading yet). Raises ResumeError."""
+    short_id = summary.id[:ID_SHOWN_CHARS]
+    if summary.id == session.transcript.session_id:
+        raise ResumeError(f"Session {short_id} is the one in use here.")
+    if summary.problem is not None:
+        raise ResumeError(f"Session {short_id} cannot be resumed: {summary.problem}")
+    try:
+        try:
+            return Opened(session.transcript.open_existing(summary.path))
+        except SessionInUse:
+            copy = copy_transcript(summary.path)
+            return Opened(session.transcript.open_existing(copy), copied_from=summary.id)
+    except (TranscriptError, SessionInUse) as error:
+        raise ResumeError(str(error)) from None
+
+
+def finish_resume(session: Session, opened: Opened) -> Resumed:
+    """Load the opened transcript and go on with it in `session`: the slow part (a 20 MB
+    transcript takes ~150 ms), which the REPL does while its prompt is up. Raises ResumeError
+    (the transcript released, a copy removed), and then nothing has changed."""
+    writer = opened.writer
+    try:
+        loaded = load_transcript(writer.path)
+    except TranscriptError as error:
+        writer.close()
+        if opened.copied_from is not None:
+            with contextlib.suppress(OSError):
+                writer.path.unlink()
+        raise ResumeError(str(error)) from None
+    recorder = session.transcript
+    changed = {"model": recorder.model, "cwd": recorder.cwd}
+    changed = {key: value for key, value in changed.items() if getattr(loaded, key) != value}
+    if changed:
+        writer.note_settings(**changed)
+    recorder.switch_to(writer)
+    session.agent.continue_conversation(
+        loaded.messages, compaction=loaded.last_compaction, recalled=loaded.recalled_files
+    )
+    return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

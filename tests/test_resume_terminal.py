@@ -1,0 +1,179 @@
+"""Resuming in a real terminal: after a kill -9 mid-turn, the list of sessions driven by keys,
+`/resume` inside the REPL, and what the screen shows of the conversation it goes on with."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from mini_claude.config import memory_project_root, project_sessions_dir
+from mini_claude.sessions.loader import load_transcript
+from mini_claude.sessions.transcript import TranscriptWriter
+from tests.cli_harness import Cli
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+
+UP, DOWN, ESC = "\x1b[A", "\x1b[B", "\x1b"
+RULE = r"resumed session [0-9a-f]{12}"
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+def saved(project: Path, session_id: str, *texts: str, age: float = 0.0) -> Path:
+    """A closed transcript of `texts` (alternately the user's and the model's), last used `age` s ago."""
+    writer = TranscriptWriter(
+        project_sessions_dir(project), cwd=project, project=memory_project_root(project), model="m",
+        session_id=session_id,
+    )  # fmt: skip
+    for index, text in enumerate(texts):
+        writer.add("user" if index % 2 == 0 else "assistant", [{"type": "text", "text": text}])
+    writer.close()
+    when = time.time() - age
+    os.utime(writer.path, (when, when))
+    return writer.path
+
+
+@pytest.fixture
+def three(project_dir: Path) -> dict[str, Path]:
+    return {
+        "newest": saved(project_dir, "1" * 32, "fix the login bug", "Fixed in auth.py.", age=60),
+        "middle": saved(project_dir, "2" * 32, "why is CI red on main?", "A flaky test.", age=3600),
+        "oldest": saved(project_dir, "3" * 32, "plan the deploy of payments", "Thursday.", age=86_400 * 3),
+    }
+
+
+def test_kill_9_during_a_tool_call_then_continue(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    api_env.stream_replies.append(
+        tool_reply(
+            "run_shell", {"command": "echo $$ > shell.pid; exec sleep 30"}, text="Waiting.", id="toolu_sleepy"
+        )
+    )
+    with cli.terminal("--permission-mode", "bypass") as term:
+        term.wait_until_ready()
+        term.submit("wait for the build")
+        term.expect(r"run_shell\(echo")  # the call is running: its spinner is on screen
+        deadline = time.monotonic() + 10
+        while not (project_dir / "shell.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        term.child.kill(signal.SIGKILL)
+        term.wait_exit()
+    with contextlib.suppress(ProcessLookupError, ValueError):
+        os.killpg(int((project_dir / "shell.pid").read_text()), signal.SIGKILL)  # the orphaned sleep
+
+    api_env.stream_replies.append(text_reply("The build was interrupted; shall I retry?"))
+    with cli.terminal("-c") as term:
+        shown = term.expect(RULE)
+        assert "wait for the build" in shown and "Waiting." in shown
+        assert "✗ run_shell(echo $$ > shell.pid; exec sleep 30)" in shown  # answered: it was cut off
+        term.expect_prompt()
+        term.submit("what happened?")
+        term.expect("shall I retry?")
+        term.expect_prompt()
+    request = api_env.requests[-1]
+    assert request.validation_error is None
+    [answer] = [b for b in request.messages[2]["content"] if b.get("type") == "tool_result"]
+    assert answer["tool_use_id"] == "toolu_sleepy" and answer["is_error"] is True
+    assert "The session ended" in answer["content"]
+    assert request.messages[-1]["content"][-1]["text"] == "what happened?"
+
+
+def test_the_screen_shows_the_last_exchanges_and_where_they_end(cli: Cli, project_dir: Path) -> None:
+    texts = [text for n in range(5) for text in (f"question number {n}", f"answer number {n}")]
+    saved(project_dir, "4" * 32, *texts)
+
+    with cli.terminal("-c") as term:
+        shown = term.expect(RULE + r" · 10 messages")
+        term.expect_prompt()
+    assert "… 4 earlier messages" in shown
+    assert "question number 0" not in shown and "answer number 1" not in shown
+    for n in (2, 3, 4):
+        assert f"> question number {n}" in shown and f"answer number {n}" in shown
+    assert shown.index("question number 2") < shown.index("answer number 4") < len(shown)
+
+
+def test_the_list_is_filtered_by_typing_and_resumes_the_session_chosen(
+    cli: Cli, api_env: FakeAnthropic, three: dict[str, Path]
+) -> None:
+    api_env.stream_replies.append(text_reply("On Thursday, as planned."))
+    with cli.terminal("-r") as term:
+        listed = term.expect(r"1/3")
+        for first in ("fix the login bug", "why is CI red on main?", "plan the deploy of payments"):
+            assert first in listed
+        term.type("deploy\r")  # keys are handled in order: Enter picks from the filtered list
+        shown = term.expect(RULE)
+        assert "plan the deploy of payments" in shown and "Thursday." in shown
+        term.expect_prompt()
+        term.submit("is it still on?")
+        term.expect("as planned")
+        term.expect_prompt()
+    assert len(load_transcript(three["oldest"]).messages) == 4  # it went on in its own file
+
+
+def test_arrow_keys_choose_and_esc_cancels(cli: Cli, three: dict[str, Path]) -> None:
+    with cli.terminal("-r") as term:
+        term.expect(r"1/3")  # (later redraws write only what changed: "3", not "3/3")
+        term.type(DOWN + DOWN + DOWN + UP + "\r")  # down to the last, one past it (nothing), up
+        shown = term.expect(RULE)
+        assert "why is CI red on main?" in shown and "fix the login bug" not in shown
+    with cli.terminal("-r") as term:
+        term.expect(r"1/3")
+        term.type(ESC)
+        term.expect("No session resumed.")
+        assert term.wait_exit() == 130
+    with cli.terminal("-r") as term:
+        term.expect(r"1/3")
+        term.ctrl("c")
+        term.expect("No session resumed.")
+        assert term.wait_exit() == 130
+
+
+def test_the_list_fits_40_columns(cli: Cli, project_dir: Path) -> None:
+    for n in range(30):
+        saved(
+            project_dir,
+            f"{n:02d}" + "5" * 30,
+            f"session number {n} about a rather long topic",
+            "ok",
+            age=n * 60,
+        )
+
+    with cli.terminal("-r", columns=40, rows=15) as term:
+        listed = term.expect(r"1/30")
+        assert "›    now    2  session number 0 about …" in listed  # the row, cut to fit
+        assert "session number 12" not in listed  # the rest waits below the screen
+        term.type("\x1b[6~" + "number 29\r")  # Page Down, then a filter
+        shown = term.expect(RULE.replace("session [0-9a-f]{12}", "·"))  # the short rule at this width
+        assert "session number 29" in shown
+
+
+def test_resume_inside_the_repl_by_id_and_from_the_list(
+    cli: Cli, api_env: FakeAnthropic, three: dict[str, Path]
+) -> None:
+    api_env.stream_replies.append(text_reply("Hello."))
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        term.submit("a new conversation")
+        term.expect("Hello.")
+        term.expect_prompt()
+        term.submit("/resume 22")
+        shown = term.expect(RULE)
+        assert "why is CI red on main?" in shown
+        term.expect_prompt()
+        term.submit("/resume 99")
+        term.expect("No session 99 in this project; the closest: ")
+        term.expect_prompt()
+        term.submit("/resume")
+        listed = term.expect(r"1/3")  # the conversation started here is listed; the one in use is not
+        assert "a new conversation" in listed and "why is CI red" not in listed.split("Resume a session")[-1]
+        term.type(ESC)
+        term.expect("No session resumed.")
+        term.expect_prompt()
+        term.submit("/exit")
+        assert term.wait_exit() == 0
