@@ -16,6 +16,7 @@ from tests.bench.memory_rows import manifest_row, rebuild_row
 from tests.bench.ranking_rows import candidates_row, coverage_row
 from tests.bench.recall_rows import first_token_row, typing_rows
 from tests.bench.render_row import streaming_render_row
+from tests.bench.resume_row import continue_row
 from tests.bench.stats import table
 from tests.bench.terminal_rows import memory_list_row, split_cpus, time_to_interactive_row
 from tests.fake_api import FakeAnthropic, RecordedRequest
@@ -103,6 +104,7 @@ def main() -> int:
         rows.append(memory_list_row(home, big, AT_SCALE, runs))
         print("streaming render…", file=sys.stderr, flush=True)
         rows.append(streaming_render_row(runs))
+        rows.append(continue_row(root, home, fake, runs))
 
     sent, offered = side_query_size(side_query)
     per_memory = sent / offered
