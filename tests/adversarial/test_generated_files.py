@@ -22,6 +22,7 @@ from tests.adversarial.world import (
     memory_text,
     must_finish_within,
     snapshot,
+    snapshot_but_transcripts,
     system_text,
 )
 from tests.agent_harness import Harness, result_text
@@ -161,7 +162,9 @@ def test_lock_file_planted_as_something_else(
         os.mkfifo(lock)
     else:
         lock.symlink_to(home / ".bashrc" if kind == "symlink_to_bashrc" else home / ".ssh" / "rc")
-    home_before = {path: state for path, state in snapshot(home).items() if "/memory/" not in path}
+    home_before = {
+        path: state for path, state in snapshot_but_transcripts(home).items() if "/memory/" not in path
+    }
 
     harness, _ = first_message(api_env)
     result = model_calls(
@@ -175,7 +178,8 @@ def test_lock_file_planted_as_something_else(
     assert result.startswith("Saved new memory 'a new fact'"), result
     assert warnings_of(harness) == [] and harness.questions == []
     assert not lock.is_symlink() and lock.is_file()
-    assert {path: state for path, state in snapshot(home).items() if "/memory/" not in path} == home_before
+    after = {path: state for path, state in snapshot_but_transcripts(home).items() if "/memory/" not in path}
+    assert after == home_before
 
 
 # --- the memory folder itself ------------------------------------------------------------------------
@@ -206,7 +210,7 @@ def test_memory_folder_that_is_a_symlink_out(
     api_env: FakeAnthropic, memory_dir: Path, home: Path, project_dir: Path, tmp_path: Path, target: str
 ) -> None:
     folder = plant_memory_folder(memory_dir, home, project_dir, tmp_path, target)
-    before = snapshot(folder)
+    before = snapshot_but_transcripts(folder)
 
     harness, system = first_message(api_env)
     told = warnings_of(harness)
@@ -219,7 +223,7 @@ def test_memory_folder_that_is_a_symlink_out(
         f"outside {memory_dir.parent}: memories are off until it is removed"
     ]
     assert warnings_of(harness) == []
-    assert snapshot(folder) == before
+    assert snapshot_but_transcripts(folder) == before
     assert "(No memories saved yet.)" in system
     for request in api_env.requests:
         assert SECRET not in str(request.body)

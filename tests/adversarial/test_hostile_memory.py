@@ -23,7 +23,7 @@ from tests.adversarial.world import (
     main_calls,
     memory_text,
     reminders_in,
-    snapshot,
+    snapshot_but_transcripts,
     system_text,
     user_texts,
 )
@@ -96,7 +96,7 @@ def test_memory_path_escaping_with_dotdot(harness: Harness, api_env: FakeAnthrop
 
 
 def outside_the_memory_dir(home: Path) -> dict[str, object]:
-    return {path: state for path, state in snapshot(home).items() if "/memory/" not in path}
+    return {path: state for path, state in snapshot_but_transcripts(home).items() if "/memory/" not in path}
 
 
 @case(

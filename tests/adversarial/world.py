@@ -82,6 +82,12 @@ def snapshot(root: Path) -> dict[str, object]:
     return state
 
 
+def snapshot_but_transcripts(root: Path) -> dict[str, object]:
+    """`snapshot(root)` without this project's session transcripts, which every session writes."""
+    sessions = config.project_sessions_dir()
+    return {rel: state for rel, state in snapshot(root).items() if not (root / rel).is_relative_to(sessions)}
+
+
 class TookTooLong(BaseException):
     """Raised by must_finish_within. Not a TimeoutError: that is an OSError, which the code under
     test may catch and carry on from, so a hang would pass as a slow success."""
