@@ -224,3 +224,23 @@ def test_an_old_session_can_be_resumed_and_is_not_removed_as_expired(
 
     assert writer.path.exists()
     assert [text_of(m) for m in load_transcript(writer.path).messages][-2:] == ["still there?", "Still here."]
+
+
+def test_a_transcript_spoiled_between_opening_and_loading_changes_nothing(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    saved = saved_session(project_dir)
+    saved.close()
+    harness = Harness().start()
+    api_env.stream_replies.append(text_reply("Hi."))
+    harness.turn("hello there")
+    messages, current = list(harness.session.agent.messages), harness.session.transcript.session_id
+    opened = open_session(harness.session, named_session(harness.session.settings, saved.session_id))
+    opened.writer.path.write_text("spoiled by hand\n")  # while the REPL's prompt was up
+
+    with pytest.raises(ResumeError, match="not a mini-claude session header"):
+        finish_resume(harness.session, opened)
+
+    assert harness.session.agent.messages == messages
+    assert harness.session.transcript.session_id == current
+    assert opened.writer.stopped == "closed"  # released for another mini-claude

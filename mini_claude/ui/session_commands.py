@@ -95,7 +95,7 @@ def _load(ctx: CommandContext, opened: Opened) -> None:
         resumed = finish_resume(ctx.session, opened)
         log.debug("resumed session loaded in %.3f s", time.perf_counter() - started)
     except ResumeError as error:
-        ctx.renderer(Notice(f"{error} (this is a new conversation)", "error"))
+        ctx.renderer(Notice(f"Not resumed: {error}", "error"))  # the conversation before goes on
         return
     for warning in resumed.warnings:
         ctx.renderer(Notice(warning, "warning"))
