@@ -82,13 +82,14 @@ class MessageAdded:
 
 
 @dataclass(frozen=True)
-class ConversationCompacted:
-    """A summary now stands for the conversation's first `replaced` messages in requests (the
-    messages themselves stay whole in `Agent.messages`; see `Agent.compaction`). A transcript saves it."""
+class ContextCompacted:
+    """From now on requests hold `summary` instead of the first `replaced` stored messages (which
+    stay stored, like the transcript's copy; see `Agent.compaction`): a transcript saves this as
+    a compaction record."""
 
-    summary: tuple[dict[str, Any], ...]
+    summary: tuple[dict[str, Any], ...]  # text blocks, the model's words
     replaced: int
-    focus: str | None = None  # what the user asked the summary to focus on (/compact FOCUS)
+    focus: str | None = None  # what the user asked the summary to keep (/compact FOCUS)
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ Event = (
     | UsageReport
     | Notice
     | MessageAdded
-    | ConversationCompacted
+    | ContextCompacted
     | MemoriesRecalled
     | TurnEnded
 )

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from mini_claude.events import ConversationCompacted, Event, MessageAdded, Notice
+from mini_claude.events import ContextCompacted, Event, MessageAdded, Notice
 from mini_claude.sessions.catalog import list_sessions
 from mini_claude.sessions.loader import load_transcript
 from mini_claude.ui.commands import CommandContext, dispatch
@@ -148,7 +148,7 @@ def test_a_model_change_and_a_compaction_are_saved(harness: Harness, api_env: Fa
     harness.turn("hello there")
     command(harness, "/model claude-other")
     summary = ({"type": "text", "text": "The user said hello."},)
-    harness.session.agent.sink(ConversationCompacted(summary, replaced=2, focus="greetings"))
+    harness.session.agent.sink(ContextCompacted(summary, replaced=2, focus="greetings"))
     harness.turn("and now?")
 
     loaded = load_transcript(harness.session.transcript.writer.path)

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from mini_claude.events import ConversationCompacted, Event, MessageAdded
+from mini_claude.events import ContextCompacted, Event, MessageAdded
 from mini_claude.sessions.retention import remove_expired_sessions
 from mini_claude.sessions.transcript import TranscriptWriter
 
@@ -40,7 +40,7 @@ class TranscriptRecorder:
                 self.writer.add_memories(list(content), list(files))
             case MessageAdded(kind=kind, content=content):
                 self.writer.add(kind, list(content))
-            case ConversationCompacted(summary=summary, replaced=replaced, focus=focus):
+            case ContextCompacted(summary=summary, replaced=replaced, focus=focus):
                 self.writer.add_compaction(list(summary), replaced, focus)
 
     @property
