@@ -60,7 +60,7 @@ def recall_first(harness: Harness) -> None:
 
     def hold(event: Event) -> None:
         if isinstance(event, MessageAdded) and event.kind == "user":
-            wait_for_recalls()
+            assert wait_for_recalls(timeout=30)
 
     harness.on_event = hold
 

@@ -51,7 +51,7 @@ def test_the_transcript_holds_exactly_what_was_said(
 
     def hold_until_recalled(event: Event) -> None:
         if isinstance(event, MessageAdded) and event.kind == "user":
-            wait_for_recalls()  # so the reminder goes in before the first call, however slow
+            assert wait_for_recalls(timeout=30)  # so the reminder goes in before the first call
 
     harness.on_event = hold_until_recalled
     api_env.plain_replies.append(text_reply(f'{{"selected_memories": ["{memory.name}"]}}'))
