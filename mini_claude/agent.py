@@ -13,7 +13,11 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from mini_claude import prompts
+from mini_claude.compaction import CompactionFailed, ContextKeeper
+from mini_claude.config import DEFAULT_CONTEXT_WINDOW
+from mini_claude.context import CACHE_MARK, Compaction, RequestParts, RequestView
 from mini_claude.events import (
+    ContextCompacted,
     EventSink,
     MemoriesRecalled,
     MessageAdded,
@@ -26,7 +30,7 @@ from mini_claude.events import (
     TurnEnded,
 )
 from mini_claude.interrupts import sigint_deferred
-from mini_claude.llm import ModelClient, ModelError, StreamedResponse
+from mini_claude.llm import ModelClient, ModelError, PromptTooLong, StreamedResponse
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
 
@@ -37,7 +41,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
-CACHE_MARK = {"type": "ephemeral"}
 INTERRUPTED_SUMMARY = "interrupted"  # the result line of a tool call that Ctrl+C stopped
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
@@ -86,6 +89,7 @@ class Agent:
         max_tokens: int,
         max_turns: int,
         recall: MemoryRecall | None = None,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -108,12 +112,26 @@ class Agent:
         self._open_calls: list[dict[str, Any]] = []
         self._results: dict[str, ToolResult] = {}
         self._running: dict[str, Any] | None = None
+        # What requests hold of `messages` (which stay whole): see context.py and compaction.py.
+        view = RequestView(context_window, tools.summarize_call)
+        self.context = ContextKeeper(llm, lambda event: self.sink(event), view)
+
+    @property
+    def compaction(self) -> Compaction | None:
+        """The summary requests hold instead of the first `replaced` stored messages (None: none);
+        set it to continue a resumed conversation's last compaction."""
+        return self.context.view.compaction
+
+    @compaction.setter
+    def compaction(self, value: Compaction | None) -> None:
+        self.context.view.compaction = value
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
         self.messages = []
         self.compaction = None
         self._system = None
+        self.context.view.reset()
         if self.recall is not None:
             self.recall.reset()
 
@@ -151,6 +169,8 @@ class Agent:
         self._close_open_calls(unanswered, note="user_interrupted" if reason == "interrupted" else None)
         if notice is not None:
             self.sink(notice)
+        if (status := self.context.view.status()) is not None:
+            self.sink(status)
         ended = TurnEnded(reason, self._last_text)  # type: ignore[arg-type]
         self.sink(ended)
         return ended
@@ -164,23 +184,24 @@ class Agent:
         except TurnOver as over:
             return over
 
+    def compact(self, focus: str | None = None) -> ContextCompacted | None:
+        """`/compact`: summarise the conversation now; None when nothing changed (a notice says why)."""
+        self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
+        return self.context.compact(self.request_parts(), focus)
+
     def _step(self) -> None:
         """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
         self._add_recalled_memories()
-        response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
-        self.sink(RequestStarted())
+        self.context.before_call(self.request_parts())
         try:
-            for update in self.llm.stream(
-                model=self.model,
-                system=self._system_blocks(),
-                messages=self._request_messages(),
-                tools=self.tools.definitions(),
-                max_tokens=self.max_tokens,
-                response=response,
-            ):
-                self.sink(update)
-        except ModelError as error:
-            raise ModelFailed(str(error)) from error
+            response = self._call_model(may_refuse=True)
+        except PromptTooLong as refused:
+            self._streaming = None
+            try:
+                self.context.after_refusal(self.request_parts(), refused.tokens)
+            except CompactionFailed as failure:
+                raise ModelFailed(f"{refused}. {failure}") from refused
+            response = self._call_model(may_refuse=False)  # once: a second refusal ends the turn
         self._store_reply()
         self.sink(response.usage)
         if response.stop_reason == "max_tokens":
@@ -194,6 +215,28 @@ class Agent:
         for call in self._open_calls:
             self._run_tool(call, response.refused_tool_calls.get(call["id"]))
         self._close_open_calls("interrupted")
+
+    def _call_model(self, *, may_refuse: bool) -> StreamedResponse:
+        """Stream one response; PromptTooLong passes through when `may_refuse`."""
+        response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
+        self.sink(RequestStarted())
+        messages = self.context.view.request(self.messages)
+        try:
+            for update in self.llm.stream(
+                model=self.model,
+                system=self._system_blocks(),
+                messages=messages,
+                tools=self.tools.definitions(),
+                max_tokens=self.max_tokens,
+                response=response,
+            ):
+                self.sink(update)
+        except ModelError as error:
+            if may_refuse and isinstance(error, PromptTooLong):
+                raise
+            raise ModelFailed(str(error)) from error
+        self.context.view.note_usage(response.usage, messages)
+        return response
 
     def _run_tool(self, call: dict[str, Any], refused: str | None) -> None:
         """Run one call (or answer `refused`, a notice key, without running it); its line is
@@ -280,11 +323,10 @@ class Agent:
             self._system = [{"type": "text", "text": self.build_system_prompt(), "cache_control": CACHE_MARK}]
         return self._system
 
-    def _request_messages(self) -> list[Message]:
-        """The conversation with a cache mark on its last block (not stored: the mark moves)."""
-        *earlier, last = self.messages
-        content = [*last["content"][:-1], {**last["content"][-1], "cache_control": CACHE_MARK}]
-        return [*earlier, {**last, "content": content}]
+    def request_parts(self) -> RequestParts:
+        return RequestParts(
+            self.model, self._system_blocks(), self.tools.definitions(), self.max_tokens, self.messages
+        )
 
 
 def _tool_result(call: dict[str, Any], result: ToolResult) -> dict[str, Any]:

@@ -20,6 +20,8 @@ PROJECT_HASH_CHARS = 16
 GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree or submodule
 MEMORY_FOLDER = "memory"
 SESSIONS_FOLDER = "sessions"
+DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
+MIN_CONTEXT_WINDOW = 1_000  # below this the system prompt and tools alone would not fit
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 
 
@@ -145,6 +147,7 @@ class Settings:
     memory_dir: Path = field(default_factory=project_memory_dir)
     sessions_dir: Path = field(default_factory=project_sessions_dir)
     session_retention_days: int = DEFAULT_SESSION_RETENTION_DAYS
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
     @property
     def can_call_model(self) -> bool:
@@ -164,6 +167,11 @@ def load_settings(
     mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip() or "ask"
     if mode not in PERMISSION_MODES:
         raise ConfigError(f"permission mode {mode!r} is not one of: {', '.join(PERMISSION_MODES)}")
+    context_window = int(_env_number("MINI_CLAUDE_CONTEXT_WINDOW", DEFAULT_CONTEXT_WINDOW, int))
+    if context_window < MIN_CONTEXT_WINDOW:
+        raise ConfigError(
+            f"MINI_CLAUDE_CONTEXT_WINDOW={context_window} must be at least {MIN_CONTEXT_WINDOW:,} tokens"
+        )
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
@@ -186,4 +194,5 @@ def load_settings(
         session_retention_days=int(
             _env_number("MINI_CLAUDE_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS, int)
         ),
+        context_window=context_window,
     )

@@ -97,6 +97,37 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
+CompactionTrigger = Literal["manual", "auto", "too_long"]  # /compact, the window filling up, a 400
+
+
+@dataclass(frozen=True)
+class CompactionStarted:
+    """The model is summarising the conversation (the UI shows "Compacting…")."""
+
+    trigger: CompactionTrigger
+
+
+@dataclass(frozen=True)
+class ContextCompacted:
+    """From now on requests hold `summary` instead of the first `replaced` stored messages (which
+    stay stored, like the transcript's copy: a transcript saves this as a compaction record)."""
+
+    before_tokens: int  # the request's size before (the server's count, or our estimate)
+    after_tokens: int  # estimated
+    summary: tuple[dict[str, Any], ...]  # text blocks, the model's words
+    replaced: int
+    focus: str | None
+    trigger: CompactionTrigger
+
+
+@dataclass(frozen=True)
+class ContextStatus:
+    """How full the context window is after a reply: what the next request will start from."""
+
+    used_tokens: int
+    window: int
+
+
 @dataclass(frozen=True)
 class TurnEnded:
     reason: Literal["done", "interrupted", "error", "turn_cap", "max_tokens"]
@@ -115,6 +146,9 @@ Event = (
     | MessageAdded
     | ContextCompacted
     | MemoriesRecalled
+    | CompactionStarted
+    | ContextCompacted
+    | ContextStatus
     | TurnEnded
 )
 EventSink = Callable[[Event], None]

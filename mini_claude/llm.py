@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,15 @@ MISSING_CREDENTIALS = (
 
 class ModelError(Exception):
     """A model call failed after the SDK's own retries; the message is one line for the user."""
+
+
+class PromptTooLong(ModelError):
+    """The server refused the request as larger than the model's context window; `tokens` is its
+    count of the prompt when it said so (else 0). Compacting the conversation can make it fit."""
+
+    def __init__(self, message: str, tokens: int = 0) -> None:
+        super().__init__(message)
+        self.tokens = tokens
 
 
 @dataclass
@@ -171,11 +181,13 @@ class ModelClient:
                     yield from _apply_event(response, event)
         except Exception as error:
             settings = self.settings
-            raise ModelError(
-                describe_error(
-                    error, settings, settings.api_timeout, "MINI_CLAUDE_API_TIMEOUT", settings.max_retries
-                )
-            ) from error
+            message = describe_error(
+                error, settings, settings.api_timeout, "MINI_CLAUDE_API_TIMEOUT", settings.max_retries
+            )
+            too_long = prompt_too_long(error)
+            if too_long is not None:
+                raise PromptTooLong(message, too_long) from error
+            raise ModelError(message) from error
         finally:
             self._add_usage(response.usage)
 
@@ -275,6 +287,27 @@ def describe_error(
             detail += f" (gave up after {retries} retries)"
         return f"API error {status}: {detail}"
     return f"The connection to the model server broke mid-response: {_root_cause(error)}"
+
+
+# The API's words: 400 invalid_request_error "prompt is too long: 208656 tokens > 200000 maximum", or
+# "input length and `max_tokens` exceed context limit: 190000 + 16000 > 200000"; 413 request_too_large
+# when the body passes the byte limit.
+_TOO_LONG = re.compile(r"prompt is too long|exceeds? (the )?context (limit|window)", re.IGNORECASE)
+_TOKEN_COUNT = re.compile(r"(\d[\d,]*) tokens? >")
+
+
+def prompt_too_long(error: BaseException) -> int | None:
+    """For a refusal because the request does not fit the context window: the server's count of
+    its tokens (0 when it gave none); else None."""
+    import anthropic
+
+    if not isinstance(error, anthropic.APIStatusError):
+        return None
+    detail = _error_detail(error)
+    if error.status_code == 413 or (error.status_code == 400 and _TOO_LONG.search(detail)):
+        count = _TOKEN_COUNT.search(detail)
+        return int(count.group(1).replace(",", "")) if count else 0
+    return None
 
 
 def _timed_out(error: BaseException | None) -> bool:

@@ -80,6 +80,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,
         recall=recall,
+        context_window=settings.context_window,
     )
     return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
 

@@ -5,8 +5,10 @@ recording every request and rejecting malformed conversations the way the real A
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import json
+import math
 import socket
 import sys
 import threading
@@ -132,6 +134,9 @@ class RecordedRequest:
     received_at: float  # time.monotonic()
     validation_error: str | None = None  # why the fake answered 400
     unscripted: bool = False  # no reply was queued, so the fake answered 500
+    size: int = 0  # bytes of the body
+    prompt_tokens: int = 0  # with FakeAnthropic.bytes_per_token: the tokens it counted
+    too_long: bool = False  # more prompt_tokens than FakeAnthropic.context_window: answered 400
 
     @property
     def stream(self) -> bool:
@@ -246,6 +251,11 @@ class FakeAnthropic:
         # Consulted before the queues; returning None falls through to them.
         self.responder: Callable[[RecordedRequest], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
+        # Set bytes_per_token and every reply reports `input_tokens` grown with the request's size,
+        # as a real server counts them; with context_window too, a request with more tokens than that
+        # gets the real API's 400 ("prompt is too long") and takes no scripted reply.
+        self.bytes_per_token: float | None = None
+        self.context_window: int | None = None
         self._arrivals = threading.Condition()
         self._stopping = threading.Event()  # wakes delayed and stalled handlers at close()
         self._ids = itertools.count(1)
@@ -292,13 +302,19 @@ class FakeAnthropic:
         if request.path == MESSAGES_PATH:
             request.validation_error = request.validation_error or validate_request(request.body)
         reply = None
-        if request.path == MESSAGES_PATH and request.validation_error is None:
+        if request.path == MESSAGES_PATH and request.validation_error is None and self.bytes_per_token:
+            request.prompt_tokens = math.ceil(request.size / self.bytes_per_token)
+            request.too_long = self.context_window is not None and request.prompt_tokens > self.context_window
+        if request.path == MESSAGES_PATH and request.validation_error is None and not request.too_long:
             reply = self.responder(request) if self.responder else None
             queue = self.stream_replies if request.stream else self.plain_replies
             if reply is None:
                 with contextlib.suppress(IndexError):  # popleft, not a len() check: handlers race
                     reply = queue.popleft()
             request.unscripted = reply is None
+            if reply is not None and request.prompt_tokens and reply.status == 200:
+                counted = {**reply.usage, "input_tokens": request.prompt_tokens}
+                reply = dataclasses.replace(reply, usage=counted)
         with self._arrivals:
             self.requests.append(request)
             self._arrivals.notify_all()
@@ -368,6 +384,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(404, "not_found_error", f"fake server: no route {request.path}", request_id)
         elif request.validation_error:
             self._send_error(400, "invalid_request_error", request.validation_error, request_id)
+        elif request.too_long:
+            message = f"prompt is too long: {request.prompt_tokens} tokens > {fake.context_window} maximum"
+            self._send_error(400, "invalid_request_error", message, request_id)
         elif reply is None:
             self._send_error(500, "api_error", NO_REPLY_MESSAGE, request_id)
         elif fake._stopping.wait(reply.delay):
@@ -394,6 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers={name.lower(): value for name, value in self.headers.items()},
             body=body if isinstance(body, dict) else {},
             received_at=time.monotonic(),
+            size=len(raw),
             validation_error=None if isinstance(body, dict) else "request body must be a JSON object",
         )
 
