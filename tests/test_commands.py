@@ -9,6 +9,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+import mini_claude.ui.context_commands  # registers /compact, /context
 import mini_claude.ui.memory_commands  # noqa: F401  (registers /memory)
 from mini_claude.ui.commands import CommandCompleter, help_lines
 from tests.agent_harness import Harness
@@ -89,6 +90,8 @@ def test_completer_offers_command_names_with_descriptions(project_dir: Path) -> 
     assert completions(completer, "/c") == [
         ("/clear", -2, "Start a new conversation"),
         ("/cost", -2, "Show the tokens used this session"),
+        ("/compact", -2, "Summarise the conversation to free context space"),
+        ("/context", -2, "Show how full the context window is, part by part"),
     ]
     assert [text for text, _, _ in completions(completer, "/q")] == ["/quit"]
     assert completions(completer, "hello /c") == []

@@ -8,10 +8,19 @@ from __future__ import annotations
 import sys
 
 from mini_claude.config import Settings
-from mini_claude.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolStarted, TurnEnded
+from mini_claude.events import (
+    ContextCompacted,
+    Event,
+    MemoriesRecalled,
+    Notice,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+)
 from mini_claude.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
 from mini_claude.session import Session, build_session
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
+from mini_claude.ui.context_view import compaction_announcement
 from mini_claude.ui.visible import visible_event
 from mini_claude.untrusted import visible_lines, visible_text
 
@@ -52,6 +61,8 @@ class StderrReporter:
                 self._permission_hint = None
         elif isinstance(event, Notice):
             print(event.text, file=sys.stderr)
+        elif isinstance(event, ContextCompacted):
+            print(compaction_announcement(event), file=sys.stderr)
         elif isinstance(event, MemoriesRecalled):
             print(
                 f"recalled {len(event.file_names)} memories: {', '.join(event.file_names)}", file=sys.stderr

@@ -18,6 +18,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from mini_claude.events import (
+    CompactionStarted,
+    ContextCompacted,
+    ContextStatus,
     Event,
     MemoriesRecalled,
     Notice,
@@ -29,12 +32,14 @@ from mini_claude.events import (
     ToolStarted,
     TurnEnded,
 )
+from mini_claude.ui.context_view import compaction_announcement, context_indicator
 from mini_claude.ui.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
 THINKING_LABEL = "Thinking…"
+COMPACTING_LABEL = "Compacting…"
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
 OutputKind = Literal["text", "line"]
@@ -81,6 +86,15 @@ class Renderer:
                     self._spinner_label = None
                     self._sync_live()
                     self._print_line((text, NOTICE_STYLES[level]))
+                case CompactionStarted():
+                    self._end_text()
+                    self._spinner_label = COMPACTING_LABEL
+                case ContextCompacted():
+                    self._spinner_label = None
+                    self._sync_live()
+                    self._print_line((compaction_announcement(event), "dim"))
+                case ContextStatus():
+                    self._print_line((context_indicator(event), "dim"))
                 case MemoriesRecalled(file_names=names) if names:
                     noun = "memory" if len(names) == 1 else "memories"
                     self._print_line((f"recalled {len(names)} {noun}: {', '.join(names)}", "dim"))

@@ -18,7 +18,7 @@ from mini_claude.events import Notice
 from mini_claude.permissions import PermissionRequest
 from mini_claude.resume import ResumeRequest
 from mini_claude.session import Session, build_session
-from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
+from mini_claude.ui import context_commands, memory_commands  # noqa: F401 - register /compact, /context, /memory
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.draft_recall import DraftRecall
