@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude import prompts
+from mini_claude.context import size_of
 from mini_claude.events import ContextCompacted, Event, Notice
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
@@ -62,6 +63,7 @@ class LongRun:
     compactions: list[ContextCompacted] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     endings: list[str] = field(default_factory=list)
+    whole_tokens: int = 0  # what the whole stored conversation would take in one request
 
     @property
     def peak_tokens(self) -> int:
@@ -91,4 +93,6 @@ def run_long_conversation(fake: FakeAnthropic, project: Path, turns: int, window
     for turn in range(turns):
         run.endings.append(harness.turn(script_turn(fake, turn)).reason)
     run.requests = fake.requests[first:]
+    parts = harness.session.agent.request_parts()
+    run.whole_tokens = (size_of(parts.messages) + parts.fixed_bytes) // BYTES_PER_TOKEN
     return run

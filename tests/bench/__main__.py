@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mini_claude.config import project_memory_dir
 from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
+from tests.bench.context_rows import long_conversation_rows
 from tests.bench.dataset import write_memory_dir
 from tests.bench.memory_rows import manifest_row, rebuild_row
 from tests.bench.ranking_rows import candidates_row, coverage_row
@@ -50,7 +51,10 @@ index rebuild at scale: a running session saves one memory and rebuilds MEMORY.m
 `memory list` at scale: `mini-claude memory list` over 10,000 memories, whole process;
   baseline: `mini-claude --version`
 streaming render: a 50 KB markdown reply in 5,000 deltas, back to back, through the renderer into a
-  virtual terminal, CPU time; baseline: rendering the final text once"""
+  virtual terminal, CPU time; baseline: rendering the final text once
+400 turns: a scripted conversation (files read and searched, replies of varied length) in a 20,000-
+  token MINI_CLAUDE_CONTEXT_WINDOW, against a fake counting 4 bytes a token and refusing requests over
+  the window (the real API's 400) or malformed; largest request vs the window, requests refused"""
 
 
 def make_project(root: Path, name: str, memories: int) -> Path:
@@ -105,6 +109,7 @@ def main() -> int:
         print("streaming render…", file=sys.stderr, flush=True)
         rows.append(streaming_render_row(runs))
         rows.append(continue_row(root, home, fake, runs))
+        rows.extend(long_conversation_rows(root))
 
     sent, offered = side_query_size(side_query)
     per_memory = sent / offered
