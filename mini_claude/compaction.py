@@ -33,6 +33,7 @@ from mini_claude.untrusted import wrap
 KEEP_TURNS = 2  # the latest user turns stay verbatim after a compaction…
 KEEP_SHARE = 0.25  # …as long as they fit in this share of the window
 SUMMARY_MAX_TOKENS = 8_000
+SUMMARY_MAX_CHARS_PER_TOKEN = 8  # no real tokenizer packs more into a token of prose
 FOCUS_TAG = "compact-focus"
 FOCUS_MAX_CHARS = 2_000
 # The summary request is made to fit this share of what the window leaves besides the summary.
@@ -124,12 +125,16 @@ class ContextKeeper:
         text = response.text().strip()
         if not text:
             raise CompactionFailed(NO_SUMMARY)
+        if len(text) > max_tokens * SUMMARY_MAX_CHARS_PER_TOKEN:  # a server ignoring max_tokens
+            raise CompactionFailed(
+                f"Compaction failed (the summary is {len(text):,} characters, far more than the "
+                f"{max_tokens:,} tokens asked for); the conversation is unchanged."
+            )
         compaction = Compaction([{"type": "text", "text": text}], cut, focus)
         trial = copy.copy(self.view)
         trial.compaction = compaction
-        event = ContextCompacted(
-            before, trial.estimate(parts), tuple(compaction.summary), cut, focus, trigger
-        )
+        after = trial.estimate(parts)
+        event = ContextCompacted(before, after, tuple(compaction.summary), cut, focus, trigger)
         with sigint_deferred():  # the state and the event that saves it go together
             self.view.compaction = compaction
             self._auto_failed_at = None
