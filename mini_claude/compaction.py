@@ -40,6 +40,10 @@ FOCUS_MAX_CHARS = 2_000
 SUMMARY_FIT_SHARE = 0.95
 CANCELLED = "Compaction cancelled; the conversation is unchanged."
 NO_SUMMARY = "Compaction failed (the model wrote no summary); the conversation is unchanged."
+TOO_BIG_TO_SUMMARISE = (
+    "Compaction failed (the latest message alone is larger than the context window, so even a request "
+    "to summarise it cannot be sent); /clear starts a new conversation."
+)
 
 
 class CompactionFailed(Exception):
@@ -48,6 +52,10 @@ class CompactionFailed(Exception):
 
 class NothingToCompact(CompactionFailed):
     pass
+
+
+class TooBigToSummarise(CompactionFailed):
+    """Even the request to summarise would not fit the window."""
 
 
 class ContextKeeper:
@@ -76,7 +84,7 @@ class ContextKeeper:
             self._compact(parts, "auto", None, tokens)
         except CompactionFailed as failure:
             self._auto_failed_at = tokens
-            if not isinstance(failure, NothingToCompact):
+            if not isinstance(failure, NothingToCompact | TooBigToSummarise):  # the call will tell
                 self.emit(Notice(str(failure), "warning"))
 
     def after_refusal(self, parts: RequestParts, tokens: int) -> None:
@@ -161,6 +169,7 @@ class ContextKeeper:
         focus_text = prompts.render("compact_focus.md", focus=wrap(FOCUS_TAG, focus)) if focus else ""
         instruction = {"type": "text", "text": prompts.render("compact.md", focus=focus_text).strip()}
         limit = SUMMARY_FIT_SHARE * (self.view.window - max_tokens)
+        extra_bytes = size_of(instruction) + parts.fixed_bytes
 
         def tokens(view_bytes: int) -> int:
             return self.view.tokens_of(view_bytes + size_of(instruction), parts.fixed_bytes)
@@ -178,6 +187,10 @@ class ContextKeeper:
                 if tokens(total) <= limit:
                     break
             view = self.view.view(messages, start=start, end=cut, clear_before=cut)
+            # Judged by size alone, not by a count the server sent: only a request surely too big
+            # (one huge message) is not sent at all.
+            if (size_of(view) + extra_bytes) // BYTES_PER_TOKEN > self.view.window:
+                raise TooBigToSummarise(TOO_BIG_TO_SUMMARISE)
         marked = with_cache_mark(view)  # the cached prefix of the last request is read, not paid again
         last = marked[-1]
         if last["role"] == "user":

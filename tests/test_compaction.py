@@ -453,3 +453,19 @@ def test_the_context_window_setting(project_dir: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("MINI_CLAUDE_CONTEXT_WINDOW", " 32000 ")
     assert load_settings().context_window == 32_000
     assert Harness().start().session.agent.context.view.window == 32_000
+
+
+def test_a_single_message_larger_than_the_window_is_one_request_and_one_error(
+    api_env: FakeAnthropic, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_window(monkeypatch, 10_000)
+    api_env.bytes_per_token, api_env.context_window = 4, 10_000  # refuses what does not fit
+    harness = Harness().start()
+
+    ended = harness.turn("please read this paste: " + "word " * 20_000)  # ~25,000 tokens
+
+    assert ended.reason == "error"
+    assert len(api_env.requests) == 1 and api_env.requests[0].too_long  # no summary request is sent
+    [error] = [n.text for n in harness.of_type(Notice)]
+    assert "prompt is too long" in error and "/clear starts a new conversation" in error
+    assert len(harness.session.agent.messages) == 1  # the message stays, as typed

@@ -175,7 +175,9 @@ def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_en
         term.expect("tick tick")
         term.submit("next question")
         reply = term.expect_prompt()  # typed keys are not echoed into the reply
-        assert "next question" not in reply and reply.rstrip().endswith("tick")
+        text, indicator = reply.rstrip().rsplit("\n", 1)  # the reply, then how full the context is
+        assert "next question" not in reply and text.rstrip().endswith("tick")
+        assert indicator.startswith("context: ")
         term.expect("Second answer.")
         term.expect_prompt()
     assert api_env.requests[1].messages[-1]["content"][0]["text"] == "next question"
