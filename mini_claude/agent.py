@@ -36,7 +36,6 @@ from mini_claude.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from mini_claude.memory.recall import MemoryRecall
-    from mini_claude.sessions.loader import Compaction
 
 log = logging.getLogger("mini_claude")
 
@@ -101,9 +100,6 @@ class Agent:
         self.max_turns = max_turns
         self.recall = recall
         self.messages: list[Message] = []
-        # The conversation's current summary: it stands for `messages[:compaction.replaced]` in
-        # requests (the context code sends it instead of them); `messages` itself stays whole.
-        self.compaction: Compaction | None = None
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
         # A step's state until its calls are answered: the response still streaming, the calls
@@ -129,7 +125,6 @@ class Agent:
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
         self.messages = []
-        self.compaction = None
         self._system = None
         self.context.view.reset()
         if self.recall is not None:

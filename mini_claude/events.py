@@ -82,17 +82,6 @@ class MessageAdded:
 
 
 @dataclass(frozen=True)
-class ContextCompacted:
-    """From now on requests hold `summary` instead of the first `replaced` stored messages (which
-    stay stored, like the transcript's copy; see `Agent.compaction`): a transcript saves this as
-    a compaction record."""
-
-    summary: tuple[dict[str, Any], ...]  # text blocks, the model's words
-    replaced: int
-    focus: str | None = None  # what the user asked the summary to keep (/compact FOCUS)
-
-
-@dataclass(frozen=True)
 class MemoriesRecalled:
     file_names: tuple[str, ...]
 

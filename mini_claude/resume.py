@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mini_claude.config import Settings, memory_project_root
+from mini_claude.context import Compaction
 from mini_claude.paths import visible_path
 from mini_claude.sessions.catalog import SessionSummary, most_recent_session
 from mini_claude.sessions.copy import copy_transcript
@@ -144,7 +145,9 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     if changed:
         writer.note_settings(**changed)
     recorder.switch_to(writer)
+    saved = loaded.last_compaction
+    compaction = None if saved is None else Compaction(saved.summary, saved.replaced, saved.focus)
     session.agent.continue_conversation(
-        loaded.messages, compaction=loaded.last_compaction, recalled=loaded.recalled_files
+        loaded.messages, compaction=compaction, recalled=loaded.recalled_files
     )
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])
