@@ -80,6 +80,14 @@ def question_view(
     )
     tail = (room - note_rows) // 2
     head = max(1, room - note_rows - tail)
+    # Unless all that is left out is part of one line, the rows after the note start a line: a
+    # wrapped line's last rows alone would show a piece of a line the note says is left out.
+    while (
+        tail
+        and body[len(body) - tail].first_line == body[len(body) - tail - 1].last_line
+        and body[len(body) - tail].first_line != body[head].first_line
+    ):
+        tail -= 1
     hidden = body[head : len(body) - tail]
     first, last = hidden[0].first_line, hidden[-1].last_line
     note = _note(first, last, len(hidden), noun, single=len(lines) == 1)

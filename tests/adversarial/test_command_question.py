@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
@@ -161,6 +161,12 @@ def lines_shown(rows: list[str]) -> tuple[dict[int, str], list[tuple[int, int]]]
 )
 @settings(max_examples=150, deadline=None)
 @given(lines=command_lines, width=st.integers(30, 140), height=st.integers(16, 60))
+# A wrapped line cut by the note: its last row alone must not show after it.
+@example(
+    lines=["", ";", ";", "", "", ";", ";", "", ";;;;;;\x1b\x1b\u202e\u202e", "", ";", "", ""],
+    width=30,
+    height=16,
+)
 def test_every_line_is_shown_or_named(lines: list[str], width: int, height: int) -> None:
     command = "\n".join(lines)
     request = PermissionRequest("run_shell", "shell", command, "run a shell command")
