@@ -63,6 +63,17 @@ class UsageReport:
 
 
 @dataclass(frozen=True)
+class Retrying:
+    """The model call failed in a way worth retrying (429, 5xx, a failed connection): the SDK
+    tries again after `delay_s` (the UI says so rather than seem stuck)."""
+
+    attempt: int  # the retry about to be made: 1 for the first
+    max_retries: int
+    delay_s: float
+    reason: str  # one line: "API error 529 (overloaded)", "connection failed (ConnectError)"
+
+
+@dataclass(frozen=True)
 class Notice:
     text: str
     level: Literal["info", "warning", "error"] = "info"
@@ -131,6 +142,7 @@ Event = (
     | ToolStarted
     | ToolFinished
     | UsageReport
+    | Retrying
     | Notice
     | MessageAdded
     | ContextCompacted

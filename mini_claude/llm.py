@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mini_claude import model_errors
 from mini_claude.config import Settings
 from mini_claude.events import TextDelta, TextDone, ToolPreparing, UsageReport
+from mini_claude.retry_watch import RetryListener, retry_watch
 from mini_claude.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
 
 log = logging.getLogger("mini_claude")
@@ -24,6 +26,8 @@ log = logging.getLogger("mini_claude")
 NO_KEY_PLACEHOLDER = "not-needed"  # local servers without auth still need some key for the SDK
 CONNECT_TIMEOUT = 10.0
 SIDE_QUERY_MAX_RETRIES = 0  # recall is optional: a failed side query is skipped, never retried
+EVENT_STREAM = "text/event-stream"
+NOT_A_STREAM_READ_BYTES = 4096  # of a body that is no stream, enough to quote its start
 MISSING_CREDENTIALS = (
     "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
     "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
@@ -54,6 +58,7 @@ class StreamedResponse:
 
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     partial_json: dict[int, list[str]] = field(default_factory=dict)
+    started: bool = False  # message_start arrived
     stop_reason: str | None = None
     usage: UsageReport = field(default_factory=UsageReport)
     used_tool_ids: set[str] = field(default_factory=set)  # the conversation's ids so far, then ours
@@ -111,8 +116,9 @@ def describe_usage(usage: Any) -> UsageReport:
 class ModelClient:
     """Wraps the SDK client: created once, shared by the main loop and the recall thread."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, on_retry: RetryListener | None = None) -> None:
         self.settings = settings
+        self.on_retry = on_retry  # told of each retry of a conversation call, before its wait
         self._client: Any = None
         self._lock = threading.Lock()
         self._usage_lock = threading.Lock()
@@ -148,6 +154,7 @@ class ModelClient:
                     base_url=s.base_url,
                     max_retries=s.max_retries,
                     timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
+                    middleware=[retry_watch().middleware],
                 )
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
@@ -173,21 +180,24 @@ class ModelClient:
         """Stream one response into `response`, yielding what the user should see as it arrives."""
         client = self._get_client()
         try:
-            stream = client.messages.create(
-                model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens, stream=True
-            )
+            with retry_watch().listening(self.on_retry, self.settings.max_retries):
+                stream = client.messages.create(
+                    model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens,
+                    stream=True,
+                )  # fmt: skip
             with stream:
+                _check_is_event_stream(stream.response)
                 for event in stream:
                     yield from _apply_event(response, event)
+            if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
+                raise ModelError(model_errors.stream_ended_early(response.started))
         except Exception as error:
-            settings = self.settings
-            message = describe_error(
-                error, settings, settings.api_timeout, "MINI_CLAUDE_API_TIMEOUT", settings.max_retries
-            )
+            s = self.settings
+            why = describe_error(error, s, s.api_timeout, "MINI_CLAUDE_API_TIMEOUT", s.max_retries, model)
             too_long = prompt_too_long(error)
             if too_long is not None:
-                raise PromptTooLong(message, too_long) from error
-            raise ModelError(message) from error
+                raise PromptTooLong(why, too_long) from error
+            raise ModelError(why) from error
         finally:
             self._add_usage(response.usage)
 
@@ -205,11 +215,9 @@ class ModelClient:
                 max_tokens=max_tokens,
             )
         except Exception as error:
-            raise ModelError(
-                describe_error(
-                    error, self.settings, timeout, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT", SIDE_QUERY_MAX_RETRIES
-                )
-            ) from error
+            s, variable = self.settings, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT"
+            why = describe_error(error, s, timeout, variable, SIDE_QUERY_MAX_RETRIES, s.side_model)
+            raise ModelError(why) from error
         self._add_usage(describe_usage(getattr(message, "usage", None)), side=True)
         return "".join(getattr(block, "text", "") for block in message.content or [])
 
@@ -217,6 +225,7 @@ class ModelClient:
 def _apply_event(response: StreamedResponse, event: Any) -> Iterator[TextDelta | TextDone | ToolPreparing]:
     kind = getattr(event, "type", None)
     if kind == "message_start":
+        response.started = True
         response.usage = describe_usage(event.message.usage)
     elif kind == "content_block_start":
         block = event.content_block
@@ -262,31 +271,46 @@ def _apply_event(response: StreamedResponse, event: Any) -> Iterator[TextDelta |
     # message_stop, ping and unknown event types carry nothing we need.
 
 
+def _check_is_event_stream(http_response: Any) -> None:
+    """Raise ModelError when a streamed request got something else back with status 200 (the SDK
+    would read it as an empty stream: a silent empty reply). A server that names no type is given
+    the benefit of the doubt: an empty or garbled stream still fails, for want of message_start."""
+    content_type = http_response.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() in ("", EVENT_STREAM):
+        return
+    body = b""
+    for chunk in http_response.iter_bytes():
+        body += chunk
+        if len(body) >= NOT_A_STREAM_READ_BYTES:
+            break
+    raise ModelError(model_errors.not_a_stream(content_type, body, str(http_response.request.url)))
+
+
 def describe_error(
-    error: BaseException, settings: Settings, timeout: float, timeout_variable: str, retries: int
+    error: BaseException, settings: Settings, timeout: float, timeout_variable: str, retries: int, model: str
 ) -> str:
-    """One line saying what went wrong and, where we can tell, what to do about it."""
+    """One line saying what went wrong and, where we can tell, what to do about it (the words are
+    in model_errors.py; here the SDK's exceptions are told apart)."""
     import anthropic
 
-    if isinstance(error, anthropic.APITimeoutError) or _timed_out(error):
-        return (
-            f"The model server went silent for {timeout:g} s (raise {timeout_variable} if it is just slow)."
-        )
+    if isinstance(error, ModelError):
+        return str(error)
+    if isinstance(error, anthropic.APITimeoutError) or model_errors.caused_by_timeout(error):
+        return model_errors.timed_out(timeout, timeout_variable)
     if isinstance(error, anthropic.APIConnectionError):
-        where = settings.base_url or "api.anthropic.com"
-        return f"Could not reach the model server at {where}: {_root_cause(error)}"
+        return model_errors.unreachable(settings, model_errors.root_cause(error))
     if isinstance(error, anthropic.APIStatusError):
-        detail = _error_detail(error)
-        status = error.status_code
-        if status == 401:
-            return f"Authentication failed (401): {detail}. Check ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN."
-        if status == 200:  # an `error` event inside an otherwise healthy stream
-            return f"The model server reported an error mid-response: {detail}"
-        retryable = status in (408, 409, 429) or status >= 500
-        if retryable and retries:
-            detail += f" (gave up after {retries} retries)"
-        return f"API error {status}: {detail}"
-    return f"The connection to the model server broke mid-response: {_root_cause(error)}"
+        request = getattr(error.response, "request", None)
+        return model_errors.status_error(
+            error.status_code,
+            getattr(error, "body", None),
+            str(getattr(error, "message", error)),
+            str(request.url) if request is not None else "",
+            settings=settings,
+            model=model,
+            retries=retries,
+        )
+    return model_errors.broke_mid_response(model_errors.root_cause(error))
 
 
 # The API's words: 400 invalid_request_error "prompt is too long: 208656 tokens > 200000 maximum", or
@@ -303,33 +327,8 @@ def prompt_too_long(error: BaseException) -> int | None:
 
     if not isinstance(error, anthropic.APIStatusError):
         return None
-    detail = _error_detail(error)
+    detail = model_errors.error_detail(getattr(error, "body", None), str(getattr(error, "message", error)))
     if error.status_code == 413 or (error.status_code == 400 and _TOO_LONG.search(detail)):
         count = _TOKEN_COUNT.search(detail)
         return int(count.group(1).replace(",", "")) if count else 0
     return None
-
-
-def _timed_out(error: BaseException | None) -> bool:
-    while error is not None:
-        if isinstance(error, TimeoutError) or "Timeout" in type(error).__name__:
-            return True
-        error = error.__cause__ or error.__context__
-    return False
-
-
-def _error_detail(error: Any) -> str:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            kind = inner.get("type")
-            return f"{kind}: {inner['message']}" if kind else str(inner["message"])
-    return str(getattr(error, "message", error)).splitlines()[0][:300]
-
-
-def _root_cause(error: BaseException) -> str:
-    while error.__cause__ is not None:
-        error = error.__cause__
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0][:200]}" if text else type(error).__name__

@@ -56,7 +56,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     store = MemoryStore(settings.memory_dir)
-    llm = ModelClient(settings)
+    llm = ModelClient(settings, on_retry=sink)
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,

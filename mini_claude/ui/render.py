@@ -25,6 +25,7 @@ from mini_claude.events import (
     MemoriesRecalled,
     Notice,
     RequestStarted,
+    Retrying,
     TextDelta,
     TextDone,
     ToolFinished,
@@ -82,6 +83,8 @@ class Renderer:
                     self._spinner_label = call_label(name, argument)
                 case ToolFinished():
                     self._on_tool_finished(event)
+                case Retrying():
+                    self._on_retry(event)
                 case Notice(text=text, level=level):
                     self._spinner_label = None
                     self._sync_live()
@@ -146,6 +149,10 @@ class Renderer:
 
     def _sync_live(self) -> None:
         """Start, stop or relabel whatever shows that mini-claude is waiting."""
+
+    def _on_retry(self, event: Retrying) -> None:
+        """The spinner says why nothing streams yet (until the retry's reply starts)."""
+        self._spinner_label = retry_label(event)
 
     # -- shared -----------------------------------------------------------------------------
 
@@ -214,6 +221,9 @@ class PlainRenderer(Renderer):
         line = Text("".join(text for text, _ in parts))
         self._print(line, gap=self._take_gap("line"), soft_wrap=True)
 
+    def _on_retry(self, event: Retrying) -> None:
+        self._print_line((retry_label(event), "dim"))  # no spinner to label: a line says it
+
 
 def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool:
     """A blank line between markdown blocks, and between text and other lines."""
@@ -223,6 +233,13 @@ def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool
 def first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
+
+
+def retry_label(event: Retrying) -> str:
+    """`API error 529 (overloaded): retrying in 2 s (retry 1 of 2)…`"""
+    delay = event.delay_s
+    seconds = f"{delay:.0f}" if delay >= 10 else f"{delay:.1f}".removesuffix(".0")
+    return f"{event.reason}: retrying in {seconds} s (retry {event.attempt} of {event.max_retries})…"
 
 
 def call_label(name: str, argument: str) -> str:

@@ -4,6 +4,7 @@ call, and leaves a conversation the API accepts. (tests/test_agent_faults.py has
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from mini_claude.events import Notice, ToolStarted
 from tests.adversarial.cases import case
 from tests.adversarial.world import assert_next_turn_works, choose, main_calls, side_queries
 from tests.agent_harness import Harness, result_text, wait_for_recalls
-from tests.fake_api import FakeAnthropic, Reply, error_reply, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, Reply, error_reply, message_object, text_reply, tool_reply
 
 API_TIMEOUT_S = 1
 
@@ -143,6 +144,29 @@ FAULTS = {
         lambda: [text_reply("still fine", unknown_event_after=2)],
         "done",
         final_text="still fine",
+    ),
+    "json_body_instead_of_stream": Fault(
+        "a 200 JSON message for a streamed request: one line naming application/json, no empty reply",
+        lambda: [
+            Reply(body_instead_of_stream=json.dumps(message_object(text_reply("hi"), "m", "msg_1")).encode())
+        ],
+        "error",
+        ("application/json", "not an event stream", "ANTHROPIC_BASE_URL"),
+        after=nothing_was_shown,
+    ),
+    "proxy_html_page_instead_of_stream": Fault(
+        "a proxy's HTML page with status 200: one line quoting its start",
+        lambda: [Reply(body_instead_of_stream=b"<html>Login required</html>", body_content_type="text/html")],
+        "error",
+        ("text/html", "Login required", "not an event stream"),
+        after=nothing_was_shown,
+    ),
+    "event_stream_without_events": Fault(
+        "an event stream that ends at once: one line (no message_start), not a silent empty reply",
+        lambda: [Reply(body_instead_of_stream=b": keep-alive\n\n", body_content_type="text/event-stream")],
+        "error",
+        ("ended without a reply", "message_start"),
+        after=nothing_was_shown,
     ),
     "max_tokens_with_partial_tool_json": Fault(
         "the cut tool call is not run; the model is told (max_tokens) and goes on",
