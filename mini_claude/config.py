@@ -87,9 +87,18 @@ def memory_project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
 def project_state_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     """`~/.mini-claude/projects/<hash of memory_project_root(cwd)>`: everything kept for one
     project (memories, session transcripts); not created here."""
-    root = str(memory_project_root(cwd))
+    return projects_dir() / project_folder_name(str(memory_project_root(cwd)))
+
+
+def projects_dir() -> Path:
+    """`~/.mini-claude/projects`: one folder per project (see project_state_dir)."""
+    return app_home() / "projects"
+
+
+def project_folder_name(root: str) -> str:
+    """The name of the folder kept for the project rooted at `root` (a hash of the path)."""
     digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()
-    return app_home() / "projects" / digest[:PROJECT_HASH_CHARS]
+    return digest[:PROJECT_HASH_CHARS]
 
 
 def project_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:

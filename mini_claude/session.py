@@ -18,6 +18,7 @@ from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.writer import MemoryStoreWriter
 from mini_claude.permissions import AskCallback, Permissions
+from mini_claude.project_record import remember_project
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.system_prompt import SystemPrompt
 from mini_claude.tools.base import ToolContext
@@ -38,11 +39,13 @@ class Session:
 
     def warm_up(self) -> None:
         """Start what the first message needs (memory re-index, SDK import) without waiting; and,
-        once the session in use is known (a resumed one is chosen first), old transcripts' removal."""
+        once: write down whose project folder this is, and, the session in use being known (a
+        resumed one is chosen first), remove old transcripts."""
         self.memory_startup.start()
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
+            remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
 
     def new_conversation(self) -> None:

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
-import shlex
-import shutil
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
@@ -19,12 +13,12 @@ from mini_claude.errors import MemoryStoreError
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
 from mini_claude.paths import visible_path
 from mini_claude.ui.commands import CommandContext, command
+from mini_claude.ui.memory_actions import delete_question, deleted_line, edit_memory
 from mini_claude.untrusted import visible_text
 
 if TYPE_CHECKING:
     from mini_claude.session import Session
 
-DEFAULT_EDITORS = ("nano", "vi")
 # The actions completion offers after `/memory `, with what each does (`list` is `/memory` alone).
 ACTION_HELP = {
     "show": "print a memory",
@@ -98,58 +92,18 @@ def _show(ctx: CommandContext, name: str) -> None:
 
 def _edit(ctx: CommandContext, name: str) -> None:
     store = ctx.session.store
-    memory = resolve(store, name)
-    editor = (
-        os.environ.get("VISUAL")
-        or os.environ.get("EDITOR")
-        or next((e for e in DEFAULT_EDITORS if shutil.which(e)), None)
-    )
-    if editor is None:
-        _say(ctx, "No editor found: set $VISUAL or $EDITOR.")
-        return
-    before = _fingerprint(memory.path, store.root)
-    try:
-        status = subprocess.call([*shlex.split(editor), str(memory.path)])
-    except OSError as error:
-        _say(ctx, f"Could not start {editor!r}: {error.strerror}. Set $VISUAL or $EDITOR.")
-        return
-    if status != 0:
-        _say(ctx, f"The editor exited with status {status}.")
-    if before is not None and _fingerprint(memory.path, store.root) == before:
-        _say(ctx, f"No changes to {visible_path(memory.file_name)}.")
-        return
-    store.rebuild_index()
-    edited = next((m for m in store.scan() if m.file_name == memory.file_name), None)
-    if edited is None:
-        _say(ctx, f"{visible_path(memory.file_name)} is gone; the index was updated.")
-    elif edited.problem:
-        name, problem = visible_path(memory.file_name), visible_text(edited.problem)
-        _say(ctx, f"{name} is now broken: {problem}. It stays out of the index until fixed.")
-    else:
-        _say(ctx, f"Saved {visible_path(memory.file_name)}; the index was updated.")
-
-
-def _fingerprint(path: Path, root: Path) -> bytes | None:
-    """A digest of the file, read in chunks (a huge one is never held whole, a FIFO never waited
-    on); None when it cannot be read (then any outcome counts as a change)."""
-    digest = hashlib.sha256()
-    try:
-        with safe_read.open_file(path, root) as (fd, _):
-            while chunk := os.read(fd, safe_read.READ_CHUNK_BYTES):
-                digest.update(chunk)
-    except OSError:
-        return None
-    return digest.digest()
+    for line in edit_memory(store, resolve(store, name)).lines:
+        _say(ctx, line)
 
 
 def _remove(ctx: CommandContext, name: str) -> None:
     store = ctx.session.store
     memory = resolve(store, name)
-    if not ctx.confirm(f"Delete memory {memory.name!r} ({visible_path(memory.file_name)})?"):
+    if not ctx.confirm(delete_question(memory)):
         _say(ctx, "Kept it.")
         return
     store.delete(memory)
-    _say(ctx, f"Deleted {visible_path(memory.file_name)}; the index was updated.")
+    _say(ctx, deleted_line(memory))
 
 
 def _path(ctx: CommandContext, name: str) -> None:
