@@ -1,4 +1,9 @@
-"""Command line: flags, then the REPL, print mode, or a memory command."""
+"""Command line: flags, then the REPL, print mode, or a memory or sessions command.
+
+`mini-claude [options] [PROMPT]` and `mini-claude COMMAND ...` share one command line: a first
+word that names a command (`memory`, `sessions`) is that command, any other words are the prompt.
+After `--` every word is the prompt (`mini-claude -- memory` asks the model about "memory"), and
+with `-p` so are they all (`mini-claude -p memory`)."""
 
 from __future__ import annotations
 
@@ -6,7 +11,22 @@ import argparse
 import sys
 
 from mini_claude import __version__
-from mini_claude.config import PERMISSION_MODES, ConfigError, load_settings
+from mini_claude.config import PERMISSION_MODES, ConfigError, Settings, load_settings
+
+COMMANDS = ("memory", "sessions")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+PRINT_FLAGS = ("-p", "--print")
+USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, is the first message)
+       %(prog)s [options] -p [PROMPT]     answer PROMPT and exit; piped stdin goes before it
+       CMD | %(prog)s [options] [PROMPT]  the same: stdin that is not a terminal means print mode
+       %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
+       %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
+       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s sessions [list]"""
+EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
+--max-turns limit, 4 when the reply was cut at max_tokens, 130 when interrupted. Environment:
+ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, MINI_CLAUDE_SIDE_MODEL.
+See README.md."""
 
 
 def _positive_int(text: str) -> int:
@@ -20,27 +40,27 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The options and the prompt. No abbreviations: finding the first word (`first_word_index`)
+    must know exactly which options take a value."""
     parser = argparse.ArgumentParser(
         prog="mini-claude",
-        # Written out: argparse would show the optional `memory` command as a required COMMAND.
-        usage="%(prog)s [options]              start the REPL"
-        "\n       %(prog)s [options] -p PROMPT    answer PROMPT (or stdin) and exit"
-        "\n       %(prog)s -c | -r [ID] [options] continue a saved session (-r alone: choose one)"
-        "\n       %(prog)s memory {list,show NAME,path}"
-        "\n       %(prog)s sessions list",
+        usage=USAGE,
         description="A terminal coding agent with a cross-session memory.",
-        epilog="Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, "
-        "MINI_CLAUDE_SIDE_MODEL. See README.md.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"mini-claude {__version__}")
     parser.add_argument(
-        "-p",
-        "--print",
-        dest="prompt",
-        nargs="?",
-        const="",
-        metavar="PROMPT",
-        help="answer PROMPT (or the prompt piped on stdin) and exit; the answer goes to stdout",
+        *PRINT_FLAGS,
+        dest="print_mode",
+        action="store_true",
+        help="print mode: answer the prompt (after piped stdin, if any) and exit; the answer goes to stdout",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        help="print mode's stdout: the answer as text (default), one JSON object, or JSON lines as it runs",
     )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
@@ -60,53 +80,117 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--plain", action="store_true", help="plain text output: no colour, no live rendering"
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    memory = commands.add_parser("memory", help="list, show or locate this project's memories")
-    memory_commands = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
-    memory_commands.add_parser("list", help="list memories")
-    show = memory_commands.add_parser("show", help="print one memory")
-    show.add_argument("name", help="the memory's name or file name")
-    memory_commands.add_parser("path", help="print the memory directory")
-    sessions = commands.add_parser("sessions", help="list this project's saved sessions")
-    sessions_commands = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
-    sessions_commands.add_parser("list", help="id, last used, message count, first message; newest first")
+    parser.add_argument("prompt", nargs="*", metavar="PROMPT", help="the message (its words are joined)")
     return parser
 
 
+def build_command_parser() -> argparse.ArgumentParser:
+    """`memory` and `sessions`; without an action, each lists (as `/memory` does in the REPL)."""
+    parser = argparse.ArgumentParser(prog="mini-claude", allow_abbrev=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    memory = commands.add_parser("memory", help="this project's memories (list when no action is given)")
+    actions = memory.add_subparsers(dest="action", metavar="ACTION")
+    actions.add_parser("list", help="list memories")
+    for action, what in (("show", "print one memory"), ("edit", "open one memory in $VISUAL or $EDITOR")):
+        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
+    remove = actions.add_parser("rm", help="delete one memory (asks first on a terminal)")
+    remove.add_argument("name", help="the memory's name or file name")
+    remove.add_argument(
+        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
+    )
+    actions.add_parser("path", help="print the memory directory")
+    actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
+    sessions = commands.add_parser(
+        "sessions", help="this project's saved sessions (list when no action is given)"
+    )
+    sessions_actions = sessions.add_subparsers(dest="action", metavar="ACTION")
+    sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
+    return parser
+
+
+def first_word_index(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
+    """Where the first word that is neither an option nor an option's value stands; None when
+    there is none before `--`."""
+    takes_value = {flag for action in parser._actions if action.nargs != 0 for flag in action.option_strings}
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        if token == "--":
+            return None
+        if token.startswith("-") and token != "-":
+            index += 2 if token in takes_value else 1
+            continue
+        return index
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    index = first_word_index(parser, argv)
+    if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
+        options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
+        return _run_command(parser, options, command)
+    # After `--` everything is the prompt; argparse's intermixed parsing gets `--` wrong (3.11).
+    before, dashes, after = _split_at_dashes(argv)
+    options = parser.parse_intermixed_args(before)
+    words = [*options.prompt, *after] if dashes else options.prompt
+    return _run_prompt(parser, options, " ".join(words) if words else None)
+
+
+def _split_at_dashes(argv: list[str]) -> tuple[list[str], bool, list[str]]:
+    if "--" not in argv:
+        return argv, False, []
+    at = argv.index("--")
+    return argv[:at], True, argv[at + 1 :]
+
+
+def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> Settings:
     try:
         settings = load_settings(
-            model=args.model, max_turns=args.max_turns, permission_mode=args.permission_mode, plain=args.plain
+            model=options.model,
+            max_turns=options.max_turns,
+            permission_mode=options.permission_mode,
+            plain=options.plain,
         )
     except ConfigError as error:
         from mini_claude.untrusted import visible_text
 
         parser.error(visible_text(str(error)))  # it quotes values from the environment
-
-    if (args.latest or args.resume is not None) and args.command:
-        parser.error(f"-c and -r continue a conversation; they do not go with `{args.command}`")
-
     from mini_claude.logging_setup import setup_logging
 
     setup_logging()
-    if args.command == "memory":
+    return settings
+
+
+def _run_command(
+    parser: argparse.ArgumentParser, options: argparse.Namespace, command: argparse.Namespace
+) -> int:
+    if options.latest or options.resume is not None:
+        parser.error(f"-c and -r continue a conversation; they do not go with `{command.command}`")
+    settings = _settings(parser, options)
+    if command.command == "memory":
         from mini_claude.ui.memory_cli import run_memory_command
 
-        return run_memory_command(settings, args.memory_command, getattr(args, "name", None))
-    if args.command == "sessions":
-        from mini_claude.ui.sessions_cli import run_sessions_command
+        action, name = command.action or "list", getattr(command, "name", None)
+        return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
+    from mini_claude.ui.sessions_cli import run_sessions_command
 
-        return run_sessions_command(settings, args.sessions_command)
+    return run_sessions_command(settings, command.action or "list")
+
+
+def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None) -> int:
     from mini_claude.resume import ResumeRequest
 
-    resume = ResumeRequest(latest=args.latest, query=args.resume)
-    if args.prompt is not None or not sys.stdin.isatty():
+    print_mode = options.print_mode or not sys.stdin.isatty()
+    if options.output_format and not print_mode:
+        parser.error("--output-format is for print mode: add -p (or pipe the input)")
+    settings = _settings(parser, options)
+    resume = ResumeRequest(latest=options.latest, query=options.resume)
+    if print_mode:
         from mini_claude.ui.print_mode import run_print_mode
 
-        return run_print_mode(settings, args.prompt or None, resume)
-
+        return run_print_mode(settings, prompt, resume, output_format=options.output_format or "text")
     from mini_claude.ui.repl import run_repl
 
-    return run_repl(settings, resume)
+    return run_repl(settings, resume, first_message=prompt)

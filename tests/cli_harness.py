@@ -90,9 +90,18 @@ class Cli:
             child.close(force=True)
 
     def run(
-        self, *args: str, stdin: str | None = None, timeout: float = 60
+        self, *args: str, stdin: str | bytes | None = None, timeout: float = 60
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            self.command(*args), cwd=self.project_dir, env=self.env, input=stdin if stdin is not None else "",
-            capture_output=True, text=True, timeout=timeout,
+        """Run to the end with `stdin` piped in (bytes as they are, so a test can send bad UTF-8);
+        stdout and stderr come back as text, undecodable bytes replaced."""
+        data = stdin.encode() if isinstance(stdin, str) else stdin if stdin is not None else b""
+        done = subprocess.run(
+            self.command(*args), cwd=self.project_dir, env=self.env, input=data,
+            capture_output=True, timeout=timeout,
         )  # fmt: skip
+        return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout), _text(done.stderr))
+
+
+def _text(data: bytes) -> str:
+    # Universal newlines, as text=True gave: a lone \r in output must stay visible to tests.
+    return data.decode("utf-8", "replace").replace("\r\n", "\n")

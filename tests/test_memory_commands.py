@@ -55,9 +55,12 @@ def test_path_prints_the_memory_dir_without_creating_it(cli: Cli, memory_dir: Pa
     assert not memory_dir.exists()
 
 
-def test_list_when_empty(cli: Cli) -> None:
+def test_list_when_empty_names_the_project_and_the_folder(
+    cli: Cli, project_dir: Path, memory_dir: Path
+) -> None:
     result = cli.run("memory", "list")
-    assert result.returncode == 0 and result.stdout.strip() == "No memories saved yet."
+    assert result.returncode == 0
+    assert result.stdout == f"No memories saved yet for {project_dir} (looked in {memory_dir}).\n"
 
 
 def test_list_shows_each_memory_and_flags_broken_files(cli: Cli, filled: Path) -> None:
@@ -88,9 +91,16 @@ def test_show_with_an_ambiguous_or_unknown_name_says_so(cli: Cli, filled: Path) 
     assert unknown.returncode == 1 and "No memory named" in unknown.stderr
 
 
-def test_memory_command_needs_an_action(cli: Cli) -> None:
-    result = cli.run("memory")
-    assert result.returncode == 2 and "usage:" in result.stderr
+def test_memory_without_an_action_lists_as_slash_memory_does(cli: Cli, filled: Path) -> None:
+    alone, listed = cli.run("memory"), cli.run("memory", "list")
+    assert alone.returncode == 0 and alone.stderr == ""
+    assert alone.stdout == listed.stdout and alone.stdout.startswith("3 memories:")
+
+
+def test_an_unknown_action_is_one_usage_error(cli: Cli) -> None:
+    result = cli.run("memory", "frobnicate")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("usage:") == 1 and "invalid choice: 'frobnicate'" in result.stderr
 
 
 def test_repl_memory_list_show_path_and_recalled(cli: Cli, filled: Path) -> None:

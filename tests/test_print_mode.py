@@ -194,10 +194,13 @@ def test_a_memory_dir_that_cannot_be_used_is_reported_and_the_answer_still_comes
     assert f"{memory_dir}: Is a directory (.lock)" in result.stderr
 
 
-def test_help_shows_the_three_ways_to_start_it(cli: Cli) -> None:
+def test_help_shows_the_ways_to_start_it(cli: Cli) -> None:
     result = cli.run("--help")
 
     assert result.returncode == 0
     usage = result.stdout.split("\n\n")[0]
-    assert "start the REPL" in usage and "-p PROMPT" in usage and "memory {list,show NAME,path}" in usage
-    assert "COMMAND" not in usage  # the memory command is optional, not a required word
+    for way in ("[options] [PROMPT]", "-p [PROMPT]", "CMD | mini-claude", "-- PROMPT", "sessions [list]"):
+        assert way in usage, usage
+    assert "memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]" in usage
+    assert "COMMAND" not in usage  # the commands are optional, not a required word
+    assert "3 at the\n--max-turns limit" in result.stdout  # the exit codes, in the epilog

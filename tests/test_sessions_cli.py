@@ -105,11 +105,17 @@ def test_an_unusable_sessions_folder_is_one_line_and_exit_1(
     assert result.stderr == f"mini-claude: {sessions_dir} is not a folder\n"
 
 
-def test_sessions_needs_an_action(cli: Cli) -> None:
-    result = cli.run("sessions")
-    assert result.returncode == 2 and "list" in result.stderr
+def test_sessions_without_an_action_lists(cli: Cli) -> None:
+    alone, listed = cli.run("sessions"), cli.run("sessions", "list")
+    assert alone.returncode == 0 and alone.stdout == listed.stdout
+    assert alone.stdout.startswith("No saved sessions for ")
+
+
+def test_an_unknown_sessions_action_is_one_usage_error(cli: Cli) -> None:
+    result = cli.run("sessions", "lst")
+    assert result.returncode == 2 and result.stderr.count("usage:") == 1 and "'list'" in result.stderr
 
 
 def test_help_shows_the_sessions_command(cli: Cli) -> None:
     usage = cli.run("--help").stdout.split("\n\n")[0]
-    assert "mini-claude sessions list" in usage
+    assert "mini-claude sessions [list]" in usage

@@ -1,7 +1,10 @@
-"""Print mode: run one prompt to completion; the answer on stdout, everything else on stderr.
+"""Print mode: run one message to completion; the answer on stdout, everything else on stderr.
 
-Both streams carry outside text (the answer, tool names and arguments, server errors), so all
-of it is made visible first (`ui/visible.py`): stdout and stderr are usually a terminal too."""
+stdout carries the answer as text (made visible: it is usually a terminal too), or JSON
+(`ui/print_json.py`, escaped instead). stderr carries a line per tool call, notice and retry, made
+visible first (`ui/visible.py`), in every output format. The exit status says how the turn ended
+(EXIT_CODES); a refused tool call is not an ending: as in Claude Code, the run succeeds when the
+model finishes (it may have done without), and json lists the refusals in `permission_denials`."""
 
 from __future__ import annotations
 
@@ -11,8 +14,10 @@ from mini_claude.config import Settings
 from mini_claude.events import (
     ContextCompacted,
     Event,
+    EventSink,
     MemoriesRecalled,
     Notice,
+    Retrying,
     ToolFinished,
     ToolStarted,
     TurnEnded,
@@ -21,13 +26,24 @@ from mini_claude.resume import ResumeError, ResumeRequest, finish_resume, open_s
 from mini_claude.session import Session, build_session
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
 from mini_claude.ui.context_view import compaction_announcement
+from mini_claude.ui.print_input import InputError, gather_message
+from mini_claude.ui.render import retry_label
 from mini_claude.ui.visible import visible_event
 from mini_claude.untrusted import visible_lines, visible_text
 
 EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+EXIT_FAILED = 1  # an API error, a reply that was no stream, or a bug of ours
+EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
+EXIT_TURN_CAP = 3
+EXIT_MAX_TOKENS = 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_CODES = {
+    "done": EXIT_OK,
+    "error": EXIT_FAILED,
+    "turn_cap": EXIT_TURN_CAP,
+    "max_tokens": EXIT_MAX_TOKENS,
+    "interrupted": EXIT_INTERRUPTED,
+}
 # After the first refusal, once: nobody can answer a permission question here; what would help.
 _ALWAYS_ASKED = "writes to git directories, home dotfiles and mini-claude's own settings"
 PERMISSION_HINTS = {
@@ -39,7 +55,7 @@ PERMISSION_HINTS = {
 
 
 class StderrReporter:
-    """Everything but the answer goes to stderr, one line per tool call or notice."""
+    """Everything but the answer goes to stderr, one line per tool call, notice or retry."""
 
     def __init__(self, permission_mode: str = "ask") -> None:
         self._arguments: dict[str, str] = {}
@@ -63,13 +79,21 @@ class StderrReporter:
             print(event.text, file=sys.stderr)
         elif isinstance(event, ContextCompacted):
             print(compaction_announcement(event), file=sys.stderr)
+        elif isinstance(event, Retrying):
+            print(retry_label(event), file=sys.stderr)
         elif isinstance(event, MemoriesRecalled):
             print(
                 f"recalled {len(event.file_names)} memories: {', '.join(event.file_names)}", file=sys.stderr
             )
 
 
-def run_print_mode(settings: Settings, prompt: str | None, resume: ResumeRequest | None = None) -> int:
+def run_print_mode(
+    settings: Settings,
+    prompt: str | None,
+    resume: ResumeRequest | None = None,
+    *,
+    output_format: str = "text",
+) -> int:
     resume = resume or ResumeRequest()
     if resume.pick:
         print(
@@ -78,25 +102,40 @@ def run_print_mode(settings: Settings, prompt: str | None, resume: ResumeRequest
             file=sys.stderr,
         )
         return EXIT_USAGE
-    if prompt is None:
-        prompt = "" if sys.stdin.isatty() else sys.stdin.read()
-    if not prompt.strip():
-        print("mini-claude: no prompt: pass one after -p or pipe it on stdin", file=sys.stderr)
+    try:
+        given = gather_message(prompt, getattr(sys.stdin, "buffer", None))
+    except InputError as error:
+        print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
         return EXIT_USAGE
-    session = build_session(settings, sink=StderrReporter(settings.permission_mode), ask=None)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    for warning in given.warnings:
+        print(f"mini-claude: {warning}", file=sys.stderr)
+    reporter = StderrReporter(settings.permission_mode)
+    output = None
+    sink: EventSink = reporter
+    if output_format != "text":
+        from mini_claude.ui.print_json import JsonOutput
+
+        output = JsonOutput(stream=output_format == "stream-json")
+        sink = _both(reporter, output)
+    session = build_session(settings, sink=sink, ask=None)
     try:
         if resume.wanted and not _resumed(session, resume):
             return EXIT_FAILED
+        if output is not None:
+            output.start(session)
         session.warm_up()
-        ended: TurnEnded = session.agent.run_turn(prompt)
+        ended: TurnEnded = session.agent.run_turn(given.message)
     finally:
         session.transcript.close()
-    if ended.final_text:
+    exit_code = EXIT_CODES[ended.reason]
+    if output is not None:
+        output.finish(session, ended, exit_code)
+    elif ended.final_text:
         sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
-    if ended.reason == "interrupted":
-        return EXIT_INTERRUPTED
-    return EXIT_OK if ended.reason == "done" else EXIT_FAILED
+    return exit_code
 
 
 def _resumed(session: Session, request: ResumeRequest) -> bool:
@@ -113,3 +152,11 @@ def _resumed(session: Session, request: ResumeRequest) -> bool:
     count = len(resumed.loaded.messages)
     print(f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count} messages)", file=sys.stderr)
     return True
+
+
+def _both(first: EventSink, second: EventSink) -> EventSink:
+    def sink(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return sink

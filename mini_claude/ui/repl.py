@@ -91,14 +91,14 @@ class Repl:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
 
-    def run(self) -> int:
+    def run(self, first_message: str | None = None) -> int:
         try:
-            return self._run()
+            return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
             self.session.transcript.close()
 
-    def _run(self) -> int:
+    def _run(self, first_message: str | None) -> int:
         opened = None
         if self.resume.wanted:
             with typing_not_echoed(self.prompt.input):  # keys typed meanwhile wait for the prompt
@@ -114,6 +114,15 @@ class Repl:
             start_resume(self.commands, opened)
         if self.history_warning is not None:
             self.renderer(Notice(self.history_warning, "warning"))
+        if first_message is not None and first_message.strip():
+            # `mini-claude "explain this project"`: shown as if typed, then answered as typed.
+            self.console.print(f"{PROMPT}{first_message}", markup=False, highlight=False)
+            self.session.warm_up()
+            wait_for_resume(self.commands, before=first_message)
+            if _looks_like_command(first_message):
+                dispatch(first_message.strip(), self.commands)
+            else:
+                self.run_turn(first_message)
         while not self.commands.should_exit:
             try:
                 # What start-up threads tell (a memory folder that cannot be used) shows above the
@@ -218,5 +227,7 @@ def _history() -> tuple[FileHistory | InMemoryHistory, str | None]:
     return FileHistory(os.fspath(path)), None
 
 
-def run_repl(settings: Settings, resume: ResumeRequest | None = None) -> int:
-    return Repl(settings, resume).run()
+def run_repl(
+    settings: Settings, resume: ResumeRequest | None = None, first_message: str | None = None
+) -> int:
+    return Repl(settings, resume).run(first_message)

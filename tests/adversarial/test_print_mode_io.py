@@ -1,0 +1,101 @@
+"""Print mode's input and machine output against hostile material: an endless or binary stdin,
+and model text or tool names full of what a terminal acts on, read back through --output-format
+json / stream-json: stdin stays bounded, and no such character leaves raw while the JSON still
+gives back the exact text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mini_claude.ui.print_input import STDIN_MAX_BYTES
+from tests.adversarial.cases import case
+from tests.cli_harness import Cli
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+
+# What a terminal would act on, or what hides or reorders text, one of each kind.
+INVISIBLE = {
+    "csi": "\x1b[2J",
+    "osc52": "\x1b]52;c;cHduZWQ=\x07",
+    "c1_csi": "\x9b31m",
+    "del": "\x7f",
+    "bidi_override": "\u202e",
+    "zero_width": "\u200b",
+    "line_separator": "\u2028",
+    "tag_characters": "\U000e0041\U000e0042",
+    "lone_surrogate": "\udcff",
+    "carriage_return": "over\rwrite",
+}
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+def raw_chars_left(text: str) -> list[str]:
+    """Characters of `text` that are neither printable nor a line break (JSON lines end with one)."""
+    return [char for char in text if not char.isprintable() and char != "\n"]
+
+
+@case("crashes", "stdin is /dev/zero (endless): refused after 5 MB with one line, nothing sent")
+def test_endless_stdin_is_refused_at_the_cap(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    with open("/dev/zero", "rb") as zero:
+        result = subprocess.run(
+            cli.command("-p", "summarize"), cwd=project_dir, env=cli.env, stdin=zero,
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert f"more than {STDIN_MAX_BYTES // 1_000_000} MB" in result.stderr
+    assert api_env.requests == []
+
+
+@pytest.mark.parametrize(
+    "output_format",
+    [
+        pytest.param(
+            f, marks=case("terminal", f"--output-format {f}: every invisible kind JSON-escaped, text exact")
+        )
+        for f in ("json", "stream-json")
+    ],
+)
+def test_machine_output_escapes_every_invisible_kind(
+    cli: Cli, api_env: FakeAnthropic, output_format: str
+) -> None:
+    text = " | ".join(f"{name}={chars}" for name, chars in INVISIBLE.items())
+    api_env.stream_replies.append(text_reply(text, chunk_size=3))
+
+    result = subprocess.run(
+        cli.command("--output-format", output_format, "-p", "say it"), cwd=cli.project_dir, env=cli.env,
+        input=b"", capture_output=True, timeout=60,
+    )  # fmt: skip
+
+    out = result.stdout.decode("utf-8")  # strict: a raw lone surrogate could not even be written
+    assert result.returncode == 0, result.stderr
+    assert raw_chars_left(out) == []
+    assert json.loads(out.splitlines()[-1])["result"] == text
+    if output_format == "stream-json":
+        deltas = [json.loads(line) for line in out.splitlines() if '"text_delta"' in line]
+        assert "".join(d["text"] for d in deltas) == text
+
+
+@case(
+    "terminal",
+    "stream-json: a tool name and input with escape codes reach stdout escaped, stderr made visible",
+)
+def test_hostile_tool_name_in_stream_json(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend(
+        [tool_reply("evil\x1b[2J", {"path": "\x1b]0;title\x07"}), text_reply("done")]
+    )
+
+    result = cli.run("--output-format", "stream-json", "-p", "go")
+
+    assert result.returncode == 0, result.stderr
+    assert raw_chars_left(result.stdout) == [] and "\x1b" not in result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    [start] = [e for e in events if e["type"] == "tool_start"]
+    assert start["name"] == "evil\x1b[2J" and start["input"] == {"path": "\x1b]0;title\x07"}
+    assert "evil\\x1b[2J" in result.stderr

@@ -1,0 +1,121 @@
+"""When the model server is not what it should be, the user is told what to fix: a base URL that
+ends in /v1, a model name the server does not know, an answer that is no stream; and while the
+SDK retries, what it is waiting for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_harness import Cli
+from tests.fake_api import FakeAnthropic, Reply, error_reply, message_object, text_reply
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+@pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1/messages"])
+def test_a_base_url_ending_in_v1_is_named_with_the_fix(cli: Cli, api_env: FakeAnthropic, suffix: str) -> None:
+    cli.env["ANTHROPIC_BASE_URL"] = api_env.base_url + suffix
+
+    result = cli.run("-p", "hello")
+
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "API error 404" in line and "the SDK adds /v1/messages itself" in line
+    assert line.endswith(f"set ANTHROPIC_BASE_URL={api_env.base_url}")
+    assert api_env.requests[0].path == suffix.rstrip("/") + "/v1/messages"
+
+
+def test_an_unknown_model_is_named_as_such(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(error_reply(404, message="model: claude-sonet-5-5"))
+
+    result = cli.run("--model", "claude-sonet-5-5", "-p", "hello")
+
+    assert result.returncode == 1
+    assert "The model 'claude-sonet-5-5' is not known to this server" in result.stderr
+    assert "--model" in result.stderr and "ANTHROPIC_BASE_URL" not in result.stderr
+
+
+def test_a_404_elsewhere_says_nothing_answers_there(cli: Cli, api_env: FakeAnthropic) -> None:
+    cli.env["ANTHROPIC_BASE_URL"] = api_env.base_url + "/proxy"
+    result = cli.run("-p", "hello")
+    assert result.returncode == 1
+    assert "Nothing answers there: check ANTHROPIC_BASE_URL" in result.stderr
+    assert "/proxy/v1/messages" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "shown"),
+    [
+        (
+            json.dumps(message_object(text_reply("hi"), "m", "msg_1")).encode(),
+            "application/json",
+            "application/json",
+        ),
+        (b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html; charset=utf-8", "text/html"),
+        (b"\x00\xff\xfe garbage", "application/octet-stream", "application/octet-stream"),
+        (b"", "text/event-stream", "no message_start"),
+        (b"<html>no type named</html>", "", "no message_start"),
+        (b"data: not json at all\n\n", "text/event-stream", "no message_start"),
+    ],
+)
+def test_an_answer_that_is_no_stream_is_an_error_not_an_empty_reply(
+    cli: Cli, api_env: FakeAnthropic, body: bytes, content_type: str, shown: str
+) -> None:
+    api_env.stream_replies.append(Reply(body_instead_of_stream=body, body_content_type=content_type))
+
+    result = cli.run("-p", "hello")
+
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert shown in line
+    assert "\x00" not in result.stderr and "\x1b" not in result.stderr
+
+
+def test_print_mode_says_on_stderr_while_the_sdk_retries(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend([error_reply(529, retry_after=0.2), text_reply("Finally.")])
+
+    text = cli.run("-p", "hello")
+    api_env.stream_replies.extend([error_reply(529, retry_after=0.2), text_reply("Finally.")])
+    streamed = cli.run("--output-format", "stream-json", "-p", "hello")
+
+    assert text.returncode == 0 and text.stdout == "Finally.\n"
+    assert "API error 529 (overloaded): retrying in 0.2 s (retry 1 of 2)…\n" in text.stderr
+    [retry] = [e for e in map(json.loads, streamed.stdout.splitlines()) if e.get("subtype") == "api_retry"]
+    assert retry == {
+        "type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 2,
+        "retry_delay_ms": 200, "error": "API error 529 (overloaded)",
+    }  # fmt: skip
+
+
+def test_no_retry_line_when_retries_are_off(cli: Cli, api_env: FakeAnthropic) -> None:
+    cli.env["MINI_CLAUDE_MAX_RETRIES"] = "0"
+    api_env.stream_replies.append(error_reply(529, retry_after=0.2))
+    result = cli.run("-p", "hello")
+    assert result.returncode == 1 and "retrying" not in result.stderr
+    assert "API error 529" in result.stderr
+
+
+def test_the_repl_spinner_says_it_is_retrying(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend([error_reply(529, retry_after=1.5), text_reply("Back again.")])
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        term.submit("hello")
+        term.expect(r"API error 529 \(overloaded\): retrying in 1\.5 s \(retry 1 of 2\)…")
+        term.expect("Back again.")
+        term.expect_prompt()
+
+
+def test_the_plain_repl_prints_the_retry_as_a_line(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend([error_reply(503, retry_after=0.3), text_reply("Back again.")])
+    with cli.terminal("--plain") as term:
+        term.wait_until_ready()
+        term.submit("hello")
+        shown = term.expect("Back again.")
+        term.expect_prompt()
+    assert "API error 503 (unavailable): retrying in 0.3 s (retry 1 of 2)…" in shown

@@ -1,0 +1,167 @@
+"""Print mode for scripts: `--output-format json` and `stream-json` parsed as a script would, and
+the exit status of every way a run can end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mini_claude.events import UsageReport
+from mini_claude.pricing import estimate_cost
+from tests.cli_harness import Cli
+from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
+
+HOSTILE_TEXT = "red \x1b[31mALERT\x1b[0m, csi \x9b2J, bidi \u202eevil, bell \x07 and 日本語 ✓"
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    return Cli(project_dir)
+
+
+def json_lines(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_json_is_one_object_with_the_answer_and_what_it_cost(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / "a.txt").write_text("apple\n")
+    api_env.stream_replies.extend(
+        [
+            tool_reply("read_file", {"file_path": "a.txt"}, usage={"input_tokens": 100, "output_tokens": 10}),
+            text_reply("It says apple.", usage={"input_tokens": 200, "output_tokens": 20}),
+        ]
+    )
+
+    result = cli.run("--output-format", "json", "--model", "claude-sonnet-5-5", "-p", "what is in a.txt?")
+
+    assert result.returncode == 0, result.stderr
+    [answer] = json_lines(result.stdout)
+    assert answer["type"] == "result" and answer["subtype"] == "success"
+    assert answer["is_error"] is False and answer["exit_reason"] == "done" and answer["exit_code"] == 0
+    assert answer["result"] == "It says apple." and answer["error"] is None
+    assert answer["num_turns"] == 2 and answer["session_id"] is None
+    assert answer["usage"] == {
+        "input_tokens": 300, "output_tokens": 30,
+        "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0,
+    }  # fmt: skip
+    expected = estimate_cost("claude-sonnet-5-5", UsageReport(300, 30))
+    assert expected is not None and answer["total_cost_usd"] == pytest.approx(expected)
+    assert answer["permission_denials"] == []
+    assert "read_file(a.txt)" in result.stderr  # the human lines stay on stderr
+
+
+def test_an_unknown_model_has_no_cost(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("hi"))
+    result = cli.run("--output-format", "json", "--model", "local-llama", "-p", "hello")
+    [answer] = json_lines(result.stdout)
+    assert answer["total_cost_usd"] is None and answer["usage"]["input_tokens"] == 12
+
+
+def test_escape_codes_from_the_model_stay_json_escaped(cli: Cli, api_env: FakeAnthropic) -> None:
+    for output_format in ("json", "stream-json"):
+        api_env.stream_replies.append(text_reply(HOSTILE_TEXT, chunk_size=5))
+        result = cli.run("--output-format", output_format, "-p", "say it")
+
+        raw = result.stdout
+        for char in "\x1b\x9b\u202e\x07":
+            assert char not in raw, (output_format, char)
+        assert "\\u001b[31m" in raw and "\\u009b" in raw and "\\u202e" in raw and "日本語 ✓" in raw
+        assert json_lines(raw)[-1]["result"] == HOSTILE_TEXT  # the real text, not a visible copy
+
+
+def test_stream_json_tells_each_step_as_it_happens(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / "a.txt").write_text("apple\n")
+    api_env.stream_replies.extend(
+        [tool_reply("read_file", {"file_path": "a.txt"}, text="Reading."), text_reply("Apple.", chunk_size=2)]
+    )
+
+    result = cli.run("--output-format", "stream-json", "-p", "read it")
+
+    assert result.returncode == 0, result.stderr
+    events = json_lines(result.stdout)
+    init, *middle, last = events
+    assert init["type"] == "system" and init["subtype"] == "init"
+    assert (
+        init["cwd"] == str(project_dir) and "read_file" in init["tools"] and init["permission_mode"] == "ask"
+    )
+    assert last["type"] == "result" and last["result"] == "Apple."
+    kinds = [e["type"] for e in middle]
+    assert kinds.count("usage") == 2 and kinds.count("assistant") == 2
+    assert "".join(e["text"] for e in middle if e["type"] == "text_delta") == "Reading.Apple."
+    [start] = [e for e in middle if e["type"] == "tool_start"]
+    [end] = [e for e in middle if e["type"] == "tool_end"]
+    assert start["name"] == "read_file" and start["input"] == {"file_path": "a.txt"}
+    assert end["tool_use_id"] == start["tool_use_id"] and end["is_error"] is False and end["denied"] is False
+    assert kinds.index("tool_start") < kinds.index("tool_end") < len(kinds) - kinds[::-1].index("text_delta")
+    first_reply = next(e for e in middle if e["type"] == "assistant")
+    assert [b["type"] for b in first_reply["message"]["content"]] == ["text", "tool_use"]
+
+
+def test_a_refusal_is_listed_and_the_run_still_succeeds(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    call = ("write_file", {"file_path": "x.txt", "content": "x"})
+    api_env.stream_replies.extend([multi_tool_reply([call]), text_reply("I could not write it.")])
+
+    result = cli.run("--output-format", "json", "-p", "write x.txt")
+
+    assert result.returncode == 0, result.stderr
+    [answer] = json_lines(result.stdout)
+    [denial] = answer["permission_denials"]
+    assert denial["tool_name"] == "write_file" and denial["tool_input"] == {
+        "file_path": "x.txt",
+        "content": "x",
+    }
+    assert answer["is_error"] is False and not (project_dir / "x.txt").exists()
+
+
+# ------------------------------------------------------------------ exit codes
+
+
+def test_api_error_exits_1_and_json_names_it(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(error_reply(400, message="prompt is too long"))
+
+    result = cli.run("--output-format", "json", "-p", "hello")
+
+    assert result.returncode == 1
+    [answer] = json_lines(result.stdout)
+    assert answer["subtype"] == "error_during_execution" and answer["is_error"] is True
+    assert answer["exit_code"] == 1 and "prompt is too long" in answer["error"]
+
+
+def test_turn_cap_exits_3(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    (project_dir / "a.txt").write_text("a\n")
+    api_env.stream_replies.append(tool_reply("read_file", {"file_path": "a.txt"}, text="Looking."))
+
+    text = cli.run("--max-turns", "1", "-p", "look")
+    api_env.stream_replies.append(tool_reply("read_file", {"file_path": "a.txt"}))
+    as_json = cli.run("--max-turns", "1", "--output-format", "json", "-p", "look")
+
+    assert text.returncode == 3 and "Stopped after 1 model calls" in text.stderr
+    assert text.stdout == "Looking.\n"
+    [answer] = json_lines(as_json.stdout)
+    assert as_json.returncode == 3 and answer["subtype"] == "error_max_turns"
+    assert answer["exit_reason"] == "turn_cap" and "--max-turns" in answer["error"]
+
+
+def test_a_reply_cut_at_max_tokens_exits_4(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("The beginning of", stop_reason="max_tokens"))
+
+    result = cli.run("--output-format", "json", "-p", "write a lot")
+
+    assert result.returncode == 4
+    [answer] = json_lines(result.stdout)
+    assert answer["subtype"] == "error_max_tokens" and answer["result"] == "The beginning of"
+    assert "MINI_CLAUDE_MAX_TOKENS" in answer["error"]
+
+
+def test_usage_errors_exit_2(cli: Cli) -> None:
+    assert cli.run("--output-format", "yaml", "-p", "x").returncode == 2
+    assert cli.run("-p", stdin="").returncode == 2
