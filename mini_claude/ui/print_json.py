@@ -90,8 +90,9 @@ class JsonOutput:
         s = session.settings
         tools = [tool["name"] for tool in session.agent.tools.definitions()]
         self._emit(
-            {"type": "system", "subtype": "init", "session_id": session.transcript.session_id, "model": s.model,
-             "cwd": str(s.project_dir), "permission_mode": s.permission_mode, "tools": tools}
+            {"type": "system", "subtype": "init", "session_id": session.transcript.session_id,
+             "model": s.model, "cwd": str(s.project_dir), "permission_mode": s.permission_mode,
+             "tools": tools}
         )  # fmt: skip
 
     def __call__(self, event: Event) -> None:
