@@ -166,7 +166,7 @@ class Agent:
             self.sink(notice)
         if (status := self.context.view.status()) is not None:
             self.sink(status)
-        ended = TurnEnded(reason, self._last_text)  # type: ignore[arg-type]
+        ended = TurnEnded(reason, self._last_text, notice.text if notice else None)  # type: ignore[arg-type]
         self.sink(ended)
         return ended
 

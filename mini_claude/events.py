@@ -132,6 +132,7 @@ class ContextStatus:
 class TurnEnded:
     reason: Literal["done", "interrupted", "error", "turn_cap", "max_tokens"]
     final_text: str  # the text of the turn's last assistant message
+    problem: str | None = None  # why it ended early, as the notice before it told the user
 
 
 Event = (

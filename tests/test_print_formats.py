@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mini_claude.config import project_state_dir
 from mini_claude.events import UsageReport
 from mini_claude.pricing import estimate_cost
 from tests.cli_harness import Cli
@@ -20,6 +21,10 @@ HOSTILE_TEXT = "red \x1b[31mALERT\x1b[0m, csi \x9b2J, bidi \u202eevil, bell \x07
 @pytest.fixture
 def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
     return Cli(project_dir)
+
+
+def sessions_dir(project_dir: Path) -> Path:
+    return project_state_dir(str(project_dir)) / "sessions"
 
 
 def json_lines(stdout: str) -> list[dict[str, Any]]:
@@ -44,7 +49,9 @@ def test_json_is_one_object_with_the_answer_and_what_it_cost(
     assert answer["type"] == "result" and answer["subtype"] == "success"
     assert answer["is_error"] is False and answer["exit_reason"] == "done" and answer["exit_code"] == 0
     assert answer["result"] == "It says apple." and answer["error"] is None
-    assert answer["num_turns"] == 2 and answer["session_id"] is None
+    assert answer["num_turns"] == 2
+    [transcript] = sessions_dir(project_dir).glob("*.jsonl")  # the session it saved, to go on with -r
+    assert answer["session_id"] == transcript.stem
     assert answer["usage"] == {
         "input_tokens": 300, "output_tokens": 30,
         "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0,

@@ -80,8 +80,6 @@ class JsonOutput:
         self._turns = 0
         self._tool_inputs: dict[str, Any] = {}
         self._denials: list[dict[str, Any]] = []
-        self._previous: Event | None = None
-        self._ending_notice: str | None = None  # the agent's line on how the turn ended, if any
 
     def start(self, session: Session) -> None:
         """stream-json's first line: what this run works with."""
@@ -97,11 +95,7 @@ class JsonOutput:
 
     def __call__(self, event: Event) -> None:
         with self._lock:
-            previous, self._previous = self._previous, event
-            if isinstance(event, TurnEnded):
-                # The agent tells how a turn ended (turn cap, API error) right before ending it.
-                self._ending_notice = previous.text if isinstance(previous, Notice) else None
-            elif isinstance(event, RequestStarted):
+            if isinstance(event, RequestStarted):
                 self._turns += 1
             elif isinstance(event, MessageAdded) and event.kind == "assistant":
                 calls = [block for block in event.content if block.get("type") == "tool_use"]
@@ -148,7 +142,7 @@ class JsonOutput:
             if ended.reason == "interrupted":
                 error = INTERRUPTED_ERROR
             elif ended.reason != "done":
-                error = self._ending_notice
+                error = ended.problem
             costs = [estimate_cost(s.model, llm.usage_total)]
             if llm.side_queries:
                 costs.append(estimate_cost(s.side_model, llm.side_usage_total))
