@@ -68,9 +68,9 @@ def test_list_shows_each_memory_and_flags_broken_files(cli: Cli, filled: Path) -
 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "3 memories:"
-    assert "[user] role — backend engineer, prefers Go" in lines
-    assert "[feedback] tests first — write the failing test before the fix" in lines
+    assert lines[0] == "3 memories, 1 broken file:" and len(lines) == 1 + 3 + 1  # the count names every line
+    assert "[user] role — backend engineer, prefers Go  (user_role.md)" in lines
+    assert "[feedback] tests first — write the failing test before the fix  (feedback_tests.md)" in lines
     [broken] = [line for line in lines if line.startswith("[broken]")]
     assert "reference_broken.md" in broken and "frontmatter" in broken
 
@@ -108,7 +108,8 @@ def test_repl_memory_list_show_path_and_recalled(cli: Cli, filled: Path) -> None
         term.wait_until_ready()
         term.submit("/memory")
         listing = term.expect(r"left out of the index[^\n]*")
-        assert "3 memories:" in listing and "[user] role — backend engineer, prefers Go" in listing
+        assert "3 memories, 1 broken file:" in listing
+        assert "[user] role — backend engineer, prefers Go  (user_role.md)" in listing
         term.submit("/memory show role")
         shown = term.expect(r"Go, not Java\.")
         assert "user_role.md" in shown and "description: backend engineer, prefers Go" in shown

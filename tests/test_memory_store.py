@@ -298,7 +298,7 @@ def test_a_broken_file_stays_untouched_out_of_the_index_and_is_flagged(store: Me
         "project_unclosed_2.md",
     ]
     listing = list_lines(store)
-    assert listing[0] == "2 memories:"
+    assert listing[0] == f"2 memories, {len(BROKEN_FILES)} broken files:"
     for file_name, (_, reason) in BROKEN_FILES.items():
         [flag] = [line for line in listing if file_name in line]
         assert flag.startswith("[broken]") and reason in flag and "left out of the index" in flag

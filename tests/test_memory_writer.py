@@ -187,6 +187,11 @@ def test_memory_files_are_named_by_type_and_name_whatever_path_the_model_picks(t
     assert not result.is_error
     assert tools.memory_files() == ["user_role.md"]
     assert "user_role.md" in result.content
+    # The tool line the user sees says where it went, not only that it was saved.
+    assert result.summary == "saved new memory, saved as user_role.md (not notes.md)"
+
+    same = tools.write(tools.memory_dir / "user_role.md", memory_text("Role", "staff Go engineer", "user"))
+    assert same.summary == "updated memory user_role.md"  # the name it asked for: nothing to report
 
 
 def test_writing_the_same_name_again_updates_that_memory(tools: Tools) -> None:
@@ -194,6 +199,7 @@ def test_writing_the_same_name_again_updates_that_memory(tools: Tools) -> None:
     result = tools.write(tools.memory_dir / "user_role2.md", memory_text("role", "Rust engineer", "user"))
 
     assert not result.is_error and result.content.startswith("Updated")
+    assert result.summary == "updated memory, saved as user_role.md (not user_role2.md)"
     assert tools.memory_files() == ["user_role.md"]
     assert "Rust engineer" in tools.index() and "Go engineer" not in tools.index()
 

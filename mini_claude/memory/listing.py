@@ -27,20 +27,25 @@ def _count(number: int, singular: str, plural: str) -> str:
 
 
 def list_lines(store: MemoryStore) -> list[str]:
-    """`N memories:` then `[type] name — description`; broken files flagged with the reason."""
+    """`N memories, M broken files:` then `[type] name — description  (file name)`, one line
+    per memory, broken files last, flagged with the reason: the count names every line below it."""
     memories = store.scan()
     if not memories:
         return [NO_MEMORIES]
     good = [m for m in memories if m.problem is None]
     broken = [m for m in memories if m.problem is not None]
-    if good:
-        lines = [f"{_count(len(good), 'memory', 'memories')}:"]
+    broken_count = _count(len(broken), "broken file", "broken files")
+    if not good:
+        lines = [f"No usable memories; {broken_count}:"]
     else:
-        lines = [f"No usable memories; {_count(len(broken), 'broken file', 'broken files')}:"]
+        lines = [_count(len(good), "memory", "memories") + (f", {broken_count}:" if broken else ":")]
     for memory in good:
         description = clean_inline(memory.description, LIST_DESCRIPTION_MAX_CHARS)
         warning = "  (warning: " + visible_text(memory.warnings[0]) + ")" if memory.warnings else ""
-        lines.append(f"[{memory.type}] {clean_inline(memory.name, NAME_MAX_CHARS)} — {description}{warning}")
+        lines.append(
+            f"[{memory.type}] {clean_inline(memory.name, NAME_MAX_CHARS)} — {description}"
+            f"  ({visible_path(memory.file_name)}){warning}"
+        )
     for memory in broken:
         lines.append(
             f"[broken] {visible_path(memory.file_name)} — {visible_text(memory.problem or '')} "

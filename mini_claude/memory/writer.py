@@ -31,6 +31,16 @@ class MemoryStoreWriter:
     def save(self, path: Path, content: str, *, edit: bool) -> ToolResult:
         target = Path(os.path.realpath(path))
         self._check_target(target)
+        return self._store(content, target=target if edit else None, asked=target)
+
+    def save_new(self, content: str) -> ToolResult:
+        """A memory from outside the file tools (a `#` note at the prompt), held to the same rules:
+        valid frontmatter, no secret, a file name from its type and name, the index rebuilt."""
+        return self._store(content, target=None, asked=None)
+
+    def _store(self, content: str, *, target: Path | None, asked: Path | None) -> ToolResult:
+        """Save `content` at `target` (an edit) or under its canonical name; `asked` is the path
+        the writer named, reported when the memory went elsewhere."""
         parsed = frontmatter.parse(content)
         if problem := memory_problem(parsed):
             raise ToolError(prompts.notice("memory_invalid", problem=problem))
@@ -43,16 +53,19 @@ class MemoryStoreWriter:
                 description=parsed.fields["description"],
                 memory_type=memory_type,
                 body=parsed.body,
-                target=target if edit else None,
+                target=target,
             )
         except MemoryStoreError as error:
             raise ToolError(prompts.notice("memory_not_saved", reason=error)) from error
         outcome = "memory_saved_new" if saved.created else "memory_updated"
         message = prompts.notice(outcome, name=repr(name), type=memory_type, file=saved.path.name)
-        if saved.path != target and not edit:
-            message += " " + prompts.notice("memory_renamed", file=saved.path.name)
         verb = "saved new" if saved.created else "updated"
-        return ToolResult(message, f"{verb} memory {saved.path.name}")
+        summary = f"{verb} memory {saved.path.name}"
+        if asked is not None and saved.path != asked:
+            message += " " + prompts.notice("memory_renamed", file=saved.path.name)
+            # The tool line names the file the model asked for: say plainly where it went instead.
+            summary = f"{verb} memory, saved as {saved.path.name} (not {asked.name})"
+        return ToolResult(message, summary)
 
     def _check_target(self, target: Path) -> None:
         root = Path(os.path.realpath(self.store.root))

@@ -164,7 +164,8 @@ def test_hand_written_memory_with_a_secret_is_kept(api_env: FakeAnthropic, proje
         in (folder / "MEMORY.md").read_text()
     )
     assert "[ci token](reference_ci.md)" in system_text(main_calls(api_env)[0])
-    assert "[reference] ci token — token for the CI bot" in list_lines(harness.session.store)
+    listed = list_lines(harness.session.store)
+    assert "[reference] ci token — token for the CI bot  (reference_ci.md)" in listed
     assert (folder / "reference_ci.md").read_text().endswith(f"{token}\n")
 
 
