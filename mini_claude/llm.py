@@ -123,7 +123,8 @@ class ModelClient:
         self._lock = threading.Lock()
         self._usage_lock = threading.Lock()
         self.usage_total = UsageReport()  # the conversation's calls
-        self.side_usage_total = UsageReport()  # side queries (memory recall), counted apart
+        self.usage_by_model: dict[str, UsageReport] = {}  # the same calls, by model (for /cost)
+        self.side_usage_total = UsageReport()  # side queries (memory recall, `#` notes), counted apart
         self.side_queries = 0
         self._preload_thread: threading.Thread | None = None
 
@@ -159,13 +160,14 @@ class ModelClient:
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
 
-    def _add_usage(self, usage: UsageReport, *, side: bool = False) -> None:
+    def _add_usage(self, usage: UsageReport, *, model: str = "", side: bool = False) -> None:
         with self._usage_lock:
             if side:
                 self.side_usage_total = self.side_usage_total + usage
                 self.side_queries += 1
             else:
                 self.usage_total = self.usage_total + usage
+                self.usage_by_model[model] = self.usage_by_model.get(model, UsageReport()) + usage
 
     def stream(
         self,
@@ -199,7 +201,7 @@ class ModelClient:
                 raise PromptTooLong(why, too_long) from error
             raise ModelError(why) from error
         finally:
-            self._add_usage(response.usage)
+            self._add_usage(response.usage, model=model)
 
     def side_query(self, *, system: str, user: str, max_tokens: int, timeout: float | None = None) -> str:
         """A small non-streaming call without tools (e.g. memory selection); returns its text."""

@@ -8,6 +8,7 @@ used: mini-claude makes ordinary calls. Cache writes are priced as 5-minute writ
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -37,9 +38,13 @@ class TieredPrice:
 _OPUS_4_5 = Price(5.00, 25.00, 6.25, 0.50)
 _OPUS_4 = Price(15.00, 75.00, 18.75, 1.50)
 _SONNET_4 = Price(3.00, 15.00, 3.75, 0.30)
+_FABLE_5 = Price(10.00, 50.00, 12.50, 1.00)
+_FABLE_5_1 = Price(10.00, 50.00, 12.50, 0.25)
 PRICES: dict[str, Price | TieredPrice] = {
-    "claude-fable-5-1": Price(10.00, 50.00, 12.50, 0.25),
-    "claude-fable-5": Price(10.00, 50.00, 12.50, 1.00),
+    "claude-fable-5-1": _FABLE_5_1,
+    "claude-mythos-5-1": _FABLE_5_1,
+    "claude-fable-5": _FABLE_5,
+    "claude-mythos-5": _FABLE_5,
     "claude-opus-5-5": Price(4.00, 20.00, 5.00, 0.20),
     "claude-opus-5": _OPUS_4_5,
     "claude-opus-4-8": _OPUS_4_5,
@@ -47,21 +52,27 @@ PRICES: dict[str, Price | TieredPrice] = {
     "claude-opus-4-6": _OPUS_4_5,
     "claude-opus-4-5": _OPUS_4_5,
     "claude-opus-4-1": _OPUS_4,
+    "claude-opus-4-0": _OPUS_4,
     "claude-opus-4": _OPUS_4,
+    "claude-3-opus": _OPUS_4,
     "claude-sonnet-5-5": Price(2.00, 10.00, 2.50, 0.10),  # cache reads cut from 0.20 on 2026-10-07
     "claude-sonnet-5": Price(2.00, 10.00, 2.50, 0.20),
     "claude-sonnet-4-6": _SONNET_4,
-    "claude-sonnet-4-5": _SONNET_4,
+    "claude-sonnet-4-5": _SONNET_4,  # Sonnet 4 and 4.5 cost more above 200K input tokens
+    "claude-sonnet-4-0": _SONNET_4,
     "claude-sonnet-4": _SONNET_4,
+    "claude-3-7-sonnet": _SONNET_4,
+    "claude-3-5-sonnet": _SONNET_4,
     "claude-haiku-5-5": TieredPrice(
         100_000, short=Price(0.10, 0.50, 0.125, 0.01), long=Price(0.50, 2.50, 0.625, 0.05)
     ),
     "claude-haiku-4-5": Price(1.00, 5.00, 1.25, 0.10),
     "claude-3-5-haiku": Price(0.80, 4.00, 1.00, 0.08),
+    "claude-3-haiku": Price(0.25, 1.25, 0.30, 0.03),
 }
-# What wraps a family's name in a model id: a provider prefix (Bedrock's `us.anthropic.`), a
+# What wraps a family's name in a model id: a provider prefix (`anthropic/`, Bedrock's `us.anthropic.`), a
 # snapshot date (`-20260724`, Vertex's `@20260724`), a version (`-v1:0`), a context tag (`[1m]`).
-_PREFIX = re.compile(r"^(?:[a-z]{2,4}\.)?anthropic\.")
+_PREFIX = re.compile(r"^(?:[a-z]{2,4}\.)?anthropic[./]")
 _SUFFIX = re.compile(r"(?:\[[^\]]*\]|-v\d+(?::\d+)?|[-@]\d{8}|-latest)+$")
 
 
@@ -86,3 +97,12 @@ def estimate_cost(model: str, usage: UsageReport) -> float | None:
         + usage.cache_read_tokens * price.cache_read
     )
     return dollars / TOKENS_PER_PRICE
+
+
+def format_dollars(amount: float) -> str:
+    """`$1.27`, `$0.06`, `$0.0042`: cents from a cent up, else two significant digits (a short
+    session costs fractions of a cent, which `$0.00` would hide)."""
+    if amount >= 0.01 or amount <= 0:
+        return f"${amount:,.2f}"
+    decimals = 1 - math.floor(math.log10(amount))
+    return f"${amount:.{decimals}f}"

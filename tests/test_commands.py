@@ -9,9 +9,8 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-import mini_claude.ui.context_commands  # registers /compact, /context
-import mini_claude.ui.memory_commands  # noqa: F401  (registers /memory)
-from mini_claude.ui.commands import CommandCompleter, help_lines
+import mini_claude.ui.repl  # noqa: F401  (registers every command the REPL has)
+from mini_claude.ui.commands import COMMANDS, CommandCompleter, close_commands, help_lines
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli, Terminal
 
@@ -88,8 +87,8 @@ def test_completer_offers_command_names_with_descriptions(project_dir: Path) -> 
     completer = CommandCompleter(Harness().start().session)
 
     assert completions(completer, "/c") == [
-        ("/clear", -2, "Start a new conversation"),
-        ("/cost", -2, "Show the tokens used this session"),
+        ("/clear", -2, "Start a new conversation and clear the screen"),
+        ("/cost", -2, "Show the tokens used this session and what they cost"),
         ("/compact", -2, "Summarise the conversation to free context space"),
         ("/context", -2, "Show how full the context window is, part by part"),
     ]
@@ -97,3 +96,37 @@ def test_completer_offers_command_names_with_descriptions(project_dir: Path) -> 
     assert completions(completer, "hello /c") == []
     assert completions(completer, "/model claude") == []  # no argument completer: nothing
     assert completions(completer, "/memory\nsh") == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "suggested"),
+    [
+        ("cots", ["cost"]),  # two letters swapped
+        ("hlep", ["help"]),
+        ("memroy", ["memory"]),
+        ("memry", ["memory"]),  # one left out
+        ("clearr", ["clear"]),  # one too many
+        ("modle", ["model"]),
+        ("exti", ["exit"]),
+        ("mem", ["memory"]),  # the start of a name
+        ("compact", []),  # four edits from /cost: a different command, not a slip
+        ("context", []),
+        ("resume", []),
+        ("x", []),
+        ("costume", []),
+        ("delete", []),
+    ],
+)
+def test_an_unknown_command_is_only_matched_to_a_near_miss(typed: str, suggested: list[str]) -> None:
+    names = [name for name in COMMANDS if name != typed]  # whichever commands exist when this runs
+    assert close_commands(typed, names) == [name for name in suggested if name in names]
+
+
+def test_an_unknown_command_in_the_repl_names_near_misses_only(cli: Cli) -> None:
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        term.submit("/cots")
+        term.expect(r"Unknown command /cots\. Did you mean /cost\?")
+        term.submit("/frobnicate")
+        term.expect(r"Unknown command /frobnicate\. Type /help for the list\.")
+        term.expect_prompt()

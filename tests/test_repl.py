@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.config import project_memory_dir
+from mini_claude.pricing import PRICES_CHECKED
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 
@@ -116,10 +117,13 @@ def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) 
         term.expect("First.")
         term.expect_prompt()
         term.submit("/cost")
-        cost = term.expect(r"cache write \d+")
+        cost = term.expect(r"your bill may differ\.")
         assert "input 1,234" in cost and "output 56" in cost and "cache read 7" in cost
+        # claude-sonnet-5-5: 1,234 × $2 + 56 × $10 + 7 × $0.10 + 8 × $2.50 per million tokens
+        assert "cache write 8 · ≈ $0.0030" in cost and f"checked {PRICES_CHECKED}" in cost
         term.submit("/clear")
-        term.expect("Started a new conversation.")
+        term.child.expect("Started a new conversation.")
+        assert "\x1b[2J" in term.child.before  # the screen is cleared too
         term.submit("again")
         term.expect("Fresh start.")
         term.submit("/cots")
@@ -127,6 +131,19 @@ def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) 
         term.submit("/model")
         term.expect("Model: claude-sonnet-5-5")
     assert [m["content"][0]["text"] for m in api_env.requests[1].messages] == ["again"]
+
+
+def test_cost_of_a_model_without_a_known_price_shows_tokens_only(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("Hi.", usage={"input_tokens": 500, "output_tokens": 20}))
+    with cli.terminal("--model", "my-local-model") as term:
+        term.wait_until_ready()
+        term.submit("hello")
+        term.expect("Hi.")
+        term.expect_prompt()
+        term.submit("/cost")
+        cost = term.expect(r"tokens only\.")
+        term.expect_prompt()
+    assert "input 500, output 20" in cost and "No price known for my-local-model" in cost and "$" not in cost
 
 
 def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import textwrap
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +28,8 @@ class CommandContext:
     confirm: Callable[[str], bool]  # asks the user a yes/no question
     should_exit: bool = False
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
+    # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
+    send: Callable[[str], None] | None = None
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
@@ -47,6 +48,9 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}  # by name and alias
+MIN_PREFIX_CHARS = 2  # `/me` suggests `/memory`; `/m` is too little to go on
+SHORT_NAME_CHARS = 4  # up to this long, one typo away; longer, two
+MAX_SUGGESTIONS = 3
 
 
 def command(
@@ -79,11 +83,45 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     name, _, argument = line.strip().removeprefix("/").partition(" ")
     entry = COMMANDS.get(name.lower())
     if entry is None:
-        close = difflib.get_close_matches(name.lower(), list(COMMANDS), n=1, cutoff=0.4)
-        hint = f" Did you mean /{close[0]}?" if close else " Type /help for the list."
+        close = close_commands(name.lower(), list(COMMANDS))
+        hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
         ctx.console.print(f"Unknown command /{visible_text(name)}.{hint}", markup=False, highlight=False)
         return
     entry.handler(ctx, argument.strip())
+
+
+def close_commands(typed: str, names: list[str]) -> list[str]:
+    """The names `typed` is probably a slip for: those it starts (`/mem`), else those one typo
+    away (two for names over SHORT_NAME_CHARS), a swap of two neighbours counting as one
+    (`/cots`). `/compact` is four edits from `/cost`: no match, so no suggestion."""
+    if len(typed) >= MIN_PREFIX_CHARS:
+        starts = [name for name in names if name.startswith(typed)]
+        if starts:
+            return starts[:MAX_SUGGESTIONS]
+    allowed = 1 if len(typed) <= SHORT_NAME_CHARS else 2
+    distances = {name: _edit_distance(typed, name) for name in names}
+    best = min(distances.values(), default=allowed + 1)
+    if best > allowed:
+        return []
+    return [name for name in names if distances[name] == best][:MAX_SUGGESTIONS]
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours (optimal string alignment)."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _either(names: list[str]) -> str:
+    shown = [f"/{name}" for name in names]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
 class CommandCompleter(Completer):
@@ -167,27 +205,18 @@ def _help(ctx: CommandContext, argument: str) -> None:
     ctx.console.print("\n".join(help_lines(ctx.console.width)), markup=False, highlight=False, soft_wrap=True)
 
 
-@command("clear", "Start a new conversation")
+@command("clear", "Start a new conversation and clear the screen")
 def _clear(ctx: CommandContext, argument: str) -> None:
     ctx.session.new_conversation()
+    ctx.console.clear()  # nothing in plain mode (no cursor tricks) or when output is not a terminal
     ctx.console.print("Started a new conversation.", markup=False, highlight=False)
 
 
-@command("cost", "Show the tokens used this session")
+@command("cost", "Show the tokens used this session and what they cost")
 def _cost(ctx: CommandContext, argument: str) -> None:
-    llm = ctx.session.llm
-    usage, side = llm.usage_total, llm.side_usage_total
-    lines = [
-        f"Tokens this session: input {usage.input_tokens:,}, output {usage.output_tokens:,}, "
-        f"cache read {usage.cache_read_tokens:,}, cache write {usage.cache_write_tokens:,}"
-    ]
-    if llm.side_queries:
-        noun = "side query" if llm.side_queries == 1 else "side queries"
-        lines.append(
-            f"Memory recall: {llm.side_queries:,} {noun}, input {side.input_tokens:,}, "
-            f"output {side.output_tokens:,} (not counted above)"
-        )
-    ctx.console.print("\n".join(lines), markup=False, highlight=False)
+    from mini_claude.ui.cost_report import cost_lines
+
+    ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
 
 
 @command("model", "Show or change the model", usage="[name]")

@@ -1,0 +1,39 @@
+"""`/cost`: the session's tokens and, for models with a known price, what they cost."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mini_claude.pricing import PRICES_CHECKED, estimate_cost, format_dollars
+from mini_claude.untrusted import visible_text
+
+if TYPE_CHECKING:
+    from mini_claude.session import Session
+
+
+def cost_lines(session: Session) -> list[str]:
+    """/cost: the conversation's tokens and their estimated price, then the side queries apart."""
+    llm = session.llm
+    usage, side = llm.usage_total, llm.side_usage_total
+    tokens = (
+        f"Tokens this session: input {usage.input_tokens:,}, output {usage.output_tokens:,}, "
+        f"cache read {usage.cache_read_tokens:,}, cache write {usage.cache_write_tokens:,}"
+    )
+    priced = [(model, estimate_cost(model, used)) for model, used in llm.usage_by_model.items()]
+    known = [dollars for _, dollars in priced if dollars is not None]
+    unknown = [model for model, dollars in priced if dollars is None]
+    lines = [tokens + (f" · ≈ {format_dollars(sum(known))}" if known else "")]
+    if unknown:
+        lines.append(f"No price known for {', '.join(visible_text(m) for m in unknown)}: tokens only.")
+    side_dollars = None
+    if llm.side_queries:
+        noun = "side query" if llm.side_queries == 1 else "side queries"
+        side_dollars = estimate_cost(session.settings.side_model, side)
+        price = f" · ≈ {format_dollars(side_dollars)}" if side_dollars is not None else ""
+        lines.append(
+            f"Memory recall and # notes: {llm.side_queries:,} {noun}, input {side.input_tokens:,}, "
+            f"output {side.output_tokens:,}{price} (not counted above)"
+        )
+    if known or side_dollars is not None:
+        lines.append(f"An estimate from list prices checked {PRICES_CHECKED}; your bill may differ.")
+    return lines

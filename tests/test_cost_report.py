@@ -1,0 +1,70 @@
+"""/cost against a real session and the fake server: each model's tokens at that model's price,
+the side queries at the side model's, and tokens only where no price is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mini_claude.events import UsageReport
+from mini_claude.pricing import estimate_cost, format_dollars
+from mini_claude.ui.cost_report import cost_lines
+from tests.agent_harness import Harness
+from tests.fake_api import FakeAnthropic, text_reply
+
+USAGE = {"input_tokens": 40_000, "output_tokens": 2_000, "cache_read_input_tokens": 90_000}
+SIDE_USAGE = {"input_tokens": 3_000, "output_tokens": 50}
+
+
+@pytest.fixture
+def harness(api_env: FakeAnthropic, project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
+    monkeypatch.setenv("MINI_CLAUDE_SIDE_MODEL", "claude-haiku-5-5")
+    return Harness().start(model="claude-opus-5-5")
+
+
+def used(fake: dict[str, int]) -> UsageReport:
+    return UsageReport(
+        fake.get("input_tokens", 0),
+        fake.get("output_tokens", 0),
+        fake.get("cache_read_input_tokens", 0),
+        fake.get("cache_creation_input_tokens", 0),
+    )
+
+
+def test_a_model_switched_mid_session_is_priced_per_model(harness: Harness, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend([text_reply("One.", usage=USAGE), text_reply("Two.", usage=USAGE)])
+    harness.turn("first")
+    harness.session.agent.model = "claude-sonnet-5-5"  # what /model does
+    harness.turn("second")
+
+    [tokens, note] = cost_lines(harness.session)
+    expected = estimate_cost("claude-opus-5-5", used(USAGE)) + estimate_cost("claude-sonnet-5-5", used(USAGE))
+    assert tokens.endswith(f"cache read 180,000, cache write 0 · ≈ {format_dollars(expected)}")
+    assert note.startswith("An estimate from list prices checked")
+
+
+def test_side_queries_are_priced_with_the_side_model_and_apart(
+    harness: Harness, api_env: FakeAnthropic
+) -> None:
+    api_env.stream_replies.append(text_reply("One.", usage=USAGE))
+    api_env.plain_replies.append(text_reply("{}", usage=SIDE_USAGE))
+    harness.turn("first")
+    harness.session.llm.side_query(system="s", user="u", max_tokens=10)
+
+    side = cost_lines(harness.session)[1]
+    dollars = format_dollars(estimate_cost("claude-haiku-5-5", used(SIDE_USAGE)))
+    assert side == (
+        f"Memory recall and # notes: 1 side query, input 3,000, output 50 · ≈ {dollars} (not counted above)"
+    )
+
+
+def test_unknown_models_show_tokens_only(api_env: FakeAnthropic, project_dir: Path) -> None:
+    harness = Harness().start(model="my-local-model")
+    api_env.stream_replies.append(text_reply("One.", usage=USAGE))
+    harness.turn("first")
+
+    assert cost_lines(harness.session) == [
+        "Tokens this session: input 40,000, output 2,000, cache read 90,000, cache write 0",
+        "No price known for my-local-model: tokens only.",
+    ]
