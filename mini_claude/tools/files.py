@@ -11,8 +11,9 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from mini_claude import prompts
+from mini_claude import change_preview, prompts
 from mini_claude.atomic import write_atomic
+from mini_claude.change_preview import ChangePreview
 from mini_claude.errors import ToolError
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
@@ -68,8 +69,13 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
     path = resolve_path(file_path, ctx.project_dir)
     if ctx.memory_writer is not None and ctx.memory_writer.owns(path):
         return ctx.memory_writer.save(path, content, edit=False)
-    ctx.permissions.check_write("write_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
+    ctx.permissions.check_write(
+        "write_file",
+        path,
+        written=written_path(file_path, ctx.project_dir),
+        preview=lambda: _write_preview(path, shown, content),
+    )
     _check_write_target(path, shown)
     created = _write(path, content, shown)
     lines, size = count_lines(content), len(content.encode("utf-8", "surrogateescape"))
@@ -86,14 +92,32 @@ def edit_file(
     if old_string == new_string:
         raise ToolError(prompts.notice("edit_no_change"))
     owned = ctx.memory_writer is not None and ctx.memory_writer.owns(path)
-    if not owned:
-        ctx.permissions.check_write("edit_file", path, written=written_path(file_path, ctx.project_dir))
     shown = display_path(path, ctx.project_dir)
+    if not owned:
+        # The question shows the diff; what it reads reaches only the user, and an edit that
+        # cannot apply is reported to the model only after the answer (no oracle on the file).
+        ctx.permissions.check_write(
+            "edit_file",
+            path,
+            written=written_path(file_path, ctx.project_dir),
+            preview=lambda: _edit_preview(path, shown, old_string, new_string, replace_all),
+        )
     if old_string == "":
         return _create_with_edit(ctx, path, shown, new_string, owned=owned)
 
+    # Read again after the answer: the edit applies to the file as it is now, whatever the wait.
     text = _read_text_for_edit(path, shown)
-    old, new = old_string, new_string
+    updated, line, replaced = _apply_edit(text, old_string, new_string, replace_all, shown)
+    if owned:
+        assert ctx.memory_writer is not None
+        return ctx.memory_writer.save(path, updated, edit=True)
+    _write(path, updated, shown)
+    summary = count_noun(replaced, "replacement")
+    return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
+
+
+def _apply_edit(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int, int]:
+    """`text` with the edit made, the line of its first place, and how many places changed."""
     found = text.count(old)
     if found == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
         # The model writes "\n"; the file uses Windows line endings. Match and keep them.
@@ -105,13 +129,28 @@ def edit_file(
         raise ToolError(prompts.notice("edit_ambiguous", path=shown, count=found))
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     line = text.count("\n", 0, text.index(old)) + 1
-    if owned:
-        assert ctx.memory_writer is not None
-        return ctx.memory_writer.save(path, updated, edit=True)
-    _write(path, updated, shown)
-    replaced = found if replace_all else 1
-    summary = count_noun(replaced, "replacement")
-    return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
+    return updated, line, found if replace_all else 1
+
+
+def _edit_preview(path: Path, shown: str, old: str, new: str, replace_all: bool) -> ChangePreview:
+    if old == "":
+        return change_preview.new_file_preview(new)
+    try:
+        text = _read_text_for_edit(path, shown)
+        updated, _, _ = _apply_edit(text, old, new, replace_all, shown)
+    except ToolError as error:  # e.g. the text to replace is not there: said, and asked anyway
+        return change_preview.unavailable(str(error))
+    return change_preview.edit_preview(text, updated)
+
+
+def _write_preview(path: Path, shown: str, content: str) -> ChangePreview:
+    if not os.path.lexists(path):
+        return change_preview.new_file_preview(content)
+    try:
+        before = _read_text_for_edit(path, shown)
+    except ToolError as error:  # binary, too large, not a regular file: no diff, only the new text
+        return change_preview.replace_preview(None, content, why_no_diff=str(error))
+    return change_preview.replace_preview(before, content)
 
 
 # --- helpers shared by the three tools ----------------------------------------------------

@@ -11,17 +11,19 @@ saying which lines are left out, and the answer `v` shows all of them.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.cells import cell_len, chop_cells
 
 from mini_claude.permissions import PermissionRequest
+from mini_claude.ui.preview_rows import preview_rows
 from mini_claude.untrusted import visible_text
 
 # Screen rows the question leaves free besides its target: its own first line, the answer line
 # and the line the user typed before (so the question is seen in context).
 RESERVED_ROWS = 3
 MIN_TARGET_ROWS = 6  # on a tiny screen, still this many rows of the target
+MIN_PREVIEW_ROWS = 4  # and of a write's preview
 BLANK_RUN_MIN_LINES = 2  # this many blank lines in a row are shown as one row with their count
 TAB_SIZE = 8
 VIEW_ALL_KEY = "v"
@@ -34,12 +36,18 @@ VERBS = {"read": "read", "write": "write to", "shell": "run"}
 class Row:
     gutter: str  # line number and mark (dim), or the indent
     text: str
+    style: str = ""  # of the text: a preview's added and removed lines are coloured
 
 
 @dataclass(frozen=True)
 class QuestionView:
     rows: list[Row]  # each at most the screen's width
     hidden_lines: int  # lines of the target not shown in full; 0 when all of it is on screen
+    hidden_preview_rows: int = 0  # rows of the change's preview left out
+
+    @property
+    def can_show_more(self) -> bool:
+        return bool(self.hidden_lines or self.hidden_preview_rows)
 
 
 @dataclass(frozen=True)
@@ -53,8 +61,26 @@ def question_view(
     request: PermissionRequest, width: int, height: int, *, everything: bool = False
 ) -> QuestionView:
     """The question for `request` on a `width` × `height` screen; `everything`: no row left out
-    (what the answer `v` shows, however tall)."""
+    (what the answer `v` shows, however tall). A write's preview of its change comes below the
+    target, in the room the target leaves."""
     width = max(width, 20)
+    view = _target_view(request, width, height, everything=everything)
+    if request.preview is None:
+        return view
+    rows = [Row(*row) for row in preview_rows(request.preview, width)]
+    room = max(MIN_PREVIEW_ROWS, height - RESERVED_ROWS - len(view.rows))
+    if everything or len(rows) <= room:
+        return replace(view, rows=view.rows + rows)
+    hidden = len(rows) - (room - 1)
+    note = Row(
+        SINGLE_LINE_INDENT,
+        f"… {hidden} more rows of the change: answer {VIEW_ALL_KEY} to see all of it",
+        "dim",
+    )
+    return replace(view, rows=[*view.rows, *rows[: room - 1], note], hidden_preview_rows=hidden)
+
+
+def _target_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
     verb = VERBS.get(request.action, request.action)
     target = visible_text(request.target, keep="\n\t")  # already visible; the gate is here too
     lines = target.split("\n")

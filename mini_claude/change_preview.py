@@ -1,0 +1,144 @@
+"""What a file write would change, for its permission question: a diff for an edit or a replaced
+file, the first lines of a new one. The file tools build it (they hold the content) just before
+they ask; the UI only lays it out. It is made of visible text already (escape codes and other
+control characters written out), and capped: a huge change is shown in part, with a count."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from mini_claude.untrusted import visible_text
+
+CONTEXT_LINES = 3  # unchanged lines shown around each change
+MAX_PREVIEW_LINES = 60  # diff or content lines kept; the rest is counted
+MAX_LINE_CHARS = 400  # of one line; the rest of it is counted
+NEW_FILE_HEAD_LINES = 20  # of a new file's content
+REPLACE_DIFF_MAX_LINES = 80  # a replaced file shows a diff up to this long, else its new first lines
+BYTES_PER_KB = 1024
+
+LineKind = Literal["context", "added", "removed", "hunk", "content"]
+
+
+@dataclass(frozen=True)
+class PreviewLine:
+    kind: LineKind
+    text: str  # visible, tabs kept; without a +/- mark (the kind says which)
+    number: int = 0  # for "content": its line number in the file
+
+
+@dataclass(frozen=True)
+class ChangePreview:
+    summary: str  # one line: "new file: 12 lines, 340 bytes", "removes 1 line, adds 2"
+    lines: tuple[PreviewLine, ...] = ()
+    omitted: int = 0  # lines of the diff or the content left out (MAX_PREVIEW_LINES, NEW_FILE_HEAD_LINES)
+
+
+def edit_preview(before: str, after: str) -> ChangePreview:
+    """The change from `before` to `after` as a unified diff with CONTEXT_LINES of context."""
+    lines, removed, added = _diff(_lines(before), _lines(after))
+    return _capped(f"{_count(removed, 'removes')}, {_count(added, 'adds')}", lines, MAX_PREVIEW_LINES)
+
+
+def new_file_preview(content: str) -> ChangePreview:
+    return _content_preview(f"new file: {_size(content)}", content)
+
+
+def replace_preview(before: str | None, after: str, *, why_no_diff: str = "") -> ChangePreview:
+    """A write over an existing file: the diff when it is short, else the new content's first
+    lines; `before` None when the old content could not be read (`why_no_diff` says why)."""
+    if before is None:
+        # The reason's first clause: "x.bin looks like a binary file".
+        why = re.split(r";|, so |\. ", _first_line(why_no_diff))[0].rstrip(".")
+        return _content_preview(f"replaces the file ({visible_text(why)}) with {_size(after)}", after)
+    lines, removed, added = _diff(_lines(before), _lines(after))
+    summary = f"replaces its content: {_count(removed, 'removes')}, {_count(added, 'adds')}"
+    if not lines:
+        return ChangePreview(f"replaces its content with the same text ({_size(after)})")
+    if len(lines) <= REPLACE_DIFF_MAX_LINES:
+        return _capped(summary, lines, MAX_PREVIEW_LINES)
+    return _content_preview(f"{summary}; a long diff, so the new content: {_size(after)}", after)
+
+
+def unavailable(reason: str) -> ChangePreview:
+    """No preview, and why (the reason's first sentence): e.g. the text to replace is not there."""
+    first = _first_line(reason).split(". ")[0].rstrip(".") or "unknown reason"
+    return ChangePreview(f"no preview: {visible_text(first)}")
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def _content_preview(summary: str, content: str) -> ChangePreview:
+    if "\0" in content:
+        return ChangePreview(summary + " (binary data, not shown)")
+    lines = _lines(content)
+    shown = [PreviewLine("content", _visible(line), number) for number, line in enumerate(lines, 1)]
+    return _capped(summary, shown, NEW_FILE_HEAD_LINES)
+
+
+def _capped(summary: str, lines: list[PreviewLine], limit: int) -> ChangePreview:
+    return ChangePreview(summary, tuple(lines[:limit]), max(0, len(lines) - limit))
+
+
+def _diff(before: list[str], after: list[str]) -> tuple[list[PreviewLine], int, int]:
+    """Hunks of the diff, and how many lines it removes and adds. The common head and tail are
+    cut off first (linear), so an edit in a large file costs a diff of its changed part only."""
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    start = max(0, head - CONTEXT_LINES)
+    keep_tail = max(0, tail - CONTEXT_LINES)
+    old, new = before[start : len(before) - keep_tail], after[start : len(after) - keep_tail]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    lines: list[PreviewLine] = []
+    removed = added = 0
+    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
+        first, last = group[0], group[-1]
+        old_span, new_span = last[2] - first[1], last[4] - first[3]
+        header = f"@@ -{start + first[1] + 1},{old_span} +{start + first[3] + 1},{new_span} @@"
+        lines.append(PreviewLine("hunk", header))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [PreviewLine("context", _visible(line)) for line in old[i1:i2]]
+                continue
+            lines += [PreviewLine("removed", _visible(line)) for line in old[i1:i2]]
+            lines += [PreviewLine("added", _visible(line)) for line in new[j1:j2]]
+            removed, added = removed + i2 - i1, added + j2 - j1
+    return lines, removed, added
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at line breaks only (`\r\n` counting as one): a lone `\r` or a form feed stays
+    in its line, to be written out, not taken for a line break."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _visible(line: str) -> str:
+    if len(line) > MAX_LINE_CHARS:
+        line = line[:MAX_LINE_CHARS] + f" … ({len(line) - MAX_LINE_CHARS:,} more characters)"
+    return visible_text(line, keep="\t")
+
+
+def _count(lines: int, verb: str) -> str:
+    return f"{verb} {_plural(lines, 'line')}"
+
+
+def _size(content: str) -> str:
+    size = len(content.encode("utf-8", "surrogateescape"))
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    if not size:
+        return "empty"
+    shown = f"{size / BYTES_PER_KB:,.1f} KB" if size >= BYTES_PER_KB else _plural(size, "byte")
+    return f"{_plural(lines, 'line')}, {shown}"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"

@@ -1,0 +1,48 @@
+"""A write's preview (`change_preview.ChangePreview`) as rows of its permission question: a
+summary, then the diff (`+`/`-` marked and coloured, the mark staying where colour goes) or the
+new content's numbered first lines. Every row fits the width: long lines wrap, never get cut."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.cells import chop_cells
+
+from mini_claude.change_preview import ChangePreview, PreviewLine
+from mini_claude.untrusted import visible_text
+
+TAB_SIZE = 8
+PREVIEW_INDENT = "  "
+DIFF_MARKS = {"added": "+ ", "removed": "- ", "context": "  ", "hunk": ""}
+STYLES = {"added": "green", "removed": "red", "hunk": "cyan", "context": "", "content": ""}
+SUMMARY_STYLE = "bold"
+
+
+# One row of the question: its gutter (dim), its text and the text's style.
+PreviewRow = tuple[str, str, str]
+
+
+def preview_rows(preview: ChangePreview, width: int) -> list[PreviewRow]:
+    """The rows for `preview` on a `width`-wide screen."""
+    summary = textwrap.wrap(visible_text(preview.summary), max(width - len(PREVIEW_INDENT), 1)) or [""]
+    rows = [(PREVIEW_INDENT, part, SUMMARY_STYLE) for part in summary]
+    digits = len(str(max((line.number for line in preview.lines), default=0)))
+    for line in preview.lines:
+        rows += _line_rows(line, width, digits)
+    if preview.omitted:
+        noun = "line" if preview.omitted == 1 else "lines"
+        rows.append((PREVIEW_INDENT, f"… {preview.omitted:,} more {noun} not shown", "dim"))
+    return rows
+
+
+def _line_rows(line: PreviewLine, width: int, digits: int) -> list[PreviewRow]:
+    if line.kind == "content":
+        first_gutter = f"{PREVIEW_INDENT}{line.number:>{digits}} │ "
+        later_gutter = " " * len(first_gutter)
+    else:
+        first_gutter = PREVIEW_INDENT + DIFF_MARKS[line.kind]
+        later_gutter = PREVIEW_INDENT + (DIFF_MARKS[line.kind] if line.kind != "hunk" else "")
+    text = visible_text(line.text, keep="\t").expandtabs(TAB_SIZE)  # the gate, here too
+    parts = chop_cells(text, max(width - len(first_gutter), 1)) or [""]
+    style = STYLES[line.kind]
+    return [(first_gutter if index == 0 else later_gutter, part, style) for index, part in enumerate(parts)]
