@@ -100,6 +100,7 @@ class Agent:
         self.max_turns = max_turns
         self.recall = recall
         self.messages: list[Message] = []
+        self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
         # A step's state until its calls are answered: the response still streaming, the calls
@@ -125,6 +126,7 @@ class Agent:
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
         self.messages = []
+        self._context = []
         self._system = None
         self.context.view.reset()
         if self.recall is not None:
@@ -141,11 +143,22 @@ class Agent:
         if self.recall is not None:
             self.recall.surfaced.update(recalled)
 
+    def add_context(self, blocks: list[dict[str, Any]]) -> None:
+        """Content blocks the user's next message carries before its text, such as the output
+        of a command the user ran themselves or a file they attached."""
+        self._context.extend(blocks)
+
+    @property
+    def pending_context(self) -> int:
+        """How many blocks wait for the next message."""
+        return len(self._context)
+
     def run_turn(self, user_text: str) -> TurnEnded:
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         if self.recall is not None:
             self.recall.start(user_text)
-        self._add("user", [{"type": "text", "text": user_text}])
+        context, self._context = self._context, []
+        self._add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
         notice: Notice | None = None
         try:

@@ -454,7 +454,23 @@ def test_plain_mode_passes_text_through_without_escape_codes(terminal_console: b
 
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "\x1b" not in output
-    assert output == f"recalled 1 memory: a.md\n\n{REPLY}\n✗ bash(ls) → boom\ncareful\n"
+    assert output == f"recalled 1 memory: a.md\nThinking…\n\n{REPLY}\n✗ bash(ls) → boom\ncareful\n"
+
+
+def test_plain_mode_says_it_is_waiting_once_per_wait() -> None:
+    console = create_console(plain=True, file=io.StringIO())
+    renderer = make_renderer(console, plain=True)
+    renderer(RequestStarted())
+    renderer(TextDelta("Let me look."))
+    renderer(TextDone())
+    renderer(ToolStarted("t1", "read_file", "a.py"))
+    renderer(ToolFinished("t1", "read_file", "3 lines", is_error=False))
+    renderer(RequestStarted())  # the second wait of the turn: told again, once
+    renderer(TextDelta("Done."))
+    renderer(TurnEnded("done", "Done."))
+
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert output == "Thinking…\n\nLet me look.\n\n● read_file(a.py) → 3 lines\nThinking…\n\nDone.\n"
 
 
 def test_importing_the_renderer_does_not_import_rich_markdown() -> None:

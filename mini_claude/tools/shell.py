@@ -53,13 +53,25 @@ def run_shell(ctx: ToolContext, command: str, timeout: float | None = None) -> T
         raise ToolError(prompts.notice("shell_bad_timeout", timeout=timeout, max=f"{MAX_TIMEOUT_S:g}"))
     seconds = float(min(max(requested, 1.0), MAX_TIMEOUT_S))  # ints of any size compare exactly
     ctx.permissions.check_shell("run_shell", command)
+    return _run(ctx, command, seconds, capped=requested > MAX_TIMEOUT_S)
+
+
+def run_user_command(ctx: ToolContext, command: str) -> ToolResult:
+    """A command the user typed at the prompt (`!cmd`): no permission question, since the user is
+    the one asking, and otherwise run_shell's: the folder, the deadline, the output cap."""
+    if not command.strip():
+        raise ToolError(prompts.notice("shell_empty"))
+    return _run(ctx, command, DEFAULT_TIMEOUT_S, capped=False)
+
+
+def _run(ctx: ToolContext, command: str, seconds: float, *, capped: bool) -> ToolResult:
     outcome = _execute(command, ctx.project_dir, seconds)
     if ctx.memory_writer is not None:
         try:
             ctx.memory_writer.refresh()
         except Exception:  # the command's output matters more than a stale memory index
             log.exception("memory refresh after run_shell failed")
-    return _format(outcome, seconds, capped=requested > MAX_TIMEOUT_S)
+    return _format(outcome, seconds, capped=capped)
 
 
 def _execute(command: str, cwd: Path, timeout: float) -> _Outcome:

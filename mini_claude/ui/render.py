@@ -193,11 +193,21 @@ class Renderer:
 
 
 class PlainRenderer(Renderer):
-    """Text as it arrives, lines without style: for `--plain` and output that is not a terminal."""
+    """Text as it arrives, lines without style: for `--plain` and output that is not a terminal.
+    While waiting for the model it prints one `Thinking…` line, once per wait: no animation."""
 
     def __init__(self, console: Console) -> None:
         super().__init__(console)
         self._at_line_start = True
+        self._wait_told = False  # this wait's progress line is printed
+
+    def _sync_live(self) -> None:
+        waiting = self._spinner_label == THINKING_LABEL and not self._text_open
+        if waiting and not self._wait_told and not self._paused:
+            self._wait_told = True
+            self._print_line((THINKING_LABEL, "dim"))
+        elif self._spinner_label != THINKING_LABEL:
+            self._wait_told = False
 
     def _show_text(self, text: str) -> None:
         if not text:

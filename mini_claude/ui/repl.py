@@ -5,29 +5,41 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.completion import merge_completers
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from mini_claude import __version__, safe_read
 from mini_claude.config import Settings, history_file
 from mini_claude.events import Notice
-from mini_claude.permissions import PermissionRequest
+from mini_claude.permissions import Answer, PermissionRequest
 from mini_claude.resume import ResumeRequest
 from mini_claude.session import Session, build_session
-from mini_claude.ui import context_commands, memory_commands  # noqa: F401 - register /compact, /context, /memory
+from mini_claude.ui import context_commands, init_command, memory_commands  # noqa: F401 - register commands
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.draft_recall import DraftRecall
 from mini_claude.ui.live_tail import preload_markdown
-from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, question_view
+from mini_claude.ui.memory_note import is_memory_note, save_memory_note
+from mini_claude.ui.mention_completion import MentionCompleter
+from mini_claude.ui.mentions import attach, find_mentions
+from mini_claude.ui.permission_prompt import ask_permission
 from mini_claude.ui.session_commands import resume_at_start, start_resume, wait_for_resume
+from mini_claude.ui.shell_line import run_shell_line
+from mini_claude.ui.turn_keys import TurnKeys
 from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
 from mini_claude.untrusted import visible_text
 
+T = TypeVar("T")
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
@@ -64,6 +76,15 @@ def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
     def _newline(event) -> None:  # type: ignore[no-untyped-def]
         event.current_buffer.insert_text("\n")
 
+    # `\` then Enter: the backslash becomes a line break, as in a shell. (A message that ends in a
+    # backslash is sent by typing a space after it.)
+    @bindings.add(
+        "enter", filter=Condition(lambda: get_app().current_buffer.document.char_before_cursor == "\\")
+    )
+    def _backslash_newline(event) -> None:  # type: ignore[no-untyped-def]
+        event.current_buffer.delete_before_cursor(1)
+        event.current_buffer.insert_text("\n")
+
     bindings.add("c-c")(exit_guard.on_ctrl_c)
     return bindings
 
@@ -78,18 +99,26 @@ class Repl:
         self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
         self.exit_guard = ExitGuard()
         history, self.history_warning = _history()
+        completer = merge_completers(
+            [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
+        )
         self.prompt = PromptSession(
             history=history,
             key_bindings=_key_bindings(self.exit_guard),
-            completer=CommandCompleter(self.session),
+            completer=completer,
             complete_while_typing=True,
             enable_open_in_editor=False,
             prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
+            color_depth=ColorDepth.DEPTH_1_BIT if self.plain else None,  # menus without colour
         )
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
-        self.commands = CommandContext(self.console, self.session, self.renderer, self.confirm)
+        self.turn_keys = TurnKeys(self.prompt.input)
+        self.commands = CommandContext(
+            self.console, self.session, self.renderer, self.confirm, send=self.send
+        )
+        self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
     def run(self, first_message: str | None = None) -> int:
         try:
@@ -118,30 +147,36 @@ class Repl:
             # `mini-claude "explain this project"`: shown as if typed, then answered as typed.
             self.console.print(f"{PROMPT}{first_message}", markup=False, highlight=False)
             self.session.warm_up()
-            wait_for_resume(self.commands, before=first_message)
-            if _looks_like_command(first_message):
-                dispatch(first_message.strip(), self.commands)
-            else:
-                self.run_turn(first_message)
+            self._handle(first_message)
         while not self.commands.should_exit:
             try:
                 # What start-up threads tell (a memory folder that cannot be used) shows above the
                 # prompt while the user types, instead of breaking into the line being edited.
                 with patch_stdout(raw=True):
-                    text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt)
+                    text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt, default=self._draft)
             except EOFError:
                 break
             except KeyboardInterrupt:
                 continue
+            finally:
+                self._draft = ""
             self.exit_guard.disarm()
             if not text.strip():
                 continue
-            wait_for_resume(self.commands, before=text)
-            if _looks_like_command(text):
-                dispatch(text.strip(), self.commands)
-                continue
-            self.run_turn(text)
+            self._handle(text)
         return 0
+
+    def _handle(self, text: str) -> None:
+        """One input, typed or given on the command line: a command, `!shell`, `# note`, or a message."""
+        wait_for_resume(self.commands, before=text)
+        if _looks_like_command(text):
+            dispatch(text.strip(), self.commands)
+        elif text.startswith("!"):
+            self._interruptible(partial(run_shell_line, text[1:], self.session, self.console))
+        elif is_memory_note(text):
+            self._interruptible(partial(save_memory_note, text, self.session, self.console))
+        else:
+            self.send(text)
 
     def _before_prompt(self) -> None:
         pass_typeahead_to_prompt(self.prompt.input)
@@ -150,44 +185,46 @@ class Repl:
         if not self.plain:
             preload_markdown()
 
+    def send(self, text: str) -> None:
+        """`text` to the model, with the files it mentions (`@path`) attached; a mention that
+        cannot be attached keeps the message back, in the prompt, with the reason."""
+        agent = self.session.agent
+        mentions = find_mentions(text, agent.tool_context.project_dir)
+        if mentions:
+            attached = self._interruptible(lambda: attach(mentions, agent))
+            if attached is None or attached.problems:
+                for problem in attached.problems if attached else []:
+                    self.console.print(problem, style="red", markup=False)
+                self.console.print("The message was not sent: it is back in the prompt.", style="dim")
+                self._draft = text
+                return
+            self.console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
+            agent.add_context(attached.blocks)
+        self.run_turn(text)
+
     def run_turn(self, text: str) -> None:
+        ended = self._interruptible(lambda: self.session.agent.run_turn(text))
+        if ended is not None and ended.reason == "interrupted":
+            self._interrupted()
+
+    def _interruptible(self, work: Callable[[], T]) -> T | None:
+        """`work()` with Esc and Ctrl+C stopping it (then None, and it says so), keys typed
+        meanwhile kept for the next prompt."""
         try:
-            with typing_not_echoed(self.prompt.input):
-                ended = self.session.agent.run_turn(text)
-        except KeyboardInterrupt:  # landed outside the agent's own handling
-            ended = None
-        if ended is None or ended.reason == "interrupted":
-            self.renderer.interrupt()
-            self.console.print("Interrupted.", style="dim", markup=False)
+            with self.turn_keys.watching():
+                return work()
+        except KeyboardInterrupt:  # landed outside the agent's own handling, or no agent at all
+            self._interrupted()
+            return None
 
-    def ask_permission(self, request: PermissionRequest) -> str:
-        with self.renderer.pause():
-            view = self.show_question(request)
-            options = "[y]es, [a]lways for this tool, [n]o" if request.allow_always else "[y]es, [n]o"
-            if view.hidden_lines:
-                options += f", [{VIEW_ALL_KEY}]iew all"
-            while True:
-                try:
-                    answer = self.prompt_line(f"{options}: ").strip().lower()
-                except EOFError:
-                    return "n"
-                if answer in ("y", "yes"):
-                    return "y"
-                if answer in ("a", "always") and request.allow_always:
-                    return "a"
-                if answer in ("n", "no"):
-                    return "n"
-                if answer == VIEW_ALL_KEY and view.hidden_lines:
-                    self.show_question(request, everything=True)
+    def _interrupted(self) -> None:
+        self.renderer.interrupt()
+        self.console.print("Interrupted.", style="dim", markup=False)
 
-    def show_question(self, request: PermissionRequest, *, everything: bool = False) -> QuestionView:
-        from rich.text import Text
-
-        width, height = self.console.size
-        view = question_view(request, width, height, everything=everything)
-        rows = Text("\n").join(Text.assemble((row.gutter, "dim"), row.text) for row in view.rows)
-        self.console.print(rows, soft_wrap=True)  # rows fit the width already: no second wrapping
-        return view
+    def ask_permission(self, request: PermissionRequest) -> Answer:
+        # Keys typed before the question are a message for the next prompt, not its answer.
+        with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
+            return ask_permission(request, self.console, plain=self.plain)
 
     def confirm(self, question: str) -> bool:
         try:

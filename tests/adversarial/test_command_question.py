@@ -34,17 +34,21 @@ def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
 def ask_in_repl(
     cli: Cli, api_env: FakeAnthropic, command: str, *, columns: int, rows: int, answers: list[str]
 ):
-    """Run the REPL until the question for `command`; answer each of `answers`, then "n".
-    Returns each question's screen text (what was printed before each answer prompt)."""
+    """Run the REPL until the question for `command`; press each key of `answers` (each one shows
+    the question again: `v` with everything, a key that is no answer leaves it as it is), then
+    "n". Returns what was printed before each key: the questions as the user saw them."""
     api_env.stream_replies.extend([tool_reply("run_shell", {"command": command}), text_reply("Understood.")])
     questions = []
     with cli.terminal(columns=columns, rows=rows) as term:
         term.wait_until_ready()
         term.submit("tidy up")
-        for answer in [*answers, "n"]:
-            questions.append(term.expect(OPTIONS))
-            term.submit(answer)
-            term.expect(OPTIONS + " " + re.escape(answer))  # the prompt redrawn with the answer
+        questions.append(term.expect(OPTIONS))
+        for answer in answers:
+            term.type(answer)
+            if answer == "v":
+                term.expect("view all")  # the answer stays on the line
+                questions.append(term.expect(OPTIONS))
+        term.type("n")
         term.expect("Understood.")
     return questions
 
@@ -77,7 +81,7 @@ def test_payload_above_forty_blank_lines(cli: Cli, api_env: FakeAnthropic, proje
 def test_payload_in_the_middle_of_a_long_script(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
     lines = [f"echo step {n}" for n in range(1, 101)]
     lines[49] = PAYLOAD
-    first, full, _ = ask_in_repl(cli, api_env, "\n".join(lines), columns=80, rows=24, answers=["v", "x"])
+    first, full = ask_in_repl(cli, api_env, "\n".join(lines), columns=80, rows=24, answers=["x", "v", "x"])
 
     rows = question_rows(first)
     assert len(rows) + 1 < 24 and PAYLOAD not in first
