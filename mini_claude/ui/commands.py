@@ -152,9 +152,14 @@ class CommandCompleter(Completer):
 KEYS_HELP = (
     ("Enter", "send the message"),
     ("Alt+Enter, Ctrl+J", "insert a newline"),
+    ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
+    ("Esc", "interrupt the reply or the running tool"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
     ("Ctrl+D", "exit"),
     ("Up / Down", "browse history"),
+    ("!command", "run a shell command; its output goes with your next message"),
+    ("# note", "save the note as a memory"),
+    ("@path", "attach a file or folder to the message (Tab completes)"),
 )
 
 
