@@ -148,11 +148,6 @@ class Agent:
         of a command the user ran themselves or a file they attached."""
         self._context.extend(blocks)
 
-    @property
-    def pending_context(self) -> int:
-        """How many blocks wait for the next message."""
-        return len(self._context)
-
     def run_turn(self, user_text: str) -> TurnEnded:
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         if self.recall is not None:
