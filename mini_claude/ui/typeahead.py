@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import select
+import termios
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
@@ -94,3 +95,24 @@ def typeahead_set_aside(prompt_input: Input) -> Iterator[None]:
         after = get_typeahead(prompt_input)
         if saved or after:
             store_typeahead(prompt_input, saved + after)
+
+
+@contextmanager
+def typing_not_echoed(prompt_input: Input) -> Iterator[None]:
+    """While a reply streams, keys typed ahead are not echoed into it: they would be printed in the
+    middle of the reply (and stay there in the scrollback). They show up in the next prompt."""
+    try:
+        fd = prompt_input.fileno()
+        before = termios.tcgetattr(fd)
+    except (AttributeError, NotImplementedError, OSError, ValueError, termios.error):
+        yield  # not a terminal: nothing is echoed anyway
+        return
+    quiet = list(before)
+    quiet[3] = before[3] & ~termios.ECHO  # local modes; line editing and Ctrl+C stay as they are
+    with suppress(termios.error):
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        with suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, before)
