@@ -1,4 +1,7 @@
-"""Running the real `mini-claude` program: in a pseudo-terminal (pexpect) or as a plain subprocess."""
+"""Running the real `mini-claude` program: in a pseudo-terminal (pexpect) or as a plain subprocess.
+
+Each run is a new process; it is forked from an interpreter that has already imported mini-claude
+(`warm_start`) unless its environment needs a cold start or MINI_CLAUDE_TEST_COLD=1 is set."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
+
+from tests.warm_client import open_terminal, run_piped, warm_starter
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 # The input prompt "> " as prompt-toolkit draws it: escape codes may sit between the newline and ">".
@@ -77,11 +82,16 @@ class Cli:
 
     @contextmanager
     def terminal(self, *args: str, columns: int = 100, rows: int = 40) -> Iterator[Terminal]:
-        command = self.command(*args)
-        child = pexpect.spawn(
-            command[0], command[1:], cwd=str(self.project_dir), env=self.env,
-            encoding="utf-8", codec_errors="replace", dimensions=(rows, columns), timeout=TIMEOUT,
-        )  # fmt: skip
+        options = {"encoding": "utf-8", "codec_errors": "replace", "timeout": TIMEOUT}
+        starter = warm_starter(self.env)
+        if starter is not None:
+            child = open_terminal(starter, list(args), self.env, self.project_dir, rows, columns, **options)
+        else:
+            command = self.command(*args)
+            child = pexpect.spawn(
+                command[0], command[1:], cwd=str(self.project_dir), env=self.env,
+                dimensions=(rows, columns), **options,
+            )  # fmt: skip
         try:
             yield Terminal(child)
         finally:
@@ -95,10 +105,14 @@ class Cli:
         """Run to the end with `stdin` piped in (bytes as they are, so a test can send bad UTF-8);
         stdout and stderr come back as text, undecodable bytes replaced."""
         data = stdin.encode() if isinstance(stdin, str) else stdin if stdin is not None else b""
-        done = subprocess.run(
-            self.command(*args), cwd=self.project_dir, env=self.env, input=data,
-            capture_output=True, timeout=timeout,
-        )  # fmt: skip
+        starter = warm_starter(self.env)
+        if starter is not None:
+            done = run_piped(starter, list(args), self.env, self.project_dir, data, timeout)
+        else:
+            done = subprocess.run(
+                self.command(*args), cwd=self.project_dir, env=self.env, input=data,
+                capture_output=True, timeout=timeout,
+            )  # fmt: skip
         return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout), _text(done.stderr))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_api import FakeAnthropic
+from tests.warm_client import stop_warm_starter
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
 LEAKY_ENV_VARS = (
@@ -23,6 +24,13 @@ LEAKY_ENV_VARS = (
     "MINI_CLAUDE_SIDE_MODEL",
     "NO_COLOR",
 )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def warm_server_stopped() -> Iterator[None]:
+    """The server that starts the program warm (tests/warm_start.py) goes with the session."""
+    yield
+    stop_warm_starter()
 
 
 @pytest.fixture(autouse=True, scope="session")

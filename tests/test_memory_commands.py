@@ -94,7 +94,7 @@ def test_show_with_an_ambiguous_or_unknown_name_says_so(cli: Cli, filled: Path) 
 def test_memory_without_an_action_lists_as_slash_memory_does(cli: Cli, filled: Path) -> None:
     alone, listed = cli.run("memory"), cli.run("memory", "list")
     assert alone.returncode == 0 and alone.stderr == ""
-    assert alone.stdout == listed.stdout and alone.stdout.startswith("3 memories:")
+    assert alone.stdout == listed.stdout and alone.stdout.startswith("3 memories, 1 broken file:")
 
 
 def test_an_unknown_action_is_one_usage_error(cli: Cli) -> None:

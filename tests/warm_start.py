@@ -1,0 +1,158 @@
+"""A Python that has already imported mini-claude, forking a fresh `mini-claude` process per test.
+
+Starting `python -m mini_claude` costs one to three seconds on a loaded two-CPU machine, nearly all
+of it importing the SDK, and the suite starts the program hundreds of times. This server imports
+everything once; for each request it forks a child that becomes the program as a fresh start would:
+its own session (and controlling terminal, for a pseudo-terminal), the test's stdin/stdout/stderr,
+working directory, environment and argv, new `sys.std*` objects, then `mini_claude.cli.main`, and a
+normal interpreter shutdown. Only what an import leaves behind is shared, so tests that depend on a
+fresh interpreter (locale, `PYTHON*` variables, what is imported at start) start cold instead
+(see `cli_harness`).
+
+Run as `python -P warm_start.py SOCKET`; it prints "ready" once listening and exits when its stdin
+closes. Protocol (SOCK_SEQPACKET): the client sends one JSON request with three file descriptors
+(stdin, stdout, stderr); the server answers {"pid": …}, then {"returncode": …} when the child ends
+(negative: killed by that signal, as `subprocess` says). A client that hangs up kills its child.
+Standard library and mini_claude only: this file must not import the tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import io
+import json
+import os
+import pkgutil
+import select
+import signal
+import socket
+import sys
+import termios
+from importlib import import_module
+
+POLL_SECONDS = 0.005
+MAX_REQUEST = 1 << 20
+_REPLACED: list[object] = []  # the server's own sys.std* objects: collected, they would close 0-2
+
+
+def preload() -> None:
+    import anthropic  # noqa: F401  (what makes a cold start slow)
+
+    import mini_claude
+
+    for module in pkgutil.walk_packages(mini_claude.__path__, "mini_claude."):
+        if module.name != "mini_claude.__main__":  # importing it would run the program
+            import_module(module.name)
+
+
+def serve(path: str) -> tuple[dict, list[int]]:
+    """Answer requests until stdin closes (then exit); in a forked child, return its request."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(path)
+    listener.listen(64)
+    print("ready", flush=True)
+    children: dict[int, socket.socket] = {}  # pid -> the client waiting for it
+    while True:
+        waiting = [listener, sys.stdin, *children.values()]
+        readable, _, _ = select.select(waiting, [], [], POLL_SECONDS)
+        if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1):
+            _kill_all(children)
+            raise SystemExit(0)
+        for pid, conn in list(children.items()):
+            if conn in readable and not conn.recv(16):  # the test is gone: so goes its program
+                _kill(pid)
+        if listener in readable:
+            conn, _ = listener.accept()
+            message, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
+            pid = os.fork()
+            if pid == 0:
+                for other in (listener, conn, *children.values()):
+                    other.close()
+                return json.loads(message), fds
+            for fd in fds:
+                os.close(fd)
+            conn.send(json.dumps({"pid": pid}).encode())
+            children[pid] = conn
+        _reap(children)
+
+
+def _reap(children: dict[int, socket.socket]) -> None:
+    while children:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            return
+        conn = children.pop(pid, None)
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.send(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}).encode())
+            conn.close()
+
+
+def _kill(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def _kill_all(children: dict[int, socket.socket]) -> None:
+    for pid in children:
+        _kill(pid)
+
+
+def become_the_program(request: dict, fds: list[int]) -> None:
+    """In the forked child: everything a fresh `python -m mini_claude` would have, then run it."""
+    os.setsid()
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    for fd in set(fds) - {0, 1, 2}:
+        os.close(fd)
+    if request["tty"]:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.argv = [request["main"], *request["argv"]]
+    _new_stdio(unbuffered=bool(os.environ.get("PYTHONUNBUFFERED")))
+
+    from mini_claude.cli import main
+
+    raise SystemExit(main(request["argv"]))
+
+
+def _new_stdio(*, unbuffered: bool) -> None:
+    """As the interpreter makes them at start, for the descriptors the child now has."""
+    old = sys.stdin, sys.stdout, sys.stderr
+    _REPLACED.extend(old)
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+        encoding=old[0].encoding, errors=old[0].errors, line_buffering=os.isatty(0),
+    )  # fmt: skip
+    made = []
+    for fd, previous in ((1, old[1]), (2, old[2])):
+        raw = io.FileIO(fd, "w", closefd=False)
+        binary = raw if unbuffered else io.BufferedWriter(raw)
+        made.append(
+            io.TextIOWrapper(
+                binary,
+                encoding=previous.encoding,
+                errors=previous.errors,
+                line_buffering=fd == 2 or os.isatty(fd),
+                write_through=unbuffered,
+            )
+        )
+    sys.stdout = sys.__stdout__ = made[0]
+    sys.stderr = sys.__stderr__ = made[1]
+
+
+if __name__ == "__main__":
+    preload()
+    # What the imports made is never collected: without this, each child's collections (the last
+    # one at exit most of all) touch every object and copy the whole heap, about a second each.
+    gc.freeze()
+    request, fds = serve(sys.argv[1])
+    become_the_program(request, fds)
