@@ -14,6 +14,7 @@ from mini_claude.config import Settings, memory_project_root, protected_dirs
 from mini_claude.events import Event, EventSink, WarningsOnce
 from mini_claude.llm import ModelClient
 from mini_claude.memory.recall import MemoryRecall
+from mini_claude.memory.recall_history import RecallHistory
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.writer import MemoryStoreWriter
@@ -68,7 +69,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         protected_dirs=protected_dirs(),
     )
     memory_startup = MemoryStartup(store, warn)
-    recall = MemoryRecall(store, llm)
+    recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
     transcript = TranscriptRecorder(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
         model=settings.model, warn=warn,

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mini_claude.memory.store import MemoryStore
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply
 
 
@@ -68,6 +69,16 @@ def memory_text(
     body: str = "Body.\n",
 ) -> str:
     return f"---\nname: {name}\ndescription: {description}\ntype: {memory_type}\n---\n{body}"
+
+
+def seed_memories(memory_dir: Path, files: dict[str, str]) -> MemoryStore:
+    """The files in the memory folder, indexed."""
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (memory_dir / name).write_text(text)
+    store = MemoryStore(memory_dir)
+    store.rebuild_index()
+    return store
 
 
 def wait_for_log_line(path: Path, text: str, timeout: float = 15) -> None:

@@ -5,12 +5,14 @@ bash-quoted (`visible_path`), other text from the files made visible (`visible_t
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 from mini_claude import safe_read
 from mini_claude.memory.index import clean_inline
 from mini_claude.memory.memory_file import MemoryFile
 from mini_claude.memory.naming import matches_garbled_name, name_key
+from mini_claude.memory.recall_history import RecallHistory, recall_note
 from mini_claude.memory.store import MemoryStore
 from mini_claude.paths import visible_path
 from mini_claude.untrusted import visible_text
@@ -26,12 +28,14 @@ def _count(number: int, singular: str, plural: str) -> str:
     return f"{number} {singular if number == 1 else plural}"
 
 
-def list_lines(store: MemoryStore) -> list[str]:
+def list_lines(store: MemoryStore, now: float | None = None) -> list[str]:
     """`N memories, M broken files:` then `[type] name — description  (file name)`, one line
-    per memory, broken files last, flagged with the reason: the count names every line below it."""
+    per memory with its recall history when there is one, broken files last, flagged with the
+    reason: the count names every memory line below it."""
     memories = store.scan()
     if not memories:
         return [NO_MEMORIES]
+    history, now = RecallHistory(store.root).load(), time.time() if now is None else now
     good = [m for m in memories if m.problem is None]
     broken = [m for m in memories if m.problem is not None]
     broken_count = _count(len(broken), "broken file", "broken files")
@@ -42,15 +46,18 @@ def list_lines(store: MemoryStore) -> list[str]:
     for memory in good:
         description = clean_inline(memory.description, LIST_DESCRIPTION_MAX_CHARS)
         warning = "  (warning: " + visible_text(memory.warnings[0]) + ")" if memory.warnings else ""
+        note = recall_note(history.entries.get(memory.file_name), now)
         lines.append(
             f"[{memory.type}] {clean_inline(memory.name, NAME_MAX_CHARS)} — {description}"
-            f"  ({visible_path(memory.file_name)}){warning}"
+            f"  ({visible_path(memory.file_name)})" + (f"  ({note})" if note else "") + warning
         )
     for memory in broken:
         lines.append(
             f"[broken] {visible_path(memory.file_name)} — {visible_text(memory.problem or '')} "
             "(left out of the index; fix or delete it)"
         )
+    if history.problem:
+        lines.append(f"(recall history: {visible_text(history.problem)}; it is rebuilt at the next recall)")
     return lines
 
 

@@ -71,11 +71,13 @@ class MemoryRecall:
         *,
         clock: Callable[[], float] = time.time,
         on_settled: Callable[[], None] | None = None,
+        on_recalled: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
         self.clock = clock
         self.on_settled = on_settled  # called on the recall's thread once a recall has finished
+        self.on_recalled = on_recalled  # told the file names that reached the conversation (the history)
         self._lock = threading.Lock()
         self._messages: list[_Job] = []  # running recalls of sent messages
         self._draft: _Job | None = None  # the latest draft's recall, running or done
@@ -141,6 +143,8 @@ class MemoryRecall:
         if not recalled.blocks:
             return None
         self.history.append(RecallRecord(self.clock(), settled[-1].query, tuple(recalled.file_names)))
+        if self.on_recalled is not None:
+            self.on_recalled(tuple(recalled.file_names))
         return recalled
 
     def reset(self) -> None:
