@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mini_claude.agent import Agent
 from mini_claude.config import Settings, memory_project_root, protected_dirs
-from mini_claude.events import Event, EventSink, WarningsOnce
+from mini_claude.events import Event, EventSink, Notice, WarningsOnce
 from mini_claude.llm import ModelClient
 from mini_claude.memory.recall import MemoryRecall
 from mini_claude.memory.recall_history import RecallHistory
@@ -68,7 +68,9 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         memory_dir=store.root,
         protected_dirs=protected_dirs(),
     )
-    memory_startup = MemoryStartup(store, warn)
+    # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
+    hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
+    memory_startup = MemoryStartup(store, warn, hint=hint)
     recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
     transcript = TranscriptRecorder(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),

@@ -1,5 +1,6 @@
 """The memory folder's once-a-session work, done off the start-up path: temp files a killed writer
-left are removed and hand edits are indexed, while the user types the first message."""
+left are removed and hand edits are indexed, while the user types the first message; then, when
+someone is there to read it, the weekly tidy hint (tidy_hint.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 
 from mini_claude.errors import MemoryStoreError
 from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.tidy_hint import weekly_hint
 
 log = logging.getLogger("mini_claude")
 
@@ -18,13 +20,24 @@ MEMORY_STARTUP_WAIT = 30.0  # seconds the first system prompt waits for it, at m
 
 class MemoryStartup:
     """`start()` runs `store.startup()` on a thread; `wait()` is what the first system prompt
-    calls (it runs the work itself when nothing started it). A failure is told through `warn`."""
+    calls (it runs the work itself when nothing started it). A failure is told through `warn`, the
+    tidy hint (if any is due) through `hint`."""
 
-    def __init__(self, store: MemoryStore, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        warn: Callable[[str], None],
+        *,
+        hint: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.store = store
         self.warn = warn
+        self.hint = hint
+        self.clock = clock
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        self._indexed = threading.Event()  # the start-up proper is over (the hint may still run)
 
     def start(self) -> None:
         with self._start_lock:
@@ -34,8 +47,7 @@ class MemoryStartup:
 
     def wait(self) -> None:
         self.start()
-        assert self._thread is not None
-        self._thread.join(MEMORY_STARTUP_WAIT)
+        self._indexed.wait(MEMORY_STARTUP_WAIT)
 
     def _run(self) -> None:
         started = time.perf_counter()
@@ -45,3 +57,14 @@ class MemoryStartup:
         except (MemoryStoreError, OSError) as error:
             log.warning("memory startup failed: %s", error)
             self.warn(f"Memory index not refreshed: {error}")
+            return
+        finally:
+            self._indexed.set()
+        if self.hint is not None:
+            try:
+                line = weekly_hint(self.store, self.clock())
+            except Exception as error:  # a hint is never worth a broken start-up
+                log.warning("tidy hint skipped: %s: %s", type(error).__name__, error)
+                return
+            if line is not None:
+                self.hint(line)

@@ -1,6 +1,7 @@
-"""The recall history (`.recall-history.json`) is a file anyone may have replaced: a symlink, a
-FIFO, a huge or hostile file is reported and rebuilt, never read through, written through or
-trusted; two sessions counting at once lose no count."""
+"""The recall history (`.recall-history.json`) and the tidy hint's state (`tidy-hint.json`) are
+files anyone may have replaced: a symlink, a FIFO, a huge or hostile file is reported and
+rebuilt, never read through, written through or trusted; two sessions counting at once lose
+no count."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from mini_claude.config import project_memory_dir
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.recall_history import HISTORY_FILE, HISTORY_MAX_BYTES, RecallHistory
 from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.tidy_hint import HINT_STATE_FILE, last_noted, note_tidied
 from tests.adversarial.cases import case
 from tests.adversarial.world import must_finish_within, snapshot
 from tests.kit import memory_text, seed_memories
@@ -111,3 +113,15 @@ def test_two_processes_counting_at_once_lose_none(memory_dir: Path) -> None:
         assert process.wait(timeout=120) == 0
     entries = RecallHistory(memory_dir).load().entries
     assert entries["project_a.md"].count == 2 * RECORDS_PER_PROCESS
+
+
+@case("paths", "the hint's state file as a symlink: not read through, replaced rather than written through")
+def test_the_hint_state_is_never_followed(memory_dir: Path, outside: Path) -> None:
+    state = memory_dir.parent / HINT_STATE_FILE
+    (outside / "planted.json").write_text(json.dumps({"noted": time.time()}))
+    state.symlink_to(outside / "planted.json")
+    outside_before = snapshot(outside)
+    assert last_noted(memory_dir, time.time()) is None  # a symlink is not our state: the hint may show
+    note_tidied(memory_dir, time.time())
+    assert state.is_file() and not state.is_symlink()
+    assert snapshot(outside) == outside_before
