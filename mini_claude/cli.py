@@ -22,6 +22,7 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
        %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
 --max-turns limit, 4 when the reply was cut at max_tokens, 130 when interrupted. Environment:
@@ -100,6 +101,12 @@ def build_command_parser() -> argparse.ArgumentParser:
     )
     actions.add_parser("path", help="print the memory directory")
     actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
+    tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
+    tidy.add_argument("focus", nargs="*", help="what to pay attention to (e.g. deadlines)")
+    tidy_mode = tidy.add_mutually_exclusive_group()
+    tidy_mode.add_argument("--dry-run", action="store_true", help="print the proposal; change nothing")
+    tidy_mode.add_argument("-y", "--yes", action="store_true", help="apply the whole proposal without asking")
+    actions.add_parser("undo", help="put back what the last tidy changed")
     sessions = commands.add_parser(
         "sessions", help="this project's saved sessions (list when no action is given)"
     )
@@ -169,6 +176,12 @@ def _run_command(
     if options.latest or options.resume is not None:
         parser.error(f"-c and -r continue a conversation; they do not go with `{command.command}`")
     settings = _settings(parser, options)
+    if command.command == "memory" and command.action in ("tidy", "undo"):
+        from mini_claude.ui.tidy_cli import run_tidy_command, run_undo_command
+
+        if command.action == "undo":
+            return run_undo_command(settings)
+        return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
     if command.command == "memory":
         from mini_claude.ui.memory_cli import run_memory_command
 

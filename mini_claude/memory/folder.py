@@ -12,6 +12,7 @@ import fcntl
 import logging
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,10 @@ log = logging.getLogger("mini_claude")
 
 DIR_MODE = 0o700
 LOCK_FILE = ".lock"
+
+# The folders this thread holds the lock of: taking it again inside is a no-op (a tidy applies
+# many saves as one change), while other threads and processes still wait for it.
+_held = threading.local()
 
 
 def escape_problem(root: Path) -> str | None:
@@ -45,9 +50,15 @@ def holds(root: Path, path: Path) -> bool:
 
 @contextlib.contextmanager
 def exclusive_lock(root: Path) -> Iterator[None]:
-    """Hold the folder's lock (creating the folder, mode 0700, on first use)."""
+    """Hold the folder's lock (creating the folder, mode 0700, on first use); re-entrant within
+    one thread."""
     if (problem := escape_problem(root)) is not None:
         raise MemoryStoreError(problem)
+    held: set[str] = _held.__dict__.setdefault("roots", set())
+    key = os.path.realpath(root)
+    if key in held:
+        yield
+        return
     try:
         root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
         fd = _open_lock_file(root / LOCK_FILE)
@@ -60,7 +71,11 @@ def exclusive_lock(root: Path) -> Iterator[None]:
         ) from error
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
     finally:
         os.close(fd)  # closing releases the lock
 

@@ -14,6 +14,7 @@ from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates
 from mini_claude.paths import visible_path
 from mini_claude.ui.commands import CommandContext, command
 from mini_claude.ui.memory_actions import delete_question, deleted_line, edit_memory
+from mini_claude.ui.tidy_commands import tidy_action, undo_action
 from mini_claude.untrusted import visible_text
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ ACTION_HELP = {
     "rm": "delete a memory (asks first)",
     "path": "the memory directory",
     "recalled": "memories recalled this session",
+    "tidy": "review the memories with the model: merge, fix, date, add (asks first)",
+    "undo": "undo the last tidy",
 }
 NAMED_ACTIONS = ("show", "edit", "rm")
 
@@ -59,7 +62,7 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
 
 @command(
     "memory",
-    "List memories, or: show|edit|rm NAME, path, recalled",
+    "List memories, or: show|edit|rm NAME, path, recalled, tidy [FOCUS], undo",
     usage="[action]",
     complete=complete_memory_argument,
 )
@@ -68,7 +71,7 @@ def _memory(ctx: CommandContext, argument: str) -> None:
     action, name = action.lower(), name.strip()
     handler = _ACTIONS.get(action or "list")
     if handler is None:
-        _say(ctx, f"Unknown /memory action {action!r}: use show, edit, rm, path or recalled.")
+        _say(ctx, f"Unknown /memory action {action!r}: use show, edit, rm, path, recalled, tidy or undo.")
         return
     try:
         handler(ctx, name)
@@ -130,4 +133,6 @@ _ACTIONS = {
     "rm": _remove,
     "path": _path,
     "recalled": _recalled,
+    "tidy": tidy_action,
+    "undo": undo_action,
 }

@@ -1,0 +1,255 @@
+"""Tidy: the side model reviews every memory of the project and proposes changes (a `Proposal`,
+see tidy_proposal.py), which the user reviews before anything is applied (tidy_apply.py).
+
+The protocol, for each batch of at most TIDY_BATCH_MEMORIES memories (alike ones together):
+1. their headers (file name, type, age, recall history, name, description) → the model answers
+   `{"read": [...]}`, the memories it needs to see whole;
+2. the text of those → `{"changes": [...]}` (change, delete, or create).
+Then, when saved sessions exist, one more query with every memory's header and excerpts of the
+recent conversations → `{"changes": [...]}` of new memories only. A failed model call stops the
+whole tidy (`TidyFailed`): nothing is proposed and nothing changes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from mini_claude import prompts
+from mini_claude.errors import MemoryStoreError
+from mini_claude.memory.index import clean_inline
+from mini_claude.memory.likeness import groups_of_alike
+from mini_claude.memory.memory_file import MemoryFile
+from mini_claude.memory.naming import name_key
+from mini_claude.memory.ranking import ranking_for
+from mini_claude.memory.recall_history import UNUSED_DAYS, RecallHistory, recall_note
+from mini_claude.memory.selection import SideQuery, age_text
+from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.tidy_answers import AnswerError, parse_changes, parse_read_request
+from mini_claude.memory.tidy_hint import note_tidied
+from mini_claude.memory.tidy_proposal import (
+    TIDY_MEMORY_MAX_BYTES,
+    Proposal,
+    ProposalBuilder,
+    ReadMemory,
+    read_memory,
+)
+from mini_claude.memory.tidy_sources import recent_conversations
+from mini_claude.untrusted import neutralize, wrap
+
+log = logging.getLogger("mini_claude")
+
+TIDY_BATCH_MEMORIES = 40
+TIDY_MAX_MEMORIES = 2000  # 50 batches; beyond, a focus picks which (see `_chosen`)
+TIDY_MAX_READS = 12  # memories read whole per batch
+HEADER_FIELD_MAX_CHARS = 150
+FOCUS_MAX_CHARS = 500
+READ_MAX_TOKENS = 800
+CHANGES_MAX_TOKENS = 12_000
+TIDY_SIDE_QUERY_TIMEOUT = 180.0  # seconds; the answers are long, and the user asked for them
+MAX_CREATES_FROM_SESSIONS = 10
+
+
+class TidyFailed(Exception):
+    """A model call failed: the tidy proposes nothing. The message says which call, in one line."""
+
+
+class TidyReview:
+    """Builds one proposal: `propose(focus)`. `progress` hears one short line per step."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        llm: SideQuery,
+        *,
+        sessions_dir: Path | None = None,
+        clock: Callable[[], float] = time.time,
+        progress: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.store, self.llm, self.sessions_dir = store, llm, sessions_dir
+        self.clock, self.progress = clock, progress
+
+    def propose(self, focus: str = "") -> Proposal:
+        """MemoryStoreError when the memory folder must not be used; TidyFailed when a model call failed."""
+        if (problem := self.store.root_problem()) is not None:
+            raise MemoryStoreError(problem)
+        now = self.clock()
+        focus = clean_inline(focus, FOCUS_MAX_CHARS)
+        self._focus = (
+            prompts.render("memory_tidy_focus.md", focus=neutralize(focus, "focus")) if focus else ""
+        )
+        self._system = prompts.render(
+            "memory_tidy.md", today=_today(now), max_bytes=TIDY_MEMORY_MAX_BYTES, unused_days=UNUSED_DAYS
+        )
+        self._now, self._history = now, RecallHistory(self.store.root).load()
+        memories = self.store.scan()
+        usable = [m for m in memories if m.problem is None and m.file_name.isprintable()]
+        self._builder = ProposalBuilder(memories, os.listdir(self.store.root) if memories else [])
+        proposal = self._builder.proposal
+        if skipped := len(memories) - len(usable):
+            proposal.notes.append(
+                f"{skipped} memory files were not reviewed: broken frontmatter or an unprintable file name"
+            )
+        chosen = self._chosen(usable, focus)
+        batches = _batches(chosen)
+        if batches:
+            noun = "batch" if len(batches) == 1 else "batches"
+            self.progress(f"Reviewing {len(chosen):,} memories in {len(batches)} {noun}…")
+        for number, batch in enumerate(batches, 1):
+            self._review_batch(batch, number, len(batches))
+        proposal.reviewed = len(chosen)
+        if self.sessions_dir is not None:
+            self._review_sessions(usable)
+        note_tidied(self.store.root, now)  # the weekly hint need not suggest what was just done
+        return self._builder.finish()
+
+    def _chosen(self, usable: list[MemoryFile], focus: str) -> list[MemoryFile]:
+        if len(usable) <= TIDY_MAX_MEMORIES:
+            return usable
+        if focus:
+            chosen = ranking_for(self.store).candidates(focus, TIDY_MAX_MEMORIES, (), self._now)
+            how = "most related to the focus"
+        else:
+            chosen = sorted(usable, key=lambda m: m.mtime)[:TIDY_MAX_MEMORIES]
+            how = "oldest"
+        self._builder.proposal.notes.append(
+            f"{len(usable):,} memories: the {TIDY_MAX_MEMORIES:,} {how} were reviewed "
+            "(give a focus, e.g. /memory tidy deadlines, to choose others)"
+        )
+        return chosen
+
+    def _review_batch(self, batch: list[MemoryFile], number: int, total: int) -> None:
+        where = f"batch {number} of {total}"
+        if total > 1:
+            self.progress(f"Batch {number} of {total}…")
+        headers = "\n".join(self._header_line(m) for m in batch)
+        values = {
+            "focus": self._focus,
+            "batch": number,
+            "batches": total,
+            "headers": neutralize(headers, "memories"),
+        }
+        user = prompts.render("memory_tidy_headers.md", **values, count=len(batch), max_reads=TIDY_MAX_READS)
+        answer = self._ask(user, READ_MAX_TOKENS, where)
+        try:
+            wanted, left_out = parse_read_request(answer, [m.file_name for m in batch], TIDY_MAX_READS)
+        except AnswerError as error:
+            self._builder.drop(f"{where}: {error}; nothing proposed for its memories")
+            return
+        for line in left_out:
+            self._builder.drop(f"{where}: {line}")
+        by_name = {m.file_name: m for m in batch}
+        read: dict[str, ReadMemory] = {}
+        for file_name in wanted:
+            try:
+                read[file_name] = read_memory(self.store, file_name)
+            except OSError as error:
+                log.info("tidy: %s not read: %s", file_name, error)
+        if not read:
+            return
+        bodies = "\n\n".join(self._body_block(by_name[name], found) for name, found in read.items())
+        user = prompts.render("memory_tidy_bodies.md", **values, bodies=bodies)
+        self._take_changes(self._ask(user, CHANGES_MAX_TOKENS, where), where, read)
+
+    def _review_sessions(self, usable: list[MemoryFile]) -> None:
+        assert self.sessions_dir is not None
+        excerpts, problems = recent_conversations(self.sessions_dir, self._now)
+        for line in problems:
+            log.info("tidy: %s", line)
+        if not excerpts:
+            return
+        self.progress(f"Reading the last {len(excerpts)} sessions…")
+        headers = "\n".join(self._header_line(m, history=False) for m in usable[:TIDY_MAX_MEMORIES])
+        user = prompts.render(
+            "memory_tidy_sessions.md", focus=self._focus, headers=neutralize(headers, "memories"),
+            sessions=len(excerpts), conversations="\n\n".join(e.wrapped() for e in excerpts),
+            max_creates=MAX_CREATES_FROM_SESSIONS,
+        )  # fmt: skip
+        self._take_changes(
+            self._ask(user, CHANGES_MAX_TOKENS, "the sessions"), "sessions", {}, creates_only=True
+        )
+
+    def _ask(self, user: str, max_tokens: int, where: str) -> str:
+        try:
+            return self.llm.side_query(
+                system=self._system, user=user, max_tokens=max_tokens, timeout=TIDY_SIDE_QUERY_TIMEOUT
+            )
+        except Exception as error:  # the SDK's, the network's: every one stops the tidy alike
+            raise TidyFailed(f"the model call for {where} failed: {error}") from error
+
+    def _take_changes(
+        self, answer: str, where: str, read: dict[str, ReadMemory], *, creates_only: bool = False
+    ) -> None:
+        try:
+            changes, left_out = parse_changes(answer)
+        except AnswerError as error:
+            self._builder.drop(f"{where}: {error}; nothing proposed there")
+            return
+        for line in left_out:
+            self._builder.drop(f"{where}: {line}")
+        created = 0
+        for raw in changes:
+            if creates_only and raw.action != "create":
+                self._builder.drop(
+                    f"{where}: only new memories are taken from sessions; a {raw.action} was not"
+                )
+            elif creates_only and created == MAX_CREATES_FROM_SESSIONS:
+                self._builder.drop(
+                    f"{where}: more than {MAX_CREATES_FROM_SESSIONS} new memories; the rest left out"
+                )
+                break
+            else:
+                created += self._builder.take(raw, read, where)
+
+    def _header_line(self, memory: MemoryFile, *, history: bool = True) -> str:
+        fields = [memory.file_name, memory.type]
+        if history:
+            fields.append(f"saved {age_text(memory.mtime, self._now)}")
+            note = recall_note(self._history.entries.get(memory.file_name), self._now) or "never recalled"
+            if self._history.unused_for_long(memory.file_name, memory.mtime, self._now):
+                note += f" (not in {UNUSED_DAYS} days: worth a look, not a reason to delete)"
+            fields.append(note)
+        fields += [
+            clean_inline(memory.name, HEADER_FIELD_MAX_CHARS),
+            clean_inline(memory.description, HEADER_FIELD_MAX_CHARS),
+        ]
+        return " | ".join(fields)
+
+    def _body_block(self, memory: MemoryFile, found: ReadMemory) -> str:
+        attributes = {"file": memory.file_name, "saved": age_text(memory.mtime, self._now)}
+        if not found.whole:
+            attributes["cut"] = "longer than shown"
+        return wrap("memory", found.text, **attributes)
+
+
+def _batches(memories: list[MemoryFile]) -> list[list[MemoryFile]]:
+    """Batches of at most TIDY_BATCH_MEMORIES, ordered by type and name, alike memories together."""
+    ordered = sorted(memories, key=lambda m: (m.type, name_key(m.name), m.file_name))
+    batches: list[list[MemoryFile]] = []
+    current: list[MemoryFile] = []
+    for group in groups_of_alike(ordered):
+        members = [ordered[index] for index in group]
+        if (
+            current
+            and len(current) + len(members) > TIDY_BATCH_MEMORIES
+            and len(members) <= TIDY_BATCH_MEMORIES
+        ):
+            batches.append(current)
+            current = []
+        for memory in members:
+            if len(current) == TIDY_BATCH_MEMORIES:
+                batches.append(current)
+                current = []
+            current.append(memory)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _today(now: float) -> str:
+    day = dt.datetime.fromtimestamp(now).date()
+    return f"{day.isoformat()} ({day.strftime('%A')})"
