@@ -50,7 +50,9 @@ HEADER_FIELD_MAX_CHARS = 150
 FOCUS_MAX_CHARS = 500
 READ_MAX_TOKENS = 800
 CHANGES_MAX_TOKENS = 12_000
-TIDY_SIDE_QUERY_TIMEOUT = 180.0  # seconds; the answers are long, and the user asked for them
+# Seconds; the answers are long, and the user asked for them. MINI_CLAUDE_SIDE_QUERY_TIMEOUT, which
+# a timeout's message names, still raises it.
+TIDY_SIDE_QUERY_TIMEOUT = 180.0
 MAX_CREATES_FROM_SESSIONS = 10
 
 
@@ -174,10 +176,9 @@ class TidyReview:
         )
 
     def _ask(self, user: str, max_tokens: int, where: str) -> str:
+        timeout = max(TIDY_SIDE_QUERY_TIMEOUT, self.llm.settings.side_query_timeout)
         try:
-            return self.llm.side_query(
-                system=self._system, user=user, max_tokens=max_tokens, timeout=TIDY_SIDE_QUERY_TIMEOUT
-            )
+            return self.llm.side_query(system=self._system, user=user, max_tokens=max_tokens, timeout=timeout)
         except Exception as error:  # the SDK's, the network's: every one stops the tidy alike
             raise TidyFailed(f"the model call for {where} failed: {error}") from error
 
