@@ -77,7 +77,17 @@ def test_dates_gone_by_are_hinted(memory_dir: Path) -> None:
     for name in ("project_release.md", "project_freeze.md"):
         os.utime(memory_dir / name, (month_ago, month_ago))
     [hint] = started(store, time.time())
-    assert "2 mention dates now past" in hint  # "tomorrow" said today is no date gone by
+    assert "2 memories mention dates now past" in hint  # "tomorrow" said today is no date gone by
+
+
+def test_one_dated_memory_is_said_in_the_singular(memory_dir: Path) -> None:
+    store = seed_memories(
+        memory_dir, {**PLAIN, "project_release.md": memory_text("release", "v2", body="Ship next Friday.\n")}
+    )
+    month_ago = time.time() - 30 * DAY
+    os.utime(memory_dir / "project_release.md", (month_ago, month_ago))
+    [hint] = started(store, time.time())
+    assert hint.startswith("Memory: 1 memory mentions dates now past.")
 
 
 def test_a_tidy_folder_needs_no_hint(memory_dir: Path) -> None:

@@ -55,7 +55,7 @@ def hint_line(store: MemoryStore, now: float) -> str | None:
     if alike := len({index for pair in similar_pairs(memories) for index in pair}):
         reasons.append(f"{alike} memories look like duplicates")
     if dated := _with_past_dates(store, memories, now):
-        reasons.append(f"{dated} mention dates now past")
+        reasons.append(f"{dated} {'memory mentions' if dated == 1 else 'memories mention'} dates now past")
     history = RecallHistory(store.root).load()
     unused = sum(history.unused_for_long(m.file_name, m.mtime, now) for m in memories)
     if unused >= HINT_MIN_UNUSED:
