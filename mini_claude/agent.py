@@ -30,7 +30,8 @@ from mini_claude.events import (
     TurnEnded,
 )
 from mini_claude.interrupts import sigint_deferred
-from mini_claude.llm import ModelClient, ModelError, PromptTooLong, StreamedResponse
+from mini_claude.llm import ModelClient, ModelError, PromptTooLong
+from mini_claude.streamed_response import StreamedResponse
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
 

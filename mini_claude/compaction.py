@@ -27,7 +27,8 @@ from mini_claude.context import (
 )
 from mini_claude.events import CompactionStarted, CompactionTrigger, ContextCompacted, Event, Notice
 from mini_claude.interrupts import sigint_deferred
-from mini_claude.llm import ModelClient, ModelError, StreamedResponse
+from mini_claude.llm import ModelClient, ModelError
+from mini_claude.streamed_response import StreamedResponse
 from mini_claude.untrusted import wrap
 
 KEEP_TURNS = 2  # the latest user turns stay verbatim after a compaction…

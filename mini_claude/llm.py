@@ -1,25 +1,24 @@
 """The model server seen from the agent: streamed calls, side queries, token usage.
 
 This is the only module that imports `anthropic`. Importing the SDK takes over a second, so it
-happens lazily on a background thread (`preload`) while the user is already typing.
+happens lazily on a background thread (`preload`) while the user is already typing. What each
+stream event adds to the response is read in streamed_response.py.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude import model_errors
 from mini_claude.config import Settings
-from mini_claude.events import TextDelta, TextDone, ToolPreparing, UsageReport
+from mini_claude.events import UsageReport
 from mini_claude.retry_watch import RetryListener, retry_watch
-from mini_claude.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
+from mini_claude.streamed_response import StreamedResponse, StreamUpdate, apply_stream_event, describe_usage
 
 log = logging.getLogger("mini_claude")
 
@@ -45,72 +44,6 @@ class PromptTooLong(ModelError):
     def __init__(self, message: str, tokens: int = 0) -> None:
         super().__init__(message)
         self.tokens = tokens
-
-
-@dataclass
-class StreamedResponse:
-    """One assistant response as it streams in: everything that arrived, even if cut short.
-
-    Its content is always valid to send back: tool inputs are strict JSON objects (no NaN or
-    Infinity, which would make every later request unserialisable) and tool_use ids are unique in
-    the conversation and use only the characters the API accepts.
-    """
-
-    blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
-    partial_json: dict[int, list[str]] = field(default_factory=dict)
-    started: bool = False  # message_start arrived
-    stop_reason: str | None = None
-    usage: UsageReport = field(default_factory=UsageReport)
-    used_tool_ids: set[str] = field(default_factory=set)  # the conversation's ids so far, then ours
-    refused_tool_calls: dict[str, str] = field(default_factory=dict)  # tool_use id → why it must not run
-
-    def content(self) -> list[dict[str, Any]]:
-        """The blocks in API form, in order; empty text dropped, unparsed tool input becomes {}."""
-        content = []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block["type"] == "text" and not block["text"].strip():
-                continue
-            if block["type"] == "tool_use" and index in self.partial_json:
-                self._finish_tool_input(index)
-            content.append(block)
-        return content
-
-    def text(self) -> str:
-        return "".join(b["text"] for _, b in sorted(self.blocks.items()) if b["type"] == "text")
-
-    def _finish_tool_input(self, index: int) -> None:
-        block = self.blocks[index]
-        parsed = parse_tool_input("".join(self.partial_json.pop(index, [])))
-        if parsed is None:
-            block["input"] = {}  # stored as valid JSON, answered as not run
-            self.refused_tool_calls[block["id"]] = INVALID_TOOL_INPUT
-        else:
-            block["input"] = parsed
-
-    def _claim_tool_id(self, raw: object) -> str:
-        tool_id, repeated = claim_tool_id(raw, self.used_tool_ids)
-        if repeated:  # running it would answer two calls under one id
-            self.refused_tool_calls[tool_id] = REPEATED_TOOL_ID
-        return tool_id
-
-
-def describe_usage(usage: Any) -> UsageReport:
-    """Token counts from an SDK usage object (fields may be missing on compatible servers)."""
-
-    def count(name: str) -> int:
-        value = getattr(usage, name, 0)
-        if isinstance(value, float) and math.isfinite(value):
-            value = int(value)
-        # A server sending NaN, Infinity or text as a count must not break the session.
-        return max(0, value) if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    return UsageReport(
-        input_tokens=count("input_tokens"),
-        output_tokens=count("output_tokens"),
-        cache_read_tokens=count("cache_read_input_tokens"),
-        cache_write_tokens=count("cache_creation_input_tokens"),
-    )
 
 
 class ModelClient:
@@ -178,7 +111,7 @@ class ModelClient:
         tools: list[dict[str, Any]],
         max_tokens: int,
         response: StreamedResponse,
-    ) -> Iterator[TextDelta | TextDone | ToolPreparing]:
+    ) -> Iterator[StreamUpdate]:
         """Stream one response into `response`, yielding what the user should see as it arrives."""
         client = self._get_client()
         try:
@@ -190,7 +123,7 @@ class ModelClient:
             with stream:
                 _check_is_event_stream(stream.response)
                 for event in stream:
-                    yield from _apply_event(response, event)
+                    yield from apply_stream_event(response, event)
             if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
                 raise ModelError(model_errors.stream_ended_early(response.started))
         except Exception as error:
@@ -222,55 +155,6 @@ class ModelClient:
             raise ModelError(why) from error
         self._add_usage(describe_usage(getattr(message, "usage", None)), side=True)
         return "".join(getattr(block, "text", "") for block in message.content or [])
-
-
-def _apply_event(response: StreamedResponse, event: Any) -> Iterator[TextDelta | TextDone | ToolPreparing]:
-    kind = getattr(event, "type", None)
-    if kind == "message_start":
-        response.started = True
-        response.usage = describe_usage(event.message.usage)
-    elif kind == "content_block_start":
-        block = event.content_block
-        if block.type == "text":
-            response.blocks[event.index] = {"type": "text", "text": block.text or ""}
-            if block.text:
-                yield TextDelta(block.text)
-        elif block.type == "tool_use":
-            response.blocks[event.index] = {
-                "type": "tool_use",
-                "id": response._claim_tool_id(block.id),
-                "name": block.name if isinstance(block.name, str) else str(block.name),
-                "input": {},
-            }
-            response.partial_json[event.index] = []
-            yield ToolPreparing(response.blocks[event.index]["name"])
-        # Other block types (thinking, server tools) are not requested by us and not kept.
-    elif kind == "content_block_delta":
-        block = response.blocks.get(event.index)
-        delta = event.delta
-        if block is None:
-            return
-        if delta.type == "text_delta" and block["type"] == "text":
-            block["text"] += delta.text
-            yield TextDelta(delta.text)
-        elif delta.type == "input_json_delta" and event.index in response.partial_json:
-            response.partial_json[event.index].append(delta.partial_json)
-    elif kind == "content_block_stop":
-        block = response.blocks.get(event.index)
-        if block is not None and block["type"] == "text":
-            yield TextDone()
-        elif block is not None and block["type"] == "tool_use":
-            response._finish_tool_input(event.index)
-    elif kind == "message_delta":
-        response.stop_reason = event.delta.stop_reason
-        final = describe_usage(event.usage)
-        response.usage = UsageReport(
-            input_tokens=final.input_tokens or response.usage.input_tokens,
-            output_tokens=final.output_tokens or response.usage.output_tokens,
-            cache_read_tokens=final.cache_read_tokens or response.usage.cache_read_tokens,
-            cache_write_tokens=final.cache_write_tokens or response.usage.cache_write_tokens,
-        )
-    # message_stop, ping and unknown event types carry nothing we need.
 
 
 def _check_is_event_stream(http_response: Any) -> None:
