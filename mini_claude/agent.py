@@ -2,8 +2,8 @@
 
 Invariant kept at every exit (done, error, Ctrl+C at any moment, turn cap): every `tool_use` in
 the conversation is answered by exactly one `tool_result` in the next message, so the next request
-is one the API accepts. The calls not answered yet are state (`_open_calls`), and one method,
-`_close_open_calls`, answers them, whatever ended the step.
+is one the API accepts. The calls not answered yet are state (`_open_calls`, see
+open_tool_calls.py), and one method, `_close_open_calls`, answers them, whatever ended the step.
 """
 
 from __future__ import annotations
@@ -25,14 +25,13 @@ from mini_claude.events import (
     Notice,
     RequestStarted,
     TextDone,
-    ToolFinished,
-    ToolStarted,
     TurnEnded,
 )
 from mini_claude.interrupts import sigint_deferred
 from mini_claude.llm import ModelClient, ModelError, PromptTooLong
+from mini_claude.open_tool_calls import OpenToolCalls
 from mini_claude.streamed_response import StreamedResponse
-from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
-INTERRUPTED_SUMMARY = "interrupted"  # the result line of a tool call that Ctrl+C stopped
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
 )
@@ -105,11 +103,9 @@ class Agent:
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
         # A step's state until its calls are answered: the response still streaming, the calls
-        # of the stored reply without an answer yet, their results so far, the call on screen.
+        # of the stored reply without an answer yet (with their results so far).
         self._streaming: StreamedResponse | None = None
-        self._open_calls: list[dict[str, Any]] = []
-        self._results: dict[str, ToolResult] = {}
-        self._running: dict[str, Any] | None = None
+        self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event))
         # What requests hold of `messages` (which stay whole): see context.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
         self.context = ContextKeeper(llm, lambda event: self.sink(event), view)
@@ -209,15 +205,15 @@ class Agent:
         self._store_reply()
         self.sink(response.usage)
         if response.stop_reason == "max_tokens":
-            if not self._open_calls:
+            if not self._open_calls.calls:
                 raise ReplyCut(REPLY_CUT_NOTICE)
             # The last tool call is incomplete; running any of them could act on half an intention.
             self._close_open_calls("output_cut")
             return
-        if not self._open_calls:
+        if not self._open_calls.calls:
             raise Done
-        for call in self._open_calls:
-            self._run_tool(call, response.refused_tool_calls.get(call["id"]))
+        for call in self._open_calls.calls:
+            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
         self._close_open_calls("interrupted")
 
     def _call_model(self, *, may_refuse: bool) -> StreamedResponse:
@@ -242,23 +238,6 @@ class Agent:
         self.context.view.note_usage(response.usage, messages)
         return response
 
-    def _run_tool(self, call: dict[str, Any], refused: str | None) -> None:
-        """Run one call (or answer `refused`, a notice key, without running it); its line is
-        opened on screen first, and closed once its result is recorded."""
-        name, tool_input = call["name"], call["input"]
-        self.sink(ToolStarted(call["id"], name, self.tools.summarize_call(name, tool_input)))
-        self._running = call
-        if refused is not None:
-            result = ToolResult(prompts.notice(refused), "not run", is_error=True)
-        else:
-            result = self.tools.run(name, tool_input, self.tool_context)
-        self._results[call["id"]] = result
-        self._finish_line(call, result)
-
-    def _finish_line(self, call: dict[str, Any], result: ToolResult) -> None:
-        self.sink(ToolFinished(call["id"], call["name"], result.summary, result.is_error, result.denied))
-        self._running = None
-
     def _store_reply(self) -> None:
         """Keep what the model sent (all of it, or as far as it got) and open its tool calls."""
         response, self._streaming = self._streaming, None
@@ -268,7 +247,7 @@ class Agent:
         self._last_text = response.text() or self._last_text
         if content:
             self._add("assistant", content)
-            self._open_calls = [block for block in content if block["type"] == "tool_use"]
+            self._open_calls.open(content)
 
     def _close_open_calls(self, unanswered: str, *, note: str | None = None) -> None:
         """The one place that ends a step: the reply streamed so far is kept, the call shown
@@ -279,16 +258,9 @@ class Agent:
             if self._streaming is not None:
                 self.sink(TextDone())
                 self._store_reply()
-            if self._running is not None:
-                # The user saw the call start: its line must stay, saying it was stopped.
-                stopped = ToolResult(prompts.notice("interrupted"), INTERRUPTED_SUMMARY, is_error=True)
-                self._finish_line(self._running, self._results.setdefault(self._running["id"], stopped))
-            calls, results, self._open_calls, self._results = self._open_calls, self._results, [], {}
-            if calls:
-                missing = ToolResult(prompts.notice(unanswered), "not run", is_error=True)
-                self._add(
-                    "tool_results", [_tool_result(call, results.get(call["id"], missing)) for call in calls]
-                )
+            answers = self._open_calls.answer_all(unanswered)
+            if answers:
+                self._add("tool_results", answers)
             if note is not None:
                 self._add("notice", [{"type": "text", "text": prompts.notice(note)}])
 
@@ -331,10 +303,3 @@ class Agent:
         return RequestParts(
             self.model, self._system_blocks(), self.tools.definitions(), self.max_tokens, self.messages
         )
-
-
-def _tool_result(call: dict[str, Any], result: ToolResult) -> dict[str, Any]:
-    answer: dict[str, Any] = {"type": "tool_result", "tool_use_id": call["id"], "content": result.content}
-    if result.is_error:
-        answer["is_error"] = True
-    return answer
