@@ -33,6 +33,7 @@ from mini_claude.open_tool_calls import OpenToolCalls
 from mini_claude.streamed_response import StreamedResponse
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
+from mini_claude.turn_endings import Done, ModelFailed, ReplyCut, TurnCapReached, TurnOver
 
 if TYPE_CHECKING:
     from mini_claude.memory.recall import MemoryRecall
@@ -43,35 +44,6 @@ Message = dict[str, Any]
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
 )
-
-
-class TurnOver(Exception):
-    """Ends the turn; `reason` becomes TurnEnded.reason, `unanswered` is the notice that answers
-    tool calls left without a result."""
-
-    reason = "done"
-    unanswered = "interrupted"
-
-
-class Done(TurnOver):
-    """The model answered without asking for a tool."""
-
-
-class TurnCapReached(TurnOver):
-    reason = "turn_cap"
-
-
-class ReplyCut(TurnOver):
-    """The reply stopped at max_tokens with no tool call to run."""
-
-    reason = "max_tokens"
-
-
-class ModelFailed(TurnOver):
-    """The model call failed (after the SDK's retries); the message is one line for the user."""
-
-    reason = "error"
-    unanswered = "stream_failed"
 
 
 class Agent:
