@@ -5,7 +5,6 @@ Writes into the memory folder are handed to the memory writer instead (`ctx.memo
 
 from __future__ import annotations
 
-import codecs
 import os
 import stat
 from pathlib import Path
@@ -17,23 +16,15 @@ from mini_claude.change_preview import ChangePreview
 from mini_claude.errors import ToolError
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
+from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, looks_binary, open_regular
 
 MAX_LINES = 2_000  # per read_file call
 MAX_READ_BYTES = 256 * 1024  # of numbered output per read_file call
 MAX_LINE_CHARS = 2_000  # longer lines are cut, with a marker
 LINE_READ_BYTES = MAX_LINE_CHARS * 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
-SNIFF_BYTES = 8 * 1024  # how much of a file decides "binary or text"
-MAX_UNDECODABLE_RATIO = 0.3  # above this share of invalid UTF-8 in the sniffed bytes: binary
 MAX_EDIT_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
 SKIP_CHUNK_BYTES = 64 * 1024
 LINE_NUMBER_WIDTH = 6  # as `cat -n`
-
-_FILE_KINDS = {
-    stat.S_IFIFO: "a named pipe (FIFO)",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-}
 
 
 def read_file(
@@ -44,7 +35,7 @@ def read_file(
     shown = display_path(path, ctx.project_dir)
     first = max(1, offset or 1)
     count = min(MAX_LINES, max(1, limit or MAX_LINES))
-    with _open_regular(path, shown) as handle:
+    with open_regular(path, shown) as handle:
         if looks_binary(handle.read(SNIFF_BYTES)):
             raise ToolError(prompts.notice("file_binary", path=shown))
         handle.seek(0)
@@ -156,51 +147,8 @@ def _write_preview(path: Path, shown: str, content: str) -> ChangePreview:
 # --- helpers shared by the three tools ----------------------------------------------------
 
 
-def looks_binary(head: bytes) -> bool:
-    """NUL bytes, or mostly invalid UTF-8, in the first bytes of a file mean it is not text."""
-    if b"\0" in head:
-        return True
-    if not head:
-        return False
-    # A multi-byte character may be cut at the end of the sample: do not count it.
-    decoded = head.decode("utf-8", "replace") if len(head) < SNIFF_BYTES else _decode_prefix(head)
-    return decoded.count("\ufffd") > MAX_UNDECODABLE_RATIO * len(head)
-
-
-def file_kind(mode: int) -> str:
-    """What a non-regular file is, for the `file_not_regular` notice: "a named pipe (FIFO)"…"""
-    return _FILE_KINDS.get(stat.S_IFMT(mode), "a special file")
-
-
 def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def _decode_prefix(head: bytes) -> str:
-    return codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=False)
-
-
-def _open_regular(path: Path, shown: str) -> BinaryIO:
-    """Open a regular file for reading; anything else (folder, FIFO, device) is a clear error.
-
-    `stat` comes first and the open is non-blocking, so a FIFO can never hang us.
-    """
-    try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise ToolError(prompts.notice("file_is_directory", path=shown))
-        if not stat.S_ISREG(info.st_mode):
-            raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
-        raise ToolError(prompts.notice("file_not_found", path=shown)) from None
-    except OSError as error:
-        raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
-    opened_mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(opened_mode):  # replaced between stat and open
-        os.close(fd)
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(opened_mode)))
-    return os.fdopen(fd, "rb")
 
 
 def _read_numbered(handle: BinaryIO, first: int, count: int) -> tuple[list[str], int, str | None]:
@@ -247,7 +195,7 @@ def _skip_rest_of_line(handle: BinaryIO) -> int:
 
 
 def _read_text_for_edit(path: Path, shown: str) -> str:
-    with _open_regular(path, shown) as handle:
+    with open_regular(path, shown) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > MAX_EDIT_BYTES:
             raise ToolError(

@@ -18,7 +18,7 @@ from mini_claude.errors import ToolError
 from mini_claude.paths import visible_path
 from mini_claude.tools import patterns, walk
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
-from mini_claude.tools.files import SNIFF_BYTES, looks_binary
+from mini_claude.tools.file_kinds import SNIFF_BYTES, looks_binary
 from mini_claude.tools.patterns import OutOfTime, SearchClock, TooSlow
 
 MAX_LIST_ENTRIES = 500

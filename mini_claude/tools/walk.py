@@ -17,7 +17,7 @@ from mini_claude import prompts
 from mini_claude.errors import ToolError
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools.base import ToolContext
-from mini_claude.tools.files import file_kind
+from mini_claude.tools.file_kinds import file_kind
 
 # Only version control, dependency and cache folders: never build output the user may care about.
 SKIPPED_DIRS = frozenset(
