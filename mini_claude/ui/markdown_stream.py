@@ -13,16 +13,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
-_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_LIST_ITEM = re.compile(r"( {0,3})([-+*]|(\d{1,9})[.)])(?=[ \t]|$)")
-_FENCE_OPEN = re.compile(r"( *)(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"( *)(`{3,}|~{3,})[ \t]*$")
-# HTML blocks that may contain blank lines (CommonMark types 1-5) and what ends them.
-_HTML_RAW = re.compile(
-    r" {0,3}(<(?:script|pre|style|textarea)(?=[\s>]|$)|<!--|<\?|<![A-Za-z]|<!\[CDATA\[)", re.IGNORECASE
+from mini_claude.ui.markdown_lines import (
+    HEADING,
+    LIST_ITEM,
+    THEMATIC_BREAK,
+    Fence,
+    closes_fence,
+    dedent_code,
+    html_raw_end,
+    indent_width,
+    interrupts_list,
+    interrupts_paragraph,
+    is_blank,
+    list_key,
+    open_fence,
 )
-_HTML_RAW_END = {"<!--": "-->", "<?": "?>", "<![cdata[": "]]>"}
 
 
 @dataclass(frozen=True)
@@ -47,15 +52,6 @@ Piece = MarkdownBlock | CodeSlice
 
 
 @dataclass(frozen=True)
-class _Fence:
-    char: str
-    length: int
-    indent: int
-    lexer: str
-    nested: bool  # inside a list item: part of the list block, never emitted on its own
-
-
-@dataclass(frozen=True)
 class TailSnapshot:
     """The unfinished tail at one moment; cheap to take, safe to read from another thread."""
 
@@ -63,14 +59,14 @@ class TailSnapshot:
     count: int
     partial: str
     continues_list: bool
-    fence: _Fence | None  # set when the tail is the rest of a code fence already partly emitted
+    fence: Fence | None  # set when the tail is the rest of a code fence already partly emitted
 
     def as_piece(self) -> Piece | None:
         text = "".join(self.lines[: self.count]) + self.partial
         if not text.strip():
             return None
         if self.fence is not None:
-            code = _dedent_code(text, self.fence.indent).removesuffix("\n")
+            code = dedent_code(text, self.fence.indent).removesuffix("\n")
             return CodeSlice(code, self.fence.lexer, first=False, last=True)
         return MarkdownBlock(text, self.continues_list)
 
@@ -88,9 +84,9 @@ class MarkdownStream:
     def _reset_block(self) -> None:
         self._lines: list[str] = []  # complete lines of the unfinished block
         self._kind: str | None = None  # "para" | "list" | "fence" | "indented"
-        self._fence: _Fence | None = None
+        self._fence: Fence | None = None
         self._fence_sliced = False
-        self._list_key: tuple[int, str] | None = None
+        self.list_key: tuple[int, str] | None = None
         self._continues_list = False
         self._after_blank = False
         self._html_end: str | None = None
@@ -142,44 +138,44 @@ class MarkdownStream:
             self._indented_code_line(line)
 
     def _start_block(self, line: str) -> None:
-        if _is_blank(line):
+        if is_blank(line):
             return  # blank lines only separate blocks; rendering puts the gap back
         self._lines = [line]
-        if fence := _open_fence(line, nested=False):
+        if fence := open_fence(line, nested=False):
             self._kind, self._fence = "fence", fence
-        elif _HEADING.match(line) or _THEMATIC_BREAK.match(line):
+        elif HEADING.match(line) or THEMATIC_BREAK.match(line):
             self._emit()  # one-line blocks are finished as soon as their line is
-        elif match := _LIST_ITEM.match(line):
-            self._kind, self._list_key = "list", _list_key(match)
-        elif _indent(line) >= 4:
+        elif match := LIST_ITEM.match(line):
+            self._kind, self.list_key = "list", list_key(match)
+        elif indent_width(line) >= 4:
             self._kind = "indented"
         else:
             self._kind = "para"
-            self._html_end = _html_raw_end(line)
+            self._html_end = html_raw_end(line)
 
     def _paragraph_line(self, line: str) -> None:
-        if _is_blank(line):
+        if is_blank(line):
             self._emit()
-        elif _interrupts_paragraph(line):
+        elif interrupts_paragraph(line):
             self._emit()
             self._start_block(line)
         else:
             self._lines.append(line)
 
     def _list_line(self, line: str) -> None:
-        if _is_blank(line):
+        if is_blank(line):
             self._lines.append(line)
             self._after_blank = True
             return
-        indent = _indent(line)
-        item = _LIST_ITEM.match(line)
+        indent = indent_width(line)
+        item = LIST_ITEM.match(line)
         if item and self._may_cut_list_before(item):
             # A new sibling item: the items before it are finished.
             self._emit(keep_kind=True)
             self._lines, self._continues_list = [line], True
-        elif item or indent > 0 or not (self._after_blank or _interrupts_list(line)):
+        elif item or indent > 0 or not (self._after_blank or interrupts_list(line)):
             self._lines.append(line)  # an item, a continuation, or a lazy paragraph line
-            if indent > 0 and (fence := _open_fence(line, nested=True)):
+            if indent > 0 and (fence := open_fence(line, nested=True)):
                 self._fence = fence
         else:
             self._emit()
@@ -188,14 +184,14 @@ class MarkdownStream:
         self._after_blank = False
 
     def _may_cut_list_before(self, item: re.Match[str]) -> bool:
-        if _list_key(item) != self._list_key or len(self._lines) < self._commit_after_lines:
+        if list_key(item) != self.list_key or len(self._lines) < self._commit_after_lines:
             return False
         # Rich sizes an ordered list's number column by its item count: from item 10 on, a cut
         # keeps the same width as the whole list (for lists of 9 to 98 items).
         return item.group(3) is None or int(item.group(3)) >= 10
 
     def _indented_code_line(self, line: str) -> None:
-        if _is_blank(line) or _indent(line) >= 4:
+        if is_blank(line) or indent_width(line) >= 4:
             self._lines.append(line)
         else:
             self._emit()
@@ -204,7 +200,7 @@ class MarkdownStream:
     def _fence_line(self, line: str) -> None:
         fence = self._fence
         assert fence is not None
-        if _closes_fence(fence, line):
+        if closes_fence(fence, line):
             if fence.nested:
                 self._lines.append(line)
                 self._fence = None
@@ -237,7 +233,7 @@ class MarkdownStream:
         # Keep the last non-blank line back, so the last slice is never empty and trailing blank
         # lines, which a closed fence drops, are never printed. Prefer cutting before an
         # unindented line: it is less likely to split a multi-line string or comment.
-        last_text = max((i for i, line in enumerate(code) if not _is_blank(line)), default=0)
+        last_text = max((i for i, line in enumerate(code) if not is_blank(line)), default=0)
         starts = [k for k in range(len(code) // 2, last_text + 1) if code[k][:1] not in " \t\n"]
         cut = starts[-1] if starts else last_text
         if cut > 0:
@@ -246,78 +242,9 @@ class MarkdownStream:
     def _emit_code_slice(self, end: int, *, last: bool) -> None:
         fence = self._fence
         assert fence is not None
-        code = _dedent_code("".join(self._lines[:end]), fence.indent)
+        code = dedent_code("".join(self._lines[:end]), fence.indent)
         # Lines end with a newline; the last one must not, or Syntax shows an extra empty line.
         code = code.rstrip() if last else code.removesuffix("\n")  # rstrip: as rich's code blocks do
         self._out.append(CodeSlice(code, fence.lexer, first=not self._fence_sliced, last=last))
         self._lines = self._lines[end:]  # a new list: snapshots keep the old one intact
         self._fence_sliced = True
-
-
-def _is_blank(line: str) -> bool:
-    return not line.strip()
-
-
-def _indent(line: str) -> int:
-    width = 0
-    for char in line:
-        if char == " ":
-            width += 1
-        elif char == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
-
-
-def _list_key(match: re.Match[str]) -> tuple[int, str]:
-    marker = match.group(2)
-    return len(match.group(1)), marker[-1] if match.group(3) else marker
-
-
-def _open_fence(line: str, *, nested: bool) -> _Fence | None:
-    match = _FENCE_OPEN.match(line.rstrip("\r\n"))
-    if not match or (not nested and len(match.group(1)) > 3):
-        return None
-    marks, info = match.group(2), match.group(3).strip()
-    if marks[0] == "`" and "`" in info:
-        return None  # not a fence: inline code like ```x```
-    lexer = info.split(maxsplit=1)[0] if info else "text"
-    return _Fence(marks[0], len(marks), len(match.group(1)), lexer, nested)
-
-
-def _closes_fence(fence: _Fence, line: str) -> bool:
-    match = _FENCE_CLOSE.match(line.rstrip("\r\n"))
-    if not match or (not fence.nested and len(match.group(1)) > 3):
-        return False
-    marks = match.group(2)
-    return marks[0] == fence.char and len(marks) >= fence.length
-
-
-def _html_raw_end(line: str) -> str | None:
-    match = _HTML_RAW.match(line)
-    if not match:
-        return None
-    start = match.group(1).lower()
-    end = _HTML_RAW_END.get(start) or (">" if start.startswith("<!") else f"</{start[1:]}>")
-    return None if end in line[match.end() :].lower() else end
-
-
-def _interrupts_paragraph(line: str) -> bool:
-    if _open_fence(line, nested=False) or _HEADING.match(line) or _HTML_RAW.match(line):
-        return True
-    item = _LIST_ITEM.match(line)
-    # Only a non-empty bullet item or an ordered item starting at 1 may interrupt a paragraph.
-    return bool(item and line[item.end() :].strip() and item.group(3) in (None, "1"))
-
-
-def _interrupts_list(line: str) -> bool:
-    return bool(_open_fence(line, nested=False) or _HEADING.match(line))
-
-
-def _dedent_code(code: str, indent: int) -> str:
-    """Remove a fence's own indentation from its lines, as markdown does."""
-    if not indent:
-        return code
-    lines = code.split("\n")
-    return "\n".join(line[min(indent, len(line) - len(line.lstrip(" "))) :] for line in lines)
