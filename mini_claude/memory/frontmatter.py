@@ -27,10 +27,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import AnyStr, Literal, NamedTuple
 
+from mini_claude.memory.frontmatter_block import BOM, BOM_BYTES, Block, locate_block, scan_lines
 from mini_claude.memory.scalars import format_value, unquote_double, unquote_single
 
 FENCE = "---"
@@ -39,24 +39,11 @@ READ_CHUNK_BYTES = 2048  # one read holds a typical memory header (~200-500 byte
 MAX_WARNINGS = 20  # a garbage file must not flood the log; the rest are summarised in one line
 WARNING_SNIPPET_CHARS = 40  # how much of an offending line a warning quotes
 
-_BOM = "\ufeff"
-_BOM_BYTES = _BOM.encode("utf-8")
 # Exactly the characters str.splitlines() breaks on, so a folded value is always one line.
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _HAS_LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
 _WHITESPACE_RUN = re.compile(r"\s+")
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-# Line scanning runs on decoded text in `parse` and on raw bytes in `read_header`; both use the same
-# patterns (fences and line ends are ASCII, which UTF-8 never uses inside a multi-byte character),
-# so the two always find the same block.
-_LINE_SRC = r"([^\r\n]*)(\r\n|\r|\n)?"
-_BLANK_SRC = r"[ \t]*"
-_FENCE_SRC = r"[ \t]*---[ \t]*"
-_PATTERNS: dict[type, tuple[re.Pattern, re.Pattern, re.Pattern]] = {
-    str: tuple(re.compile(src) for src in (_LINE_SRC, _BLANK_SRC, _FENCE_SRC)),
-    bytes: tuple(re.compile(src.encode("ascii")) for src in (_LINE_SRC, _BLANK_SRC, _FENCE_SRC)),
-}
 
 
 @dataclass(frozen=True)
@@ -94,9 +81,9 @@ def parse(text: str | bytes) -> Frontmatter:
         text = _decode(bytes(text), warnings)
     elif not isinstance(text, str):
         raise TypeError(f"parse() takes str or bytes, not {type(text).__name__}")
-    text = text.removeprefix(_BOM)
+    text = text.removeprefix(BOM)
 
-    block = _locate_block(text, at_eof=True)
+    block = locate_block(text, at_eof=True)
     if block.status == "unclosed":
         warnings.append(_unclosed_warning(block.open_line))
     if block.status != "closed":
@@ -155,7 +142,7 @@ def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES)
             chunk = os.read(fd, min(READ_CHUNK_BYTES, want))
             at_eof = not chunk
             data += chunk
-            block = _locate_block(data, at_eof)
+            block = locate_block(data, at_eof)
             if block.status != "more":
                 break
     except OSError as exc:  # e.g. EISDIR: opening a directory read-only succeeds, reading it fails
@@ -172,63 +159,13 @@ def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES)
     return Frontmatter()
 
 
-# --- locating the block ---------------------------------------------------------------------------
-
-
-class _Block(NamedTuple):
-    # "none": no opening fence; "more": need more input to decide (only when not at EOF);
-    # "unclosed": opening fence but no closing one before EOF; "closed": offsets below are valid.
-    status: Literal["none", "more", "unclosed", "closed"]
-    open_line: int = 0  # 1-based line number of the opening fence
-    inner_start: int = 0  # offset just after the opening fence's line end
-    inner_end: int = 0  # offset where the closing fence line starts
-    block_end: int = 0  # offset just after the closing fence's line end, where the body starts
-
-
-def _patterns(data: str | bytes) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
-    return _PATTERNS[bytes if isinstance(data, bytes) else str]  # isinstance: subclasses welcome
-
-
-def _lines(data: AnyStr, start: int) -> Iterator[tuple[AnyStr, AnyStr | None, int, int]]:
-    """Yield (content, line end or None, start offset, end offset) for each line from `start`."""
-    line_pattern = _patterns(data)[0]
-    pos = start
-    while pos < len(data):
-        m = line_pattern.match(data, pos)
-        yield m.group(1), m.group(2), pos, m.end()
-        pos = m.end()
-
-
-def _locate_block(data: AnyStr, at_eof: bool) -> _Block:
-    """Find the frontmatter block in `data` (str without BOM, or raw bytes possibly with one)."""
-    _, blank, fence = _patterns(data)
-    start = len(_BOM_BYTES) if isinstance(data, bytes) and data.startswith(_BOM_BYTES) else 0
-    line_no = 0
-    opening: _Block | None = None
-    for content, line_end, line_start, end in _lines(data, start):
-        line_no += 1
-        if line_end is None and not at_eof:
-            return _Block("more")  # a partial line might still turn out to be a fence, or not
-        if opening is None:
-            if blank.fullmatch(content):
-                continue
-            if not fence.fullmatch(content):
-                return _Block("none")
-            opening = _Block("unclosed", open_line=line_no, inner_start=end)
-        elif fence.fullmatch(content):
-            return opening._replace(status="closed", inner_end=line_start, block_end=end)
-    if not at_eof:
-        return _Block("more")
-    return opening or _Block("none")
-
-
 # --- fields and values -----------------------------------------------------------------------------
 
 
-def _parse_fields(text: str, block: _Block, warnings: list[str]) -> dict[str, str]:
+def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str]:
     fields: dict[str, str] = {}
     first_seen: dict[str, int] = {}
-    lines = _lines(text[: block.inner_end], block.inner_start)
+    lines = scan_lines(text[: block.inner_end], block.inner_start)
     for line_no, (content, _, _, _) in enumerate(lines, start=block.open_line + 1):
         stripped = content.strip()
         if not stripped or stripped.startswith("#"):
@@ -271,7 +208,7 @@ def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
 
 
 def _decode(data: bytes, warnings: list[str]) -> str:
-    bom = len(_BOM_BYTES) if data.startswith(_BOM_BYTES) else 0
+    bom = len(BOM_BYTES) if data.startswith(BOM_BYTES) else 0
     try:
         return data[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
