@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.memory.ranking import INDEX_FILE, RecallRanking
+from mini_claude.memory.ranking import RecallRanking
+from mini_claude.memory.ranking_index import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.terms import match_query, terms
 

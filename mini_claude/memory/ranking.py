@@ -12,12 +12,10 @@ ours is rebuilt, and when nothing works the newest memories are offered, as befo
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import os
 import re
-import secrets
 import sqlite3
 import stat as stat_module
 import threading
@@ -26,16 +24,19 @@ import weakref
 from collections.abc import Collection, Iterator
 
 from mini_claude.memory import frontmatter
+from mini_claude.memory.ranking_index import (
+    INDEX_FILE,
+    IndexUnusable,
+    check_schema,
+    create_schema,
+    read_index,
+    write_index,
+)
 from mini_claude.memory.store import FileStat, MemoryFile, MemoryStore
 from mini_claude.memory.terms import document_text, match_query
 
 log = logging.getLogger("mini_claude.recall")
 
-INDEX_FILE = ".recall-index.sqlite3"
-INDEX_FORMAT = 1  # bump when the schema or the terms change: older files are then rebuilt
-# A saved index larger than this is not one we wrote (ours take ~1 KB a memory): rebuilt, not read.
-INDEX_MIN_CAP_BYTES = 16 << 20
-INDEX_CAP_BYTES_PER_MEMORY = 16 << 10
 BODY_INDEXED_CHARS = 300  # a body's first lines name what it is about; the rest adds size, not recall
 # BM25 weight of a term found in the name, description, type, body.
 COLUMN_WEIGHTS = (3.0, 2.0, 0.5, 1.0)
@@ -47,13 +48,6 @@ _NS_PER_DAY = 86_400 * 10**9
 # puts a few header words in the body column too).
 _FRONT_BLOCK = re.compile(r"\A\s*---[ \t]*\r?\n.*?^[ \t]*---[ \t]*$", re.DOTALL | re.MULTILINE)
 
-_SQLITE_HEADER_BYTES = 100
-_SCHEMA = (
-    "CREATE TABLE files(id INTEGER PRIMARY KEY, file_name TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL,"
-    " size INTEGER NOT NULL, inode INTEGER NOT NULL, usable INTEGER NOT NULL)",
-    # `ascii` splits only where we put spaces (our terms), `porter` makes "deploys" find "deploy".
-    "CREATE VIRTUAL TABLE terms USING fts5(name, description, type, body, tokenize='porter ascii')",
-)
 _RANKED = f"""
     SELECT files.file_name FROM terms JOIN files ON files.id = terms.rowid
     WHERE terms MATCH ?1
@@ -64,10 +58,6 @@ _RANKED = f"""
     LIMIT ?3"""
 
 _StatKey = tuple[int, int, int]
-
-
-class _Unusable(Exception):
-    """The index file cannot serve: rebuild it (the reason is in the message)."""
 
 
 class RecallRanking:
@@ -118,7 +108,7 @@ class RecallRanking:
         for attempt in range(2):
             try:
                 return self._ranked(query, stats, limit, now_ns)
-            except (sqlite3.Error, OSError, _Unusable) as error:
+            except (sqlite3.Error, OSError, IndexUnusable) as error:
                 self._close()
                 if attempt or not self._trust_file:
                     self._log_once(f"memory ranking unavailable ({error}); offering the newest memories")
@@ -145,14 +135,12 @@ class RecallRanking:
             return self._db
         self._known = {}
         self._db = db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        data = self._read_file(memories) if self._trust_file else None
+        data = read_index(self.path, memories) if self._trust_file else None
         if data is None:
-            db.execute(f"PRAGMA user_version = {INDEX_FORMAT}")
-            for statement in _SCHEMA:
-                db.execute(statement)
+            create_schema(db)
             return db
         db.deserialize(data)
-        self._check_schema(db)
+        check_schema(db)
         self._known = {
             name: ((mtime_ns, size, inode), row_id, bool(usable))
             for row_id, name, mtime_ns, size, inode, usable in db.execute(
@@ -160,31 +148,6 @@ class RecallRanking:
             )
         }
         return db
-
-    def _read_file(self, memories: int) -> bytes | None:
-        """The saved index's bytes; None when there is none. Never follows a symlink nor blocks
-        on a FIFO; a file that is no regular file, or too big, is left to be replaced."""
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            raise _Unusable(f"cannot open it: {error.strerror}") from error
-        cap = max(INDEX_MIN_CAP_BYTES, INDEX_CAP_BYTES_PER_MEMORY * memories)
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(fd)
-            data = handle.read(cap) if stat_module.S_ISREG(info.st_mode) and info.st_size <= cap else b""
-        if len(data) < _SQLITE_HEADER_BYTES:  # (SQLite cannot load an empty buffer at all)
-            raise _Unusable("not a regular file of a plausible size")
-        return data
-
-    def _check_schema(self, db: sqlite3.Connection) -> None:
-        """The loaded file holds exactly our tables: nothing in it (a view, a trigger) gets to run."""
-        db.execute("PRAGMA trusted_schema = OFF")
-        (version,) = db.execute("PRAGMA user_version").fetchone()
-        found = db.execute("SELECT type, name, sql FROM sqlite_schema ORDER BY name").fetchall()
-        if version != INDEX_FORMAT or found != _expected_schema():
-            raise _Unusable("made by another version, or not by us")
 
     def _sync(self, db: sqlite3.Connection, stats: dict[str, FileStat]) -> bool:
         """Bring the index up to the files' stats; True when anything changed."""
@@ -246,16 +209,10 @@ class RecallRanking:
         """Write the index beside the memories (temp file + rename: a symlink there is replaced,
         never followed). A cache: without fsync, and a failure only costs the next session time."""
         data = db.serialize()
-        temp = self.path.with_name(f"{INDEX_FILE}.{secrets.token_hex(4)}.tmp")
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(temp, self.path)
+            write_index(self.path, data)
             self._save_failed = False
         except OSError as error:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
             self._save_failed = True
             self._log_once(f"memory ranking index not saved ({error.strerror or error}); kept in memory")
 
@@ -292,15 +249,3 @@ def _newest_first(stats: dict[str, FileStat]) -> Iterator[FileStat]:
 
 def _key(stat: FileStat) -> _StatKey:
     return stat.mtime_ns, stat.size, stat.inode
-
-
-_expected: list[tuple[str, str, str]] = []
-
-
-def _expected_schema() -> list[tuple[str, str, str]]:
-    if not _expected:
-        with contextlib.closing(sqlite3.connect(":memory:")) as db:
-            for statement in _SCHEMA:
-                db.execute(statement)
-            _expected.extend(db.execute("SELECT type, name, sql FROM sqlite_schema ORDER BY name"))
-    return _expected

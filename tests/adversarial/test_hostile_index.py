@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.memory.ranking import INDEX_FILE, RecallRanking
+from mini_claude.memory.ranking import RecallRanking
+from mini_claude.memory.ranking_index import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
 from tests.adversarial.cases import case
 from tests.adversarial.world import memory_text, must_finish_within

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from mini_claude.memory import frontmatter
 from mini_claude.memory.naming import memory_file_name
-from mini_claude.memory.ranking import INDEX_FILE, RecallRanking
+from mini_claude.memory.ranking import RecallRanking
+from mini_claude.memory.ranking_index import INDEX_FILE
 from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
 from mini_claude.memory.store import MemoryStore
 from tests.bench import relevance_data as data
