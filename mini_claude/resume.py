@@ -20,7 +20,8 @@ from mini_claude.sessions.copy import copy_transcript
 from mini_claude.sessions.folder import SessionsFolderError, TranscriptError
 from mini_claude.sessions.loader import LoadedTranscript, load_transcript
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND, SessionNotFound, find_session
-from mini_claude.sessions.transcript import SessionInUse, TranscriptWriter
+from mini_claude.sessions.reopen import SessionInUse
+from mini_claude.sessions.transcript import TranscriptWriter
 
 if TYPE_CHECKING:
     from mini_claude.session import Session

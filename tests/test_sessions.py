@@ -15,8 +15,9 @@ from mini_claude import config, prompts
 from mini_claude.sessions.folder import TranscriptError
 from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.records import MAX_TRANSCRIPT_BYTES, SESSION_ID_PATTERN
+from mini_claude.sessions.reopen import SessionInUse, is_in_use
 from mini_claude.sessions.repair import repair_conversation
-from mini_claude.sessions.transcript import SessionInUse, TranscriptWriter, is_in_use
+from mini_claude.sessions.transcript import TranscriptWriter
 from tests.fake_api_validation import validate_request
 
 ODD = "naïve 中文 😀 \u2028 line\u2029sep \x85 \x1b[2J \u202e \udcff\udc80 \x00 end"

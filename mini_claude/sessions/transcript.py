@@ -15,7 +15,6 @@ import errno
 import fcntl
 import logging
 import os
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 from mini_claude import __version__
 from mini_claude.paths import visible_path
-from mini_claude.sessions.folder import FILE_MODE, OTHERS_BITS, SessionsFolderError, open_sessions_dir
+from mini_claude.sessions.folder import FILE_MODE, SessionsFolderError, open_sessions_dir
 from mini_claude.sessions.records import (
     COMPACTION_TYPE,
     MAX_TRANSCRIPT_BYTES,
@@ -35,18 +34,13 @@ from mini_claude.sessions.records import (
     new_session_id,
     now_iso,
 )
-from mini_claude.sessions.tail import last_record, read_tail
+from mini_claude.sessions.reopen import SessionInUse, reopen_transcript
 
 log = logging.getLogger("mini_claude.sessions")
 
 NEW_FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-EXISTING_FILE_FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 ID_ATTEMPTS = 3  # a fresh random id colliding even once is practically impossible
 Block = dict[str, Any]
-
-
-class SessionInUse(Exception):
-    """Another mini-claude has this transcript open."""
 
 
 class TranscriptWriter:
@@ -88,7 +82,7 @@ class TranscriptWriter:
         when another mini-claude has it open; any other failure is reported through `warn`."""
         writer = cls(path.parent, cwd=cwd, project=project, model=model, warn=warn, session_id=path.stem)
         try:
-            writer._open_existing(path)
+            writer._fd, writer._size, writer._message_count, writer._last_role = reopen_transcript(path)
         except SessionInUse:
             raise
         except (OSError, SessionsFolderError) as error:
@@ -203,48 +197,6 @@ class TranscriptWriter:
         )  # fmt: skip
         return encode_line(header)
 
-    def _open_existing(self, path: Path) -> None:
-        dir_fd = open_sessions_dir(path.parent, create=True)
-        assert dir_fd is not None
-        try:
-            fd = os.open(path.name, EXISTING_FILE_FLAGS, dir_fd=dir_fd)
-        finally:
-            os.close(dir_fd)
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(0, "not a regular file")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise SessionInUse(f"session {path.stem} is open in another mini-claude") from None
-            except OSError:
-                pass  # a filesystem without locks: saved all the same
-            if os.stat(path, follow_symlinks=False).st_ino != info.st_ino:
-                raise OSError(0, "it was removed or replaced meanwhile")
-            if info.st_mode & OTHERS_BITS:
-                os.fchmod(fd, FILE_MODE)
-            self._size = self._mend_torn_end(fd, info.st_size)
-        except BaseException:
-            os.close(fd)
-            raise
-        self._fd = fd
-
-    def _mend_torn_end(self, fd: int, size: int) -> int:
-        """Make the file end with a whole line before appending (else the next record would be glued
-        to a torn one and lost with it); learn the message count and the last role. Returns the size."""
-        tail = read_tail(fd, size, fragment_max=MAX_TRANSCRIPT_BYTES)  # never cut a whole record
-        if tail.fragment_is_record:
-            os.write(fd, b"\n")  # a whole record whose newline an editor removed
-            size += 1
-        elif tail.fragment_size:
-            os.ftruncate(fd, tail.complete_end)  # half a record from a crash: nothing to keep
-            size = tail.complete_end
-            tail = read_tail(fd, size)
-        kind, count = last_record(fd, tail) or ("", 0)
-        self._message_count, self._last_role = count, RECORD_ROLES.get(kind)
-        return size
-
     def _write(self, line: bytes) -> None:
         assert self._fd is not None
         view = memoryview(line)
@@ -282,20 +234,3 @@ def _reason(error: Exception) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
-
-
-def is_in_use(path: Path) -> bool:
-    """True when another mini-claude is writing this transcript (it holds the lock)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return False
