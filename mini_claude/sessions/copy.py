@@ -14,16 +14,13 @@ from mini_claude.sessions.folder import (
     SessionsFolderError,
     TranscriptError,
     open_sessions_dir,
-    open_transcript_for_reading,
-    read_all,
+    read_transcript,
 )
 from mini_claude.sessions.records import (
     HEADER_TYPE,
-    MAX_TRANSCRIPT_BYTES,
     TRANSCRIPT_SUFFIX,
     encode_line,
     new_session_id,
-    too_large_problem,
 )
 
 COPY_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -34,15 +31,7 @@ def copy_transcript(source: Path) -> Path:
     in the middle of writing one), its header naming the new id and the session it was copied
     from. Raises TranscriptError (one line) when it cannot be read or written."""
     shown = visible_path(str(source))
-    fd, info = open_transcript_for_reading(source)
-    try:
-        if info.st_size > MAX_TRANSCRIPT_BYTES:
-            raise TranscriptError(too_large_problem(shown, info.st_size))
-        data = read_all(fd, info.st_size, MAX_TRANSCRIPT_BYTES)
-    except OSError as error:
-        raise TranscriptError(f"cannot read {shown}: {error.strerror}") from None
-    finally:
-        os.close(fd)
+    data = read_transcript(source)
     data = data[: data.rfind(b"\n") + 1]
     header_line, _, records = data.partition(b"\n")
     try:

@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from mini_claude.paths import visible_path
+from mini_claude.sessions.records import MAX_TRANSCRIPT_BYTES, too_large_problem
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -91,7 +92,23 @@ def open_transcript_for_reading(path: Path, *, dir_fd: int | None = None) -> tup
     return fd, info
 
 
-def read_all(fd: int, size_hint: int, limit: int) -> bytes:
+def read_transcript(path: Path) -> bytes:
+    """The whole transcript at `path` (a regular file, never through a symlink): at most one byte
+    more than MAX_TRANSCRIPT_BYTES, so a caller can tell one that grew past it meanwhile. Raises
+    TranscriptError (one line) when it cannot be read or is too large."""
+    shown = visible_path(str(path))
+    fd, info = open_transcript_for_reading(path)
+    try:
+        if info.st_size > MAX_TRANSCRIPT_BYTES:
+            raise TranscriptError(too_large_problem(shown, info.st_size))
+        return _read_all(fd, info.st_size, MAX_TRANSCRIPT_BYTES)
+    except OSError as error:
+        raise TranscriptError(f"cannot read {shown}: {error.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, size_hint: int, limit: int) -> bytes:
     """Up to `limit` + 1 bytes from `fd` (so a caller can tell the file grew past the limit)."""
     chunks, total = [], 0
     want = min(max(size_hint, 1 << 16), limit + 1)

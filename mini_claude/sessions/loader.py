@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mini_claude.paths import visible_path
-from mini_claude.sessions.folder import TranscriptError, open_transcript_for_reading, read_all
+from mini_claude.sessions.folder import TranscriptError, read_transcript
 from mini_claude.sessions.records import (
     COMPACTION_TYPE,
     FORMAT,
@@ -68,15 +67,7 @@ class LoadedTranscript:
 def load_transcript(path: Path) -> LoadedTranscript:
     """Raises TranscriptError (one line) when the file cannot be read or has no usable header."""
     shown = visible_path(str(path))
-    fd, info = open_transcript_for_reading(path)
-    try:
-        if info.st_size > MAX_TRANSCRIPT_BYTES:
-            raise TranscriptError(too_large_problem(shown, info.st_size))
-        data = read_all(fd, info.st_size, MAX_TRANSCRIPT_BYTES)
-    except OSError as error:
-        raise TranscriptError(f"cannot read {shown}: {error.strerror}") from None
-    finally:
-        os.close(fd)
+    data = read_transcript(path)
     if len(data) > MAX_TRANSCRIPT_BYTES:
         raise TranscriptError(too_large_problem(shown, len(data)))
     if not data or data.isspace():
