@@ -1,6 +1,6 @@
 """Atomic file replacement: readers see the old file or the new one, never a half-written one.
 
-Used by the file tools and the memory store.
+Used by the file tools, the memory store and (without fsync) the recall ranking's cache.
 """
 
 from __future__ import annotations
@@ -35,16 +35,29 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> b
     existing_mode = existing.st_mode & 0o7777 if existing is not None and keep_mode else None
 
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, NEW_FILE_MODE)
+    replace_through_temp(target, temp, payload, create_mode=NEW_FILE_MODE, exact_mode=existing_mode)
+    return existing is None
+
+
+def replace_through_temp(
+    target: Path, temp: Path, payload: bytes, *, create_mode: int, exact_mode: int | None = None,
+    durable: bool = True,
+) -> None:  # fmt: skip
+    """Write `payload` into `temp` (a new file, created exclusively and never through a symlink,
+    with `create_mode` narrowed by the umask, or set to `exact_mode`), then rename it over
+    `target`; on any failure the temp file is removed. `durable` fsyncs the file before the
+    rename and the folder after it (a cache can do without)."""
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, create_mode)
     try:
         try:
-            if existing_mode is not None:
-                os.fchmod(fd, existing_mode)
+            if exact_mode is not None:
+                os.fchmod(fd, exact_mode)
             view = memoryview(payload)
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, target)
@@ -52,8 +65,8 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> b
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    _fsync_dir(target.parent)
-    return existing is None
+    if durable:
+        _fsync_dir(target.parent)
 
 
 def _fsync_dir(folder: Path) -> None:

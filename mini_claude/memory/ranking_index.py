@@ -15,11 +15,14 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from mini_claude.atomic import replace_through_temp
+
 INDEX_FILE = ".recall-index.sqlite3"
 INDEX_FORMAT = 1  # bump when the schema or the terms change: older files are then rebuilt
 # A saved index larger than this is not one we wrote (ours take ~1 KB a memory): rebuilt, not read.
 INDEX_MIN_CAP_BYTES = 16 << 20
 INDEX_CAP_BYTES_PER_MEMORY = 16 << 10
+INDEX_FILE_MODE = 0o600  # it holds words of every memory
 
 _SQLITE_HEADER_BYTES = 100
 _SCHEMA = (
@@ -72,15 +75,7 @@ def write_index(path: Path, data: bytes) -> None:
     """Save `data` at `path` through a temp file and a rename (a symlink there is replaced, never
     followed); raises OSError, with no temp file left behind."""
     temp = path.with_name(f"{INDEX_FILE}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    replace_through_temp(path, temp, data, create_mode=INDEX_FILE_MODE, durable=False)
 
 
 _expected: list[tuple[str, str, str]] = []
