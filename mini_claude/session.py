@@ -21,6 +21,7 @@ from mini_claude.memory.writer import MemoryStoreWriter
 from mini_claude.permissions import AskCallback, Permissions
 from mini_claude.project_record import remember_project
 from mini_claude.sessions.recorder import TranscriptRecorder
+from mini_claude.sessions.transcript import TranscriptWriter
 from mini_claude.system_prompt import SystemPrompt
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import default_registry
@@ -72,10 +73,11 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
     memory_startup = MemoryStartup(store, warn, hint=hint)
     recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
-    transcript = TranscriptRecorder(
+    first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
         model=settings.model, warn=warn,
     )  # fmt: skip
+    transcript = TranscriptRecorder(first_transcript)
     agent = Agent(
         llm=llm,
         tools=default_registry(),

@@ -7,9 +7,7 @@ Saving never stops the session: a failure is one warning line (the writer's `war
 from __future__ import annotations
 
 import logging
-import os
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 from mini_claude.events import ContextCompacted, Event, MessageAdded
@@ -20,19 +18,13 @@ log = logging.getLogger("mini_claude.sessions")
 
 
 class TranscriptRecorder:
-    def __init__(
-        self,
-        sessions_dir: Path,
-        *,
-        cwd: str | os.PathLike[str],
-        project: str | os.PathLike[str],
-        model: str,
-        warn: Callable[[str], None],
-    ) -> None:
-        self.sessions_dir = sessions_dir
-        self.cwd, self.project, self.model = os.fspath(cwd), os.fspath(project), model
-        self._warn = warn
-        self.writer = self._new_writer()
+    def __init__(self, first: TranscriptWriter) -> None:
+        """Save into `first`; the transcripts after it (a new conversation, a resumed one) take
+        its folder, working directory, project and warning callback, and the model of the time."""
+        self.sessions_dir = first.sessions_dir
+        self.cwd, self.project, self.model = first.cwd, first.project, first.model
+        self._warn = first.warn
+        self.writer = first
 
     def __call__(self, event: Event) -> None:
         match event:

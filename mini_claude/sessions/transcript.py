@@ -62,7 +62,7 @@ class TranscriptWriter:
         self.started = now_iso()
         self.cwd, self.project, self.model = os.fspath(cwd), os.fspath(project), model
         self.stopped: str | None = None  # why saving stopped, once it has
-        self._warn = warn or (lambda text: log.warning("%s", text))
+        self.warn = warn or (lambda text: log.warning("%s", text))  # told of the one failure, in a line
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._size = 0
@@ -212,7 +212,7 @@ class TranscriptWriter:
 
     def _report(self, warning: str) -> None:
         try:
-            self._warn(warning)
+            self.warn(warning)
         except Exception:  # the UI's callback failing must not end the turn either
             log.exception("reporting a transcript warning failed: %s", warning)
 
