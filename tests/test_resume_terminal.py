@@ -177,3 +177,17 @@ def test_resume_inside_the_repl_by_id_and_from_the_list(
         term.expect_prompt()
         term.submit("/exit")
         assert term.wait_exit() == 0
+
+
+def test_resume_with_only_the_session_in_use_says_there_is_no_other(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    saved(project_dir, "4" * 32, "the only question")
+    with cli.terminal("-c") as term:
+        term.expect(RULE)
+        term.expect_prompt()
+        term.submit("/resume")
+        term.expect(r"No other saved session to resume in this project\.")
+        term.expect_prompt()
+        term.submit("/exit")
+        assert term.wait_exit() == 0

@@ -151,7 +151,8 @@ def _choose(ctx: CommandContext) -> SessionSummary | None:
     current = ctx.session.transcript.session_id
     usable = [s for s in sessions if s.problem is None and s.id != current]
     if not usable:
-        raise ResumeError("No saved session to resume in this project.")
+        others = "other " if any(s.id == current for s in sessions) else ""
+        raise ResumeError(f"No {others}saved session to resume in this project.")
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise ResumeError("The list of sessions needs a terminal: give the session's id instead.")
     return pick_session(usable, unusable=sum(1 for s in sessions if s.problem is not None))
