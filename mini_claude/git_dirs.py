@@ -1,63 +1,197 @@
 """Recognising a git directory by what it is, not by its name: its hooks and `config` run code
-(`core.fsmonitor` runs on every `git status`), so a write into one always asks.
+(`core.fsmonitor` runs on every `git status`), so a write into one always asks. So does a write
+into the hooks folder a repository's config names (`core.hooksPath`), or into a config file it
+includes (`include.path`, `includeIf.*.path`): git runs those just the same.
 
 A git directory may be called anything (`.gitstore`, `app.git`, a `--separate-git-dir`) and be
-reached through a symlink (`app/.git -> ../.repo/projects/app.git`). Git accepts a folder holding a
-`HEAD` file with `objects/` and `refs/` folders, or, for a linked worktree, `HEAD` with a
-`commondir` file (setup.c, is_git_directory); we look for the same things.
+reached through a symlink or a `gitdir:` file. A folder is one when git would take it for one
+(setup.c, is_git_directory): a valid `HEAD` (a symlink whose text starts with `refs/`, even when
+it leads nowhere, or a file holding `ref: refs/…` or an object id; validate_headref) and, in its
+common folder (`commondir`, or itself), `objects` and `refs` entries git may enter
+(access(X_OK)). We also take `HEAD` with a `commondir` file as one, and the target of every
+`.git` symlink or `gitdir:` file, and every `commondir` target, whatever they hold.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
+
+from mini_claude.git_config import hooks_folder, read_configs
 
 GIT_DIR_NAME = ".git"  # a folder in a plain checkout; a `gitdir: …` file in a worktree or submodule
-# The entries that make git take a folder for its directory, and the file type each must have.
-_GIT_DIR_ENTRIES: dict[str, Callable[[int], bool]] = {
-    "HEAD": stat.S_ISREG,
-    "objects": stat.S_ISDIR,
-    "refs": stat.S_ISDIR,
-    "commondir": stat.S_ISREG,
-}
-# Either shape is enough (HEAD first: a folder without one costs a single stat).
-GIT_DIR_SHAPES = (("HEAD", "objects", "refs"), ("HEAD", "commondir"))
+HEAD_READ_BYTES = 255  # what git reads of HEAD (validate_headref's buffer)
+POINTER_READ_BYTES = 4096  # a `gitdir:` or `commondir` file holds one path
+_OBJECT_ID = re.compile(rb"[0-9a-fA-F]{40}")  # sha1; a sha256 id starts the same way
+_GIT_SPACE = b" \t\n\r"  # git's isspace()
+# What the written entry completes: writing HEAD, objects/…, refs/… or commondir into a folder
+# holding the rest makes it a git directory, so that write asks like one made inside it.
+_SHAPE_ENTRIES = ("HEAD", "objects", "refs", "commondir")
+
+Risk = Literal["git_dir", "hooks", "git_config"]
 
 
-def writes_into_git_dir(resolved: Path, written: Path) -> bool:
-    """True when writing `resolved`, asked for under the name `written`, changes or completes a
-    git directory.
+@dataclass
+class Repositories:
+    """The git directories around some folders, real paths, and the work trees they belong to."""
 
-    That is: a component named `.git` on either path (in any letter case, as some filesystems
-    ignore case), or a folder on the way (of the resolved path, and of the written one with `..`
-    folded) that has the shape of a git directory, counting the entry this write creates there.
-    So the write that would turn a folder into a git directory asks like one made inside it.
-    """
+    git_dirs: list[Path] = field(default_factory=list)
+    work_trees: list[Path] = field(default_factory=list)
+
+    def add(self, git_dir: Path, work_tree: Path | None = None) -> None:
+        if git_dir not in self.git_dirs:
+            self.git_dirs.append(git_dir)
+        if work_tree is not None and work_tree not in self.work_trees:
+            self.work_trees.append(work_tree)
+
+
+def git_write_risk(resolved: Path, written: Path, project_dir: Path, home: Path) -> Risk | None:
+    """Why writing `resolved` (real), asked for under the name `written`, changes what git runs:
+    "git_dir", "hooks", "git_config"; None for an ordinary file."""
+    named = Path(os.path.normpath(written))
     if any(part.casefold() == GIT_DIR_NAME for part in (*resolved.parts, *written.parts)):
-        return True
+        return "git_dir"  # any letter case: some file systems ignore it
+    if _completes_or_lies_in_a_git_dir(resolved, named):
+        return "git_dir"
+    repos = repositories_around([project_dir, resolved.parent, named.parent])
+    if any(resolved.is_relative_to(git_dir) for git_dir in repos.git_dirs):
+        return "git_dir"
+    runs = read_configs(_config_files(repos, home), home)
+    bases = [*repos.work_trees, *repos.git_dirs]  # a relative hooksPath: from the work tree, or a bare repo
+    hooks = {hooks_folder(value, base, home) for value in runs.hooks_paths for base in bases}
+    if any(resolved.is_relative_to(folder) for folder in hooks):
+        return "hooks"
+    if resolved in runs.config_files:
+        return "git_config"
+    return None
+
+
+def repositories_around(folders: Iterable[Path]) -> Repositories:
+    """The git directories of every folder in `folders` and above them: a folder that is one, the
+    target of a `.git` symlink or `gitdir:` file in it, their `commondir` targets, `$GIT_DIR`."""
+    repos = Repositories()
+    seen: set[Path] = set()
+    for start in folders:
+        for folder in (start, *start.parents):
+            if folder in seen:
+                break  # the rest of the way up was looked at already
+            seen.add(folder)
+            if is_git_dir(folder):
+                repos.add(Path(os.path.realpath(folder)))
+            pointed = _dot_git_target(folder / GIT_DIR_NAME)
+            if pointed is not None:
+                repos.add(pointed, Path(os.path.realpath(folder)))
+    for variable in ("GIT_DIR", "GIT_COMMON_DIR"):
+        if os.environ.get(variable):
+            repos.add(Path(os.path.realpath(os.environ[variable])))
+    for git_dir in list(repos.git_dirs):
+        common = _pointer(git_dir / "commondir", git_dir, prefix=b"")
+        if common is not None:
+            repos.add(common)
+    return repos
+
+
+def is_git_dir(folder: Path, written_entry: str | None = None) -> bool:
+    """Whether git takes `folder` for a git directory, or would once `written_entry` (one of its
+    own entries) is written there."""
+    if written_entry != "HEAD" and not _valid_head(folder / "HEAD"):
+        return False
+    if written_entry == "commondir" or _exists(folder / "commondir"):
+        return True  # a linked worktree's folder; its objects and refs live in the common one
+    objects = written_entry == "objects" or _enterable(folder / "objects") or _object_dir_from_env()
+    return objects and (written_entry == "refs" or _enterable(folder / "refs"))
+
+
+def _completes_or_lies_in_a_git_dir(resolved: Path, named: Path) -> bool:
     checked: set[tuple[Path, str]] = set()
-    for target in (resolved, Path(os.path.normpath(written))):
+    for target in (resolved, named):
         entry = target.name  # what this write creates or changes in `folder`
         for folder in target.parents:
             if (folder, entry) not in checked:
                 checked.add((folder, entry))
-                if _is_git_dir_once_written(folder, entry):
+                if is_git_dir(folder, entry if entry in _SHAPE_ENTRIES else None):
                     return True
             entry = folder.name
     return False
 
 
-def _is_git_dir_once_written(folder: Path, written_entry: str) -> bool:
-    return any(
-        all(name == written_entry or _has_entry(folder, name) for name in shape) for shape in GIT_DIR_SHAPES
-    )
-
-
-def _has_entry(folder: Path, name: str) -> bool:
+def _valid_head(head: Path) -> bool:
+    """git's validate_headref: lstat, so a symlink into refs/ counts even when it leads nowhere."""
     try:
-        mode = os.stat(folder / name).st_mode  # follows symlinks, as git does
+        if stat.S_ISLNK(os.lstat(head).st_mode):
+            return os.readlink(head).startswith("refs/")
     except OSError:
-        return False  # missing, or unreadable: git could not use it either
-    return _GIT_DIR_ENTRIES[name](mode)
+        return False
+    text = _head_bytes(head, HEAD_READ_BYTES)
+    if text is None:
+        return False
+    if text.startswith(b"ref:"):
+        return text[4:].lstrip(_GIT_SPACE).startswith(b"refs/")
+    return _OBJECT_ID.match(text) is not None
+
+
+def _dot_git_target(dot_git: Path) -> Path | None:
+    """Where a `.git` entry leads: a folder or symlink (resolved), a `gitdir:` file's path."""
+    try:
+        mode = os.lstat(dot_git).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
+        return Path(os.path.realpath(dot_git))
+    return _pointer(dot_git, dot_git.parent, prefix=b"gitdir:")
+
+
+def _pointer(file: Path, base: Path, *, prefix: bytes) -> Path | None:
+    """The path a `gitdir:` or `commondir` file holds, relative to `base`, resolved."""
+    text = _head_bytes(file, POINTER_READ_BYTES)
+    if text is None or not text.startswith(prefix):
+        return None
+    value = text[len(prefix) :].strip(_GIT_SPACE)
+    if not value:
+        return None
+    return Path(os.path.realpath(base / os.fsdecode(value)))
+
+
+def _head_bytes(file: Path, limit: int) -> bytes | None:
+    """The first `limit` bytes of a regular file, or None; never blocks on a FIFO."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def _exists(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def _enterable(path: Path | str) -> bool:
+    """git's test for `objects` and `refs`: any entry it may enter (a folder, or a symlink to one;
+    even an executable file), access(X_OK)."""
+    return os.access(path, os.X_OK)
+
+
+def _object_dir_from_env() -> bool:
+    """git looks for objects in $GIT_OBJECT_DIRECTORY instead, when it is set."""
+    objects = os.environ.get("GIT_OBJECT_DIRECTORY")
+    return bool(objects) and _enterable(objects)
+
+
+def _config_files(repos: Repositories, home: Path) -> list[Path]:
+    """The config files git reads for these repositories: each one's own, and the user's."""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    files = [home / ".gitconfig", Path(xdg) / "git" / "config"]
+    for git_dir in repos.git_dirs:
+        files += [git_dir / "config", git_dir / "config.worktree"]
+    return files

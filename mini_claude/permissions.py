@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
 from mini_claude.errors import PermissionDenied
-from mini_claude.git_dirs import writes_into_git_dir
+from mini_claude.git_dirs import git_write_risk
 from mini_claude.paths import is_within, stays_in_its_folder, visible_path
 from mini_claude.untrusted import visible_text
 
@@ -32,6 +32,9 @@ log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
+GIT_HOOKS_REASON = "in the hooks folder the repository's config names (core.hooksPath): git runs them"
+GIT_CONFIG_REASON = "a config file the repository's git config includes (its settings run code)"
+_GIT_REASONS = {"git_dir": GIT_DIR_REASON, "hooks": GIT_HOOKS_REASON, "git_config": GIT_CONFIG_REASON}
 OWN_SETTINGS_REASON = "mini-claude's own settings"
 HOME_DOTFILE_REASON = "a dotfile in your home folder"
 INSTRUCTIONS_FILE = "CLAUDE.md"  # as system_prompt.PROJECT_INSTRUCTIONS_FILE (which imports the memory store)
@@ -171,9 +174,11 @@ class Permissions:
         """Why writing `path` (named `written`) always needs a yes, or None for an ordinary file."""
         # Any git directory on the way, not only the project's: started in repo/src, repo/.git is
         # the one whose hooks run (and a submodule's or nested repository's count as much).
-        if writes_into_git_dir(path, written):
+        risk = git_write_risk(path, written, self.project_dir, self.home)
+        if risk == "git_dir":
             return GIT_DIR_REASON
-        return self._private_reason(path, written)
+        private = self._private_reason(path, written)  # ~/.gitconfig: a dotfile first
+        return private if private is not None or risk is None else _GIT_REASONS[risk]
 
     def _private_reason(self, path: Path, written: Path) -> str | None:
         """Why reading or writing `path` (named `written`) always needs a yes, or None."""
