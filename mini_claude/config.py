@@ -131,8 +131,9 @@ def log_file() -> Path:
 
 
 def protected_dirs() -> list[Path]:
-    """The agent's own configuration and state: writes here always ask (memories excepted)."""
-    return [app_home(), config_dir(), _platform_dir("data")]
+    """The agent's own configuration and state, wherever XDG_* puts them: reading, searching and
+    writing here always ask (memories excepted). The log folder holds what was said and run."""
+    return [app_home(), config_dir(), _platform_dir("data"), _platform_dir("state"), _platform_dir("log")]
 
 
 @dataclass

@@ -19,7 +19,8 @@ from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
 from mini_claude.errors import PermissionDenied
 from mini_claude.git_dirs import git_write_risk
-from mini_claude.paths import is_within, stays_in_its_folder, visible_path
+from mini_claude.home_dotfiles import dot_entry_targets, top_entry
+from mini_claude.paths import display_path, is_within, stays_in_its_folder, visible_path
 from mini_claude.untrusted import visible_text
 
 if TYPE_CHECKING:
@@ -49,6 +50,15 @@ class PermissionRequest:
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     allow_always: bool = True  # False when "a" would only allow this once (sensitive / outside writes)
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
+
+
+@dataclass(frozen=True)
+class SearchHiding:
+    """What a search walk skips and counts: the dot entries of `home`, and `private` real paths
+    wherever it meets them (home dot symlinks' targets, mini-claude's own folders)."""
+
+    home: str
+    private: frozenset[str]
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
@@ -104,7 +114,8 @@ class Permissions:
         private = self._private_reason(path, written or path)
         if private is not None:
             # Even inside the project (started in ~ or in ~/.config): keys and history live there.
-            self._ask(PermissionRequest(tool, "read", _shown(path), private, allow_always=False))
+            request = PermissionRequest(tool, "read", _shown(path), private, allow_always=False)
+            self._ask(request, told=self._named(written or path))
             return
         if self._in_project(path) or (tool, "read") in self._grants:
             return
@@ -121,7 +132,8 @@ class Permissions:
         sensitive = self._sensitive_reason(path, written or path)
         if sensitive is not None:
             # Sensitive targets ask in every mode, and no earlier "a" covers them.
-            self._ask(PermissionRequest(tool, "write", shown, sensitive, allow_always=False), preview)
+            request = PermissionRequest(tool, "write", shown, sensitive, allow_always=False)
+            self._ask(request, preview, told=self._named(written or path))
             return
         if self.mode == "bypass":
             return
@@ -144,10 +156,13 @@ class Permissions:
             return
         self._ask(PermissionRequest(tool, "shell", _shown_command(command), "run a shell command"))
 
-    def hidden_from_search(self) -> Path | None:
-        """The folder whose dot entries a search walk skips (home), or None when it may see them
+    def hidden_from_search(self) -> SearchHiding | None:
+        """What a search walk skips, as check_read would ask for it, or None when it may see it
         all (bypass): listing or grepping `~` must not read `~/.ssh` without a question."""
-        return None if self.mode == "bypass" else self.home
+        if self.mode == "bypass":
+            return None
+        private = [*self.protected_dirs, *dot_entry_targets(self.home)]
+        return SearchHiding(str(self.home), frozenset(str(path) for path in private))
 
     # --- rules -------------------------------------------------------------------------
 
@@ -190,18 +205,31 @@ class Permissions:
 
     def _is_home_dotfile(self, path: Path, written: Path) -> bool:
         """Whether `path` (resolved) or `written` (with `..` folded) lies in a home dot entry, such
-        as ~/.ssh or ~/.bashrc; wherever the project is, even when it is ~ or inside ~/.config."""
+        as ~/.ssh or ~/.bashrc, or `path` in what a dot symlink leads to (~/.ssh -> dotfiles/ssh);
+        wherever the project is, even when it is ~, inside ~/.config or inside ~/dotfiles."""
         named = Path(os.path.normpath(written))
-        pairs = [(_real(path), self.home), *((named, home) for home in self._home_names)]
-        return any(_top_entry(candidate, home).startswith(".") for candidate, home in pairs)
+        real = _real(path)
+        pairs = [(real, self.home), *((named, home) for home in self._home_names)]
+        if any(top_entry(candidate, home).startswith(".") for candidate, home in pairs):
+            return True
+        return any(real.is_relative_to(target) for target in dot_entry_targets(self.home))
+
+    def _named(self, written: Path) -> str:
+        """A sensitive path as the model named it, for the refusal it reads: the resolved one
+        (still shown in the question) would point it at another name to try."""
+        return display_path(Path(os.path.normpath(written)), self.project_dir)
 
     # --- asking --------------------------------------------------------------------------
 
-    def _ask(self, request: PermissionRequest, preview: PreviewBuilder | None = None) -> None:
+    def _ask(
+        self, request: PermissionRequest, preview: PreviewBuilder | None = None, *, told: str | None = None
+    ) -> None:
+        """Ask; `told` names the target in a refusal the model reads (default: the question's)."""
         verb = _ACTION_VERBS[request.action]
+        told = told if told is not None else request.target
         if self.ask is None:
             raise PermissionDenied(
-                prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=request.target)
+                prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)
             )
         if preview is not None:
             request = replace(request, preview=_built(preview))
@@ -219,9 +247,7 @@ class Permissions:
             return
         if answer in ("y", "a"):
             return
-        raise PermissionDenied(
-            prompts.notice("permission_denied", tool=request.tool, verb=verb, target=request.target)
-        )
+        raise PermissionDenied(prompts.notice("permission_denied", tool=request.tool, verb=verb, target=told))
 
 
 def _built(preview: PreviewBuilder) -> ChangePreview | None:
@@ -243,13 +269,6 @@ def _shown_command(command: str) -> str:
     """The command exactly as it will run: line breaks and tabs kept, every other invisible
     character written out, so nothing in it can hide itself from the person approving it."""
     return visible_text(command, keep="\n\t")
-
-
-def _top_entry(path: Path, home: Path) -> str:
-    """The name of the entry directly in `home` that holds `path`; "" for home itself or elsewhere."""
-    if path == home or not path.is_relative_to(home):
-        return ""
-    return path.relative_to(home).parts[0]
 
 
 def _real(path: Path) -> Path:

@@ -1,8 +1,10 @@
 """Where a search starts and the walk below it, shared by list_files and grep_search.
 
 The walk goes in name order, skips VCS, dependency and cache folders, and stops after
-MAX_SCANNED_ENTRIES. One that reaches the home folder skips its dot entries (~/.ssh, ~/.aws …)
-and says so: reading those asks every time, and a search must not be the way around that question.
+MAX_SCANNED_ENTRIES. It skips what reading would ask for every time, and says so: a search must
+not be the way around that question. That is the home folder's dot entries (~/.ssh, ~/.aws …),
+wherever the walk meets home, and wherever it meets them the places home's dot symlinks lead to
+(~/dotfiles/ssh for ~/.ssh) and mini-claude's own folders (its data folder holds the history).
 """
 
 from __future__ import annotations
@@ -43,9 +45,11 @@ MAX_SCANNED_ENTRIES = 200_000  # a walk stops here (e.g. someone searched the wh
 @dataclass
 class WalkState:
     hidden_dir: str | None = None  # the folder whose dot entries are skipped (home), if any
+    private: frozenset[str] = frozenset()  # real paths skipped wherever they are met
     scanned: int = 0
     stopped: bool = False
     hidden: int = 0  # dot entries skipped there (not named: their names say what they hold)
+    hidden_private: int = 0  # `private` entries skipped (not named: a name would be one to ask for)
 
 
 def search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool) -> tuple[Path, str]:
@@ -69,8 +73,10 @@ def search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool
 
 
 def walk_state(ctx: ToolContext) -> WalkState:
-    hidden = ctx.permissions.hidden_from_search()
-    return WalkState(hidden_dir=str(hidden) if hidden is not None else None)
+    hiding = ctx.permissions.hidden_from_search()
+    if hiding is None:
+        return WalkState()
+    return WalkState(hidden_dir=hiding.home, private=hiding.private)
 
 
 def walk_notes(state: WalkState) -> str:
@@ -79,6 +85,8 @@ def walk_notes(state: WalkState) -> str:
     if state.hidden and state.hidden_dir is not None:
         home = visible_path(state.hidden_dir)
         notes += "\n" + prompts.notice("walk_skipped_home_dotfiles", count=state.hidden, home=home)
+    if state.hidden_private:
+        notes += "\n" + prompts.notice("walk_skipped_private", count=state.hidden_private)
     if state.stopped:
         notes += "\n" + prompts.notice("walk_stopped", limit=MAX_SCANNED_ENTRIES)
     return notes
@@ -88,8 +96,9 @@ def walk(
     folder: str, prefix: str, depth: int, max_depth: int | None, state: WalkState
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(path relative to the start, entry) in name order, depth first, skipping SKIPPED_DIRS and
-    the home folder's dot entries (unless permitted). `folder` is a real path: the walk starts at
-    a resolved folder and never follows a symlink, so comparing it with home by string is exact."""
+    the home folder's dot entries and the private paths (unless permitted). `folder` is a real
+    path: the walk starts at a resolved folder and never follows a symlink, so every entry's path
+    is real too, and comparing it with home or a private path by string is exact."""
     try:
         with os.scandir(folder) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
@@ -103,6 +112,9 @@ def walk(
         state.scanned += 1
         if in_hidden_dir and entry.name.startswith("."):
             state.hidden += 1
+            continue
+        if entry.path in state.private:
+            state.hidden_private += 1
             continue
         is_dir = entry.is_dir(follow_symlinks=False)
         if is_dir and entry.name in SKIPPED_DIRS:
