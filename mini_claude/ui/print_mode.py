@@ -45,11 +45,17 @@ EXIT_CODES = {
     "interrupted": EXIT_INTERRUPTED,
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
-_ALWAYS_ASKED = "writes to git directories, home dotfiles and mini-claude's own settings"
+# Precise about run_shell: a command is not judged by the paths it touches, so bypass runs every
+# command, and the always-asked writes are a rule of the file tools only.
+_ALWAYS_ASKED = (
+    "the file tools' writes to git directories, git hooks and included git configs, home dotfiles "
+    "and mini-claude's own settings"
+)
+_SHELL_TOO = "run_shell included: a command is not judged by the paths it touches"
 PERMISSION_HINTS = {
     "ask": "use --permission-mode accept-edits to allow editing project files, "
-    f"or bypass for everything but {_ALWAYS_ASKED}",
-    "accept-edits": f"use --permission-mode bypass to allow everything but {_ALWAYS_ASKED}",
+    f"or bypass for everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
+    "accept-edits": f"use --permission-mode bypass to allow everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
     "bypass": f"{_ALWAYS_ASKED} ask even in bypass; do those in the REPL",
 }
 
