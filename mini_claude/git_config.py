@@ -64,18 +64,26 @@ def _expand_user(value: str, home: Path) -> str:
 
 
 def _text(file: Path) -> str:
+    data = read_small_file(file, MAX_CONFIG_BYTES)
+    return data.decode("utf-8", "surrogateescape") if data is not None else ""
+
+
+def read_small_file(file: Path, limit: int) -> bytes | None:
+    """The whole of a regular file of at most `limit` bytes, or None for anything else (missing,
+    unreadable, a folder, a FIFO, a device, larger); opened without blocking on a FIFO."""
     try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not hang us
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return ""
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
-                return ""
-            return handle.read(MAX_CONFIG_BYTES).decode("utf-8", "surrogateescape")
-        except OSError:
-            return ""
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def config_entries(text: str) -> list[tuple[str, str, str]]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mini_claude.git_config import hooks_folder, read_configs
+from mini_claude.git_config import hooks_folder, read_configs, read_small_file
 
 GIT_DIR_NAME = ".git"  # a folder in a plain checkout; a `gitdir: …` file in a worktree or submodule
 HEAD_READ_BYTES = 255  # what git reads of HEAD (validate_headref's buffer)
@@ -127,7 +127,7 @@ def _valid_head(head: Path) -> bool:
             return os.readlink(head).startswith("refs/")
     except OSError:
         return False
-    text = _head_bytes(head, HEAD_READ_BYTES)
+    text = _first_bytes(head, HEAD_READ_BYTES)
     if text is None:
         return False
     if text.startswith(b"ref:"):
@@ -148,7 +148,7 @@ def _dot_git_target(dot_git: Path) -> Path | None:
 
 def _pointer(file: Path, base: Path, *, prefix: bytes) -> Path | None:
     """The path a `gitdir:` or `commondir` file holds, relative to `base`, resolved."""
-    text = _head_bytes(file, POINTER_READ_BYTES)
+    text = read_small_file(file, POINTER_READ_BYTES)
     if text is None or not text.startswith(prefix):
         return None
     value = text[len(prefix) :].strip(_GIT_SPACE)
@@ -157,19 +157,18 @@ def _pointer(file: Path, base: Path, *, prefix: bytes) -> Path | None:
     return Path(os.path.realpath(base / os.fsdecode(value)))
 
 
-def _head_bytes(file: Path, limit: int) -> bytes | None:
-    """The first `limit` bytes of a regular file, or None; never blocks on a FIFO."""
+def _first_bytes(file: Path, limit: int) -> bytes | None:
+    """What git reads of HEAD: its first `limit` bytes, however large it is; regular files only."""
     try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not hang us
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            return handle.read(limit)
-        except OSError:
-            return None
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _exists(path: Path) -> bool:
