@@ -20,7 +20,7 @@ from tests.adversarial.cases import case
 from tests.adversarial.world import Tools, must_finish_within, snapshot
 from tests.agent_harness import result_text, tool_results_in
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply
+from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply, tool_reply
 
 pytestmark = layouts.pytestmark
 git = layouts.git
@@ -371,3 +371,26 @@ def test_print_mode_refuses_the_audit_writes(
     assert snapshot(project) == before
     subprocess.run(["git", "-C", str(project), "status"], capture_output=True, check=True)
     assert not (project / "pwned").exists()
+
+
+@case(
+    "paths",
+    "run_shell is not judged by paths (as README says): bypass runs a command that writes a hook; the "
+    "print-mode hint says the always-asked writes are the file tools' only",
+)
+def test_shell_is_not_judged_by_paths(project_dir: Path, api_env: FakeAnthropic) -> None:
+    project = project_dir.resolve()
+    git("init", "-q", project)
+    command = "printf '#!/bin/sh\\n' > .git/hooks/pre-commit"
+    cli = Cli(project)
+
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": command}), text_reply("ok")])
+    bypass = cli.run("-p", "go", "--permission-mode", "bypass")
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "true"}), text_reply("ok")])
+    asked = cli.run("-p", "go", "--permission-mode", "accept-edits")
+
+    assert bypass.returncode == 0 and (project / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\n"
+    assert asked.returncode == 0 and "permission denied" in asked.stderr
+    assert (
+        "run_shell included" in asked.stderr and "the file tools' writes to git directories" in asked.stderr
+    )
