@@ -19,6 +19,7 @@ from mini_claude.config import Settings
 from mini_claude.events import UsageReport
 from mini_claude.retry_watch import RetryListener, retry_watch
 from mini_claude.streamed_response import StreamedResponse, StreamUpdate, apply_stream_event, describe_usage
+from mini_claude.untrusted import encodable
 
 log = logging.getLogger("mini_claude")
 
@@ -129,6 +130,7 @@ class ModelClient:
         except Exception as error:
             s = self.settings
             why = describe_error(error, s, s.api_timeout, "MINI_CLAUDE_API_TIMEOUT", s.max_retries, model)
+            why = encodable(why)  # it quotes the server's own words
             too_long = prompt_too_long(error)
             if too_long is not None:
                 raise PromptTooLong(why, too_long) from error
@@ -152,9 +154,10 @@ class ModelClient:
         except Exception as error:
             s, variable = self.settings, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT"
             why = describe_error(error, s, timeout, variable, SIDE_QUERY_MAX_RETRIES, s.side_model)
-            raise ModelError(why) from error
+            raise ModelError(encodable(why)) from error
         self._add_usage(describe_usage(getattr(message, "usage", None)), side=True)
-        return "".join(getattr(block, "text", "") for block in message.content or [])
+        texts = (getattr(block, "text", "") for block in message.content or [])
+        return encodable("".join(text for text in texts if isinstance(text, str)))
 
 
 def _check_is_event_stream(http_response: Any) -> None:

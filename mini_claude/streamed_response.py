@@ -14,6 +14,7 @@ from typing import Any
 
 from mini_claude.events import TextDelta, TextDone, ToolPreparing, UsageReport
 from mini_claude.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
+from mini_claude.untrusted import encodable
 
 StreamUpdate = TextDelta | TextDone | ToolPreparing  # what the user should see as it arrives
 
@@ -23,8 +24,10 @@ class StreamedResponse:
     """One assistant response as it streams in: everything that arrived, even if cut short.
 
     Its content is always valid to send back: tool inputs are strict JSON objects (no NaN or
-    Infinity, which would make every later request unserialisable) and tool_use ids are unique in
-    the conversation and use only the characters the API accepts.
+    Infinity, which would make every later request unserialisable), tool_use ids are unique in
+    the conversation and use only the characters the API accepts, and every string the server
+    sent (text, tool names, input keys and values) can be encoded as UTF-8: a lone surrogate
+    becomes U+FFFD where it enters, before the user sees it or the transcript keeps it.
     """
 
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -93,14 +96,15 @@ def apply_stream_event(response: StreamedResponse, event: Any) -> Iterator[Strea
     elif kind == "content_block_start":
         block = event.content_block
         if block.type == "text":
-            response.blocks[event.index] = {"type": "text", "text": block.text or ""}
-            if block.text:
-                yield TextDelta(block.text)
+            text = encodable(block.text or "")
+            response.blocks[event.index] = {"type": "text", "text": text}
+            if text:
+                yield TextDelta(text)
         elif block.type == "tool_use":
             response.blocks[event.index] = {
                 "type": "tool_use",
                 "id": response._claim_tool_id(block.id),
-                "name": block.name if isinstance(block.name, str) else str(block.name),
+                "name": encodable(block.name if isinstance(block.name, str) else str(block.name)),
                 "input": {},
             }
             response.partial_json[event.index] = []
@@ -112,8 +116,9 @@ def apply_stream_event(response: StreamedResponse, event: Any) -> Iterator[Strea
         if block is None:
             return
         if delta.type == "text_delta" and block["type"] == "text":
-            block["text"] += delta.text
-            yield TextDelta(delta.text)
+            text = encodable(delta.text)  # each half of a pair split across two events: U+FFFD
+            block["text"] += text
+            yield TextDelta(text)
         elif delta.type == "input_json_delta" and event.index in response.partial_json:
             response.partial_json[event.index].append(delta.partial_json)
     elif kind == "content_block_stop":
@@ -123,7 +128,8 @@ def apply_stream_event(response: StreamedResponse, event: Any) -> Iterator[Strea
         elif block is not None and block["type"] == "tool_use":
             response._finish_tool_input(event.index)
     elif kind == "message_delta":
-        response.stop_reason = event.delta.stop_reason
+        stop_reason = event.delta.stop_reason
+        response.stop_reason = encodable(stop_reason) if isinstance(stop_reason, str) else stop_reason
         final = describe_usage(event.usage)
         response.usage = UsageReport(
             input_tokens=final.input_tokens or response.usage.input_tokens,

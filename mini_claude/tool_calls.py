@@ -13,6 +13,8 @@ import re
 import uuid
 from typing import Any
 
+from mini_claude.untrusted import encodable_value
+
 # What the API accepts as a tool_use id; other characters are replaced.
 _TOOL_ID_FORBIDDEN = re.compile(r"[^A-Za-z0-9_-]")
 # Deeper input would be stored and re-sent on every request, where serialising it could exceed
@@ -25,7 +27,8 @@ REPEATED_TOOL_ID = "repeated_tool_id"
 
 def parse_tool_input(raw: str) -> dict[str, Any] | None:
     """A tool call's input as a JSON object, or None when it is not one. Strict: `NaN`,
-    `Infinity` and numbers too large for a float (1e999) are refused, not turned into floats."""
+    `Infinity` and numbers too large for a float (1e999) are refused, not turned into floats;
+    a lone surrogate (valid JSON: `"\\ud800"`) in any key or value becomes U+FFFD."""
     if not raw.strip():
         return {}
     try:
@@ -34,7 +37,7 @@ def parse_tool_input(raw: str) -> dict[str, Any] | None:
         return None
     if not isinstance(parsed, dict) or _nesting_depth(parsed) > MAX_TOOL_INPUT_DEPTH:
         return None
-    return parsed
+    return encodable_value(parsed)
 
 
 def _nesting_depth(value: object) -> int:

@@ -1,11 +1,13 @@
 """Untrusted text (files, tool output, memories, the model's tool calls): wrapped in tags it cannot
-break out of for the model, made inert before a terminal shows it to the user."""
+break out of for the model, cleaned of what UTF-8 cannot carry where the model server sends it,
+made inert before a terminal shows it to the user."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from functools import cache
+from typing import Any
 
 
 @cache
@@ -27,6 +29,35 @@ def wrap(tag: str, text: str, **attributes: str) -> str:
 
 def _attribute(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
+
+
+def encodable(text: str) -> str:
+    """`text` with every code point UTF-8 cannot encode (a lone surrogate, as a server may send
+    in a JSON `\\ud800` escape) replaced by U+FFFD; a surrogate pair split in two is joined.
+
+    The conversation is re-sent whole on every request and saved to the transcript: one such
+    character kept there breaks every later request and every `-c` of the session."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def encodable_value(value: Any) -> Any:
+    """A JSON value (a tool call's input, a transcript record) with `encodable` applied to every
+    string in it, object keys too. Recursive: callers bound the depth (tool input's nesting cap,
+    the transcript loader's RecursionError)."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {
+            encodable(key) if isinstance(key, str) else key: encodable_value(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [encodable_value(item) for item in value]
+    return value
 
 
 # Shown as they are although str.isprintable() says otherwise: spaces (no-break, ideographic, …)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -33,6 +34,7 @@ def validate_request(body: Any) -> str | None:
 
 def _check_request(body: Any) -> None:
     _require(isinstance(body, dict), "request body must be a JSON object")
+    _require(_is_utf8(body), "request body is not valid UTF-8 (a lone surrogate in a string)")
     _require(_is_text(body.get("model")), "model: Field required")
     max_tokens = body.get("max_tokens")
     _require(type(max_tokens) is int and max_tokens >= 1, "max_tokens: must be an integer >= 1")
@@ -50,6 +52,15 @@ def _check_request(body: Any) -> None:
         f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
         f"Found {breakpoints}.",
     )
+
+
+def _is_utf8(body: Any) -> bool:
+    """A body holding a lone surrogate (a JSON `\\ud800`): the SDK cannot even encode it."""
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_text_block(block: Any, where: str) -> None:

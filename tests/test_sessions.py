@@ -21,6 +21,8 @@ from mini_claude.sessions.transcript import TranscriptWriter
 from tests.fake_api_validation import validate_request
 
 ODD = "naïve 中文 😀 \u2028 line\u2029sep \x85 \x1b[2J \u202e \udcff\udc80 \x00 end"
+# ODD as a conversation loads it: what UTF-8 cannot carry (and no request could send) is U+FFFD.
+ODD_LOADED = ODD.replace("\udcff\udc80", "\ufffd\ufffd")
 
 
 def text(value: str) -> dict[str, Any]:
@@ -87,6 +89,7 @@ def test_retention_zero_means_keep_for_ever(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_every_record_kind_reads_back_exactly(sessions_dir: Path) -> None:
     huge = ("x" * 1000 + "\n" + ODD + "\n") * 3000  # ~3 MB of tool output
+    huge_loaded = huge.replace(ODD, ODD_LOADED)
     reminder = text("<system-reminder>a memory</system-reminder>")
     call = tool_use("t1", path=ODD, depth=3, flags=[True, None, 1.5])
     writer = new_writer(sessions_dir)
@@ -105,10 +108,13 @@ def test_every_record_kind_reads_back_exactly(sessions_dir: Path) -> None:
     loaded = load_transcript(writer.path)
 
     assert loaded.messages == [
-        {"role": "user", "content": [text("fix the bug " + ODD), reminder]},
-        {"role": "assistant", "content": [text("Reading."), call]},
-        {"role": "user", "content": [tool_result("t1", huge, is_error=True), text("another")]},
-        {"role": "assistant", "content": [text("Done " + ODD)]},
+        {"role": "user", "content": [text("fix the bug " + ODD_LOADED), reminder]},
+        {
+            "role": "assistant",
+            "content": [text("Reading."), tool_use("t1", path=ODD_LOADED, depth=3, flags=[True, None, 1.5])],
+        },
+        {"role": "user", "content": [tool_result("t1", huge_loaded, is_error=True), text("another")]},
+        {"role": "assistant", "content": [text("Done " + ODD_LOADED)]},
         {"role": "user", "content": [text("thanks"), text(prompts.notice("user_interrupted"))]},
     ]
     assert loaded.recalled_files == ["user_role.md", "bad\udcffname.md", "project_x.md"]

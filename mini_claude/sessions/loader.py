@@ -26,6 +26,7 @@ from mini_claude.sessions.records import (
     too_large_problem,
 )
 from mini_claude.sessions.repair import repair_conversation
+from mini_claude.untrusted import encodable_value
 
 MAX_PROBLEMS_LISTED = 10
 HEADER_FIELDS = ("id", "started", "cwd", "model")
@@ -82,7 +83,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
         if not raw or raw.isspace():  # isspace() stops at the first "{": no copy of a long line
             continue
         try:
-            record = json.loads(raw, parse_constant=_refuse_constant)
+            record = encodable_record(json.loads(raw, parse_constant=_refuse_constant))
         except (ValueError, RecursionError) as error:
             if index != torn_index:  # else: cut off by a crash mid-write; nothing of it is usable
                 problems.append(f"{shown}: line {index + 1}: {_json_problem(error)}; skipped")
@@ -153,6 +154,16 @@ class _Conversation:
             self.messages[-1]["content"].extend(content)
         else:
             self.messages.append({"role": role, "content": list(content)})
+
+
+def encodable_record(record: Any) -> Any:
+    """A message or compaction record with its content cleaned as the server's strings now are
+    where they enter (`untrusted.encodable`): a transcript saved by an older version may hold a
+    lone surrogate that would break every request it is sent in. Other fields (a cwd that is not
+    UTF-8) are kept as they are. Raises RecursionError on content nested too deeply."""
+    if isinstance(record, dict) and record.get("type") in (*RECORD_ROLES, COMPACTION_TYPE):
+        return {**record, "content": encodable_value(record.get("content"))}
+    return record
 
 
 def _lines(data: bytes) -> list[bytes]:

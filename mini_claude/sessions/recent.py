@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.sessions.folder import TranscriptError, open_transcript_for_reading
+from mini_claude.sessions.loader import encodable_record
 from mini_claude.sessions.records import RECORD_PREFIX, RECORD_ROLES
 
 FIRST_READ_BYTES = 256 * 1024  # doubled until enough user records are in it
@@ -65,7 +66,7 @@ def _read_back(fd: int, size: int, user_records: int) -> bytes:
 
 def _add(messages: list[Message], line: bytes) -> None:
     try:
-        record = json.loads(line)
+        record = encodable_record(json.loads(line))
     except (ValueError, RecursionError):
         return
     if not isinstance(record, dict) or record.get("type") not in RECORD_ROLES:

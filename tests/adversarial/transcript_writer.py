@@ -23,8 +23,9 @@ from mini_claude.sessions.transcript import TranscriptWriter
 BIG_EVERY = 3  # every third tool result is large, so that kills land in the middle of a write
 BIG_BYTES = 2**20
 EXTRA_AFTER_STOP = 5
-# Text no transcript should change: other scripts, a line separator, a lone surrogate (a
-# non-UTF-8 file name kept by surrogateescape), an escape code.
+# Text no transcript should change: other scripts, a line separator, an escape code; and a lone
+# surrogate (a non-UTF-8 file name kept by surrogateescape), which loads as U+FFFD: no request
+# could carry it.
 ODD_TEXT = "naïve 中文 😀 \u2028 \udcff \x1b[31m"
 
 
@@ -67,6 +68,10 @@ def expected_messages(count: int, record_bytes: int = 0) -> list[dict[str, Any]]
     messages: list[dict[str, Any]] = []
     for i in range(count):
         kind, blocks, _ = conversation_record(i, record_bytes)
+        blocks = [
+            {k: v.replace("\udcff", "\ufffd") if isinstance(v, str) else v for k, v in b.items()}
+            for b in blocks
+        ]
         role = "assistant" if kind == "assistant" else "user"
         if messages and messages[-1]["role"] == role:
             messages[-1]["content"].extend(blocks)
