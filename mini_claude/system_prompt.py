@@ -12,7 +12,7 @@ from mini_claude import prompts, safe_read
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store import MemoryStore
 from mini_claude.paths import visible_path
-from mini_claude.untrusted import neutralize
+from mini_claude.untrusted import attribute, neutralize
 
 PROJECT_INSTRUCTIONS_FILE = "CLAUDE.md"
 PROJECT_INSTRUCTIONS_MAX_BYTES = 40_000
@@ -45,7 +45,7 @@ def build_system_prompt(
     return (
         prompts.render(
             "system.md",
-            cwd=str(project_dir),
+            cwd=attribute(str(project_dir)),  # a folder's name is outside text too
             platform=f"{platform.system()} {platform.release()}".strip(),
             date=f"{today.isoformat()} ({today.strftime('%A')})",
             project_instructions=_project_instructions(project_dir, warn),
@@ -78,7 +78,7 @@ def _project_instructions(project_dir: Path, warn: Warn) -> str:
     if not text:
         return ""
     return prompts.render(
-        "project_instructions.md", path=str(path), content=neutralize(text, "project-instructions")
+        "project_instructions.md", path=attribute(str(path)), content=neutralize(text, "project-instructions")
     ).strip()
 
 

@@ -1,6 +1,6 @@
 """Untrusted text (files, tool output, memories, the model's tool calls): wrapped in tags it cannot
-break out of for the model, cleaned of what UTF-8 cannot carry where the model server sends it,
-made inert before a terminal shows it to the user."""
+break out of for the model, quoted where a prompt names it, cleaned of what UTF-8 cannot carry
+where the model server sends it, made inert before a terminal shows it to the user."""
 
 from __future__ import annotations
 
@@ -23,12 +23,17 @@ def neutralize(text: str, tag: str) -> str:
 
 def wrap(tag: str, text: str, **attributes: str) -> str:
     """`<tag a="…">text</tag>` where the text cannot open or close `tag` itself."""
-    attrs = "".join(f' {key}="{_attribute(value)}"' for key, value in attributes.items())
+    attrs = "".join(f' {key}="{attribute(value)}"' for key, value in attributes.items())
     return f"<{tag}{attrs}>\n{neutralize(text, tag)}\n</{tag}>"
 
 
-def _attribute(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
+def attribute(value: str) -> str:
+    """`value` (a path, a name) as it may stand between double quotes in a tag or a prompt line:
+    it cannot end the quotes, open or close a tag, nor start a line of its own. `&"<>` become
+    character references; line breaks and every other control or invisible character are written
+    out (`\\n`, `\\u2028`), as a terminal would be shown them."""
+    quoted = value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    return visible_text(quoted)
 
 
 def encodable(text: str) -> str:

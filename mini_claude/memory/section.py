@@ -6,7 +6,7 @@ from mini_claude import prompts, safe_read
 from mini_claude.memory.index import index_for_prompt, render_index
 from mini_claude.memory.naming import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
-from mini_claude.untrusted import wrap
+from mini_claude.untrusted import attribute, wrap
 
 # Read of MEMORY.md for the prompt (which shows far less: see index_for_prompt); ~20,000 entries.
 INDEX_READ_MAX_BYTES = 4 * 1024 * 1024
@@ -26,4 +26,4 @@ def memory_section(store: MemoryStore) -> str:
         index = wrap("memory-index", index_for_prompt(index_text))
     else:
         index = prompts.notice("memory_index_empty")
-    return prompts.render("memory.md", memory_dir=str(store.root), index=index)
+    return prompts.render("memory.md", memory_dir=attribute(str(store.root)), index=index)

@@ -10,7 +10,7 @@ from typing import Protocol
 from mini_claude import prompts
 from mini_claude.memory.index import clean_inline
 from mini_claude.memory.store import MemoryFile
-from mini_claude.untrusted import neutralize, wrap
+from mini_claude.untrusted import attribute, neutralize, wrap
 
 MANIFEST_MAX_MEMORIES = 200  # the most relevant to the message (see ranking.py)
 MANIFEST_DESCRIPTION_MAX_BYTES = 120
@@ -109,6 +109,9 @@ def reminder_text(memory: MemoryFile, body: str, was_cut: bool, now: float) -> s
     if was_cut:
         body = body.rstrip() + "\n" + prompts.notice("memory_content_cut", max_bytes=MEMORY_CONTENT_MAX_BYTES)
     text = prompts.render(
-        "memory_reminder.md", freshness=freshness_note(memory.mtime, now), path=str(memory.path), content=body
+        "memory_reminder.md",
+        freshness=freshness_note(memory.mtime, now),
+        path=attribute(str(memory.path)),
+        content=body,
     ).strip()
     return wrap(REMINDER_TAG, text)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mini_claude import prompts
 from mini_claude.errors import ToolError
 from mini_claude.paths import written_path
-from mini_claude.untrusted import wrap
+from mini_claude.untrusted import attribute, wrap
 
 if TYPE_CHECKING:
     from mini_claude.agent import Agent
@@ -74,7 +74,7 @@ def attach(mentions: list[str], agent: Agent) -> Attached:
         key = "attached_folder" if folder else "attached_file"
         body = prompts.fill(
             prompts.load_toml("prompt_input.toml")[key].strip(),
-            path=path,
+            path=attribute(path),
             content=wrap(ATTACHMENT_TAG, result.content, path=path),
         )
         attached.blocks.append({"type": "text", "text": body})
