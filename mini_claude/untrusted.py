@@ -69,8 +69,10 @@ def encodable_value(value: Any) -> Any:
 # and the joiners that emoji and some scripts are built with. None moves the cursor or reorders text.
 _SHOWN_AS_IS_CATEGORIES = {"Zs"}
 _SHOWN_AS_IS = frozenset("\u200c\u200d")
-# Printable by Unicode's rules yet drawn as nothing: fillers used to make a name look empty.
-_BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0")
+# Printable by Unicode's rules yet drawn as nothing: fillers used to make a name look empty (the
+# Hangul fillers, the combining grapheme joiner, Khmer's invisible vowels). Variation selectors
+# (U+FE0F makes ❤️ an emoji) and the joiners stay: text needs them and they hide no character.
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u034f\u17b4\u17b5")
 MULTILINE_KEEP = "\n\t"  # what a reply, a memory body or a command keeps of its layout
 
 
@@ -85,7 +87,7 @@ def visible_text(text: str, keep: str = "") -> str:
     rest = text
     for char in keep:
         rest = rest.replace(char, "")
-    if rest.isprintable() and _BLANK_LOOKING.isdisjoint(rest):
+    if rest.isprintable() and BLANK_LOOKING.isdisjoint(rest):
         return text  # the common case, at C speed
     return "".join(char if char in keep or _shown_as_is(char) else _escaped(char) for char in text)
 
@@ -97,8 +99,14 @@ def visible_lines(text: str) -> str:
     return visible_text(text.replace("\r\n", "\n"), keep=MULTILINE_KEEP)
 
 
+def must_write_out(char: str) -> bool:
+    """Whether `visible_text` writes `char` out rather than showing it: the one definition, which
+    print mode's JSON output uses too."""
+    return not _shown_as_is(char)
+
+
 def _shown_as_is(char: str) -> bool:
-    if char in _BLANK_LOOKING:
+    if char in BLANK_LOOKING:
         return False
     return char.isprintable() or char in _SHOWN_AS_IS or unicodedata.category(char) in _SHOWN_AS_IS_CATEGORIES
 

@@ -31,6 +31,7 @@ from mini_claude.events import (
 )
 from mini_claude.pricing import estimate_cost
 from mini_claude.session import Session
+from mini_claude.untrusted import BLANK_LOOKING, must_write_out
 
 SUBTYPES = {
     "done": "success",
@@ -45,9 +46,10 @@ INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"
 def json_line(value: Any) -> str:
     """`value` as one line of JSON whose text holds no character a terminal acts on or hides."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    if text.isprintable():
+    if text.isprintable() and BLANK_LOOKING.isdisjoint(text):
         return text
-    return "".join(char if char.isprintable() else _escaped(char) for char in text)
+    # What text mode writes out (untrusted's one definition) is a \u escape here.
+    return "".join(_escaped(char) if must_write_out(char) else char for char in text)
 
 
 def _escaped(char: str) -> str:

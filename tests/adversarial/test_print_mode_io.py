@@ -26,7 +26,7 @@ INVISIBLE = {
     "zero_width": "\u200b",
     "line_separator": "\u2028",
     "tag_characters": "\U000e0041\U000e0042",
-    "lone_surrogate": "\udcff",
+    "lone_surrogate": "\udcff",  # enters the conversation as U+FFFD (test_server_strings.py)
     "carriage_return": "over\rwrite",
 }
 
@@ -76,10 +76,43 @@ def test_machine_output_escapes_every_invisible_kind(
     out = result.stdout.decode("utf-8")  # strict: a raw lone surrogate could not even be written
     assert result.returncode == 0, result.stderr
     assert raw_chars_left(out) == []
-    assert json.loads(out.splitlines()[-1])["result"] == text
+    kept = text.replace("\udcff", "\ufffd")
+    assert json.loads(out.splitlines()[-1])["result"] == kept
     if output_format == "stream-json":
         deltas = [json.loads(line) for line in out.splitlines() if '"text_delta"' in line]
-        assert "".join(d["text"] for d in deltas) == text
+        assert "".join(d["text"] for d in deltas) == kept
+
+
+# Printable by Unicode's rules, drawn as nothing: text mode writes them out, so JSON escapes them.
+BLANK_LOOKING = ["\u115f", "\u1160", "\u3164", "\uffa0", "\u034f", "\u17b4", "\u17b5"]
+
+
+@pytest.mark.parametrize(
+    "output_format",
+    [
+        pytest.param(
+            f, marks=case("terminal", f"{f}: each blank-looking filler escaped as text mode shows it")
+        )
+        for f in ("text", "json", "stream-json")
+    ],
+)
+def test_blank_looking_characters_escaped_like_text_mode(
+    cli: Cli, api_env: FakeAnthropic, output_format: str
+) -> None:
+    text = "name=" + "|".join(f"x{char}y" for char in BLANK_LOOKING)
+    api_env.stream_replies.extend(
+        [tool_reply("tool" + "".join(BLANK_LOOKING), {"path": text}), text_reply(text, chunk_size=2)]
+    )
+
+    result = cli.run("--output-format", output_format, "-p", "go")
+
+    assert result.returncode == 0, result.stderr
+    for char in BLANK_LOOKING:
+        escape = f"\\u{ord(char):04x}"  # text mode's \u115f is JSON's \u115f too
+        assert char not in result.stdout + result.stderr and escape in result.stdout, (char, output_format)
+    if output_format != "text":
+        events = [json.loads(line) for line in result.stdout.splitlines()]
+        assert events[-1]["result"] == text  # the JSON still gives back the exact text
 
 
 @case(
