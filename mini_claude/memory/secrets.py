@@ -23,20 +23,28 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from typing import Any
 
 
 class _Lazy:
     """A regex compiled on first use: compiling every rule at import would add ~15 ms to start-up,
-    which builds the memory writer."""
+    which builds the memory writer. `unicode_properties`: compiled by the `regex` library, which
+    knows \\p{…} properties (also imported then, only when a text is not ASCII)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, *, unicode_properties: bool = False) -> None:
         self.source = source
-        self._compiled: re.Pattern[str] | None = None
+        self.unicode_properties = unicode_properties
+        self._compiled: Any = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self.source)
+            if self.unicode_properties:
+                import regex
+
+                self._compiled = regex.compile(self.source)
+            else:
+                self._compiled = re.compile(self.source)
         return self._compiled
 
 
@@ -45,7 +53,7 @@ class _Lazy:
 _PROVIDER_RULES: tuple[tuple[str, _Lazy], ...] = tuple(
     (label, _Lazy(pattern))
     for label, pattern in (
-        ("a private key", r"-----\s*(?i:BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?)\s*-----"),
+        ("a private key", r"-----\s*(?i:BEGIN[ A-Z0-9_-]{0,40}PRIVATE[\s_-]*KEY(?: BLOCK)?)\s*-----"),
         ("a private key", r"PuTTY-User-Key-File-\d+:"),
         ("an Anthropic API key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
         ("an OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
@@ -166,9 +174,10 @@ _PLACEHOLDER = _Lazy(
     r"|^(?:/|~/|\./|\.\./|[a-z][a-z0-9+.-]*://|arn:)"  # a path, a URL, an AWS resource name
     r"|^[a-z]+(?:_[a-z]+)+$"  # downscoped_credentials: an identifier
 )
-_INVISIBLE = dict.fromkeys(
-    [0x00AD, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070)]
-)
+# Drawn as nothing, so they can sit inside a token unseen: every Default_Ignorable_Code_Point
+# (soft hyphen, zero-width and bidi controls, U+034F, variation selectors U+FE00–FE0F and
+# U+180B–180F, tags U+E0000–E0FFF, U+061C, the Hangul fillers, U+17B4/17B5, U+1D173–1D17A…).
+_INVISIBLE = _Lazy(r"\p{Default_Ignorable_Code_Point}+", unicode_properties=True)
 MIN_PASSWORD_CHARS = 6
 MIN_PIN_CHARS = 8  # a password of digits only: shorter ones are counts, ports, years
 MIN_TOKEN_CHARS = 12
@@ -197,8 +206,10 @@ def _normalized(text: str) -> str:
     text = text.replace('\\"', '"').replace("\\'", "'")  # JSON written inside a JSON string
     if text.isascii():
         return text
-    text = text.translate(_INVISIBLE)
-    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+    text = _INVISIBLE.pattern.sub("", text)
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    return _INVISIBLE.pattern.sub("", unicodedata.normalize("NFKC", text))  # a full-width filler folds to one
 
 
 _VALUE_RULES: tuple[tuple[str, _Lazy, str], ...] = (

@@ -149,6 +149,38 @@ SECRETS: dict[str, tuple[str, str]] = {
     "password_in_description": ("description: the db password is Gr33nPlanet!", "a password"),
 }
 
+# Characters drawn as nothing (Default_Ignorable_Code_Point and the look-alike blanks the second
+# audit used), each put inside each kind of secret: the prefix, the body, a key header's words.
+INVISIBLE_INSIDE = {
+    "cgj": "\u034f",
+    "variation_selector_1": "\ufe00",
+    "variation_selector_16": "\ufe0f",
+    "tag_space": "\U000e0020",
+    "tag_letter": "\U000e0041",
+    "arabic_letter_mark": "\u061c",
+    "hangul_choseong_filler": "\u115f",
+    "hangul_jungseong_filler": "\u1160",
+    "hangul_filler": "\u3164",
+    "halfwidth_hangul_filler": "\uffa0",
+    "khmer_vowel_inherent": "\u17b4",
+    "musical_begin_beam": "\U0001d173",
+    "mongolian_fvs1": "\u180b",
+    "mongolian_vowel_separator": "\u180e",
+    "zero_width_space": "\u200b",
+    "word_joiner": "\u2060",
+    "soft_hyphen": "\u00ad",
+}
+INVISIBLE_FORMS = {
+    "github_prefix": ("GitHub token for CI: gh{c}p_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", "a GitHub token"),
+    "github_body": ("token ghp_aB3dE5fG7h{c}J9kL1mN3pQ5rS7tU9vW1xY3zA5", "a GitHub token"),
+    "aws_prefix": ("AWS: AKIA{c}IOSFODNN7EXAMPLQ", "an AWS access key"),
+    "aws_body": ("AWS: AKIAIOSF{c}ODNN7EXAMPLQ", "an AWS access key"),
+    "private_key_words": ("-----BEGIN{c} OPENSSH PRIVATE{c}KEY-----\nb3BlbnNzaC1rZXkt\n", "a private key"),
+}
+for _form, (_template, _rule) in INVISIBLE_FORMS.items():
+    for _name, _char in INVISIBLE_INSIDE.items():
+        SECRETS[f"{_form}_{_name}"] = (_template.replace("{c}", _char), _rule)
+
 # Ordinary memory bodies: what a coding agent is asked to remember.
 ORDINARY: list[str] = [
     # --- where secrets live, said without the secret -------------------------------------------
