@@ -61,7 +61,10 @@ class _MarkdownWithoutOuterBlankLines:
         from rich.markdown import Markdown
         from rich.segment import Segment
 
-        segments = list(console.render(Markdown(self.markdown_text, code_theme=CODE_THEME), options))
+        # hyperlinks=False: a link is shown as "text (url)"; as an OSC 8 hyperlink its text could
+        # name docs.python.org while a click opens another address.
+        markdown = Markdown(self.markdown_text, code_theme=CODE_THEME, hyperlinks=False)
+        segments = list(console.render(markdown, options))
         start = 1 if segments and segments[0].text == "\n" else 0
         end = len(segments)
         if end - start > 3 and [segment.text for segment in segments[-3:]] == ["\n", "", "\n"]:
@@ -71,6 +74,8 @@ class _MarkdownWithoutOuterBlankLines:
             # `&#x202e;` would become a real bidi override here.
             if segment.control is None and (shown := visible_lines(segment.text)) != segment.text:
                 segment = Segment(shown, segment.style)
+            if segment.style is not None and segment.style.link:  # none expected: never a hidden URL
+                segment = Segment(segment.text, segment.style.update_link(None), segment.control)
             yield segment
 
 
