@@ -1,7 +1,9 @@
 """What a file write would change, for its permission question: a diff for an edit or a replaced
 file, the first lines of a new one. The file tools build it (they hold the content) just before
 they ask; the UI only lays it out. It is made of visible text already (escape codes and other
-control characters written out), and capped: a huge change is shown in part, with a count."""
+control characters written out), and capped: a huge change is shown in part, with a count.
+A line that changes is never cut (a payload after 400 spaces would be out of sight): it wraps
+whole, a long run of blanks in it shown as one marker with its count."""
 
 from __future__ import annotations
 
@@ -14,10 +16,18 @@ from mini_claude.untrusted import visible_text
 
 CONTEXT_LINES = 3  # unchanged lines shown around each change
 MAX_PREVIEW_LINES = 60  # diff or content lines kept; the rest is counted
-MAX_LINE_CHARS = 400  # of one line; the rest of it is counted
+MAX_CONTEXT_LINE_CHARS = 400  # of an unchanged line around a change; the rest of it is counted
+BLANK_RUN_MIN_CHARS = 40  # a run of blanks this long is shown as "⟨N blanks⟩"
+INVISIBLE_RUN_MIN = 8  # a run of one written-out invisible character this long: "⟨N × \u200b⟩"
 NEW_FILE_HEAD_LINES = 20  # of a new file's content
 REPLACE_DIFF_MAX_LINES = 80  # a replaced file shows a diff up to this long, else its new first lines
 BYTES_PER_KB = 1024
+# Blanks as the preview shows them: after visible_text, whitespace is spaces, tabs and the other
+# Unicode spaces (every control, zero-width and filler character is written out by then).
+_BLANK_RUN = re.compile(rf"[^\S\n]{{{BLANK_RUN_MIN_CHARS},}}")
+_INVISIBLE_RUN = re.compile(
+    rf"(\\(?:x[0-9a-f]{{2}}|u[0-9a-f]{{4}}|U[0-9a-f]{{8}}))\1{{{INVISIBLE_RUN_MIN - 1},}}"
+)
 
 LineKind = Literal["context", "added", "removed", "hunk", "content"]
 
@@ -76,7 +86,7 @@ def _content_preview(summary: str, content: str) -> ChangePreview:
     if "\0" in content:
         return ChangePreview(summary + " (binary data, not shown)")
     lines = _lines(content)
-    shown = [PreviewLine("content", _visible(line), number) for number, line in enumerate(lines, 1)]
+    shown = [PreviewLine("content", _changed(line), number) for number, line in enumerate(lines, 1)]
     return _capped(summary, shown, NEW_FILE_HEAD_LINES)
 
 
@@ -106,10 +116,10 @@ def _diff(before: list[str], after: list[str]) -> tuple[list[PreviewLine], int, 
         lines.append(PreviewLine("hunk", header))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                lines += [PreviewLine("context", _visible(line)) for line in old[i1:i2]]
+                lines += [PreviewLine("context", _unchanged(line)) for line in old[i1:i2]]
                 continue
-            lines += [PreviewLine("removed", _visible(line)) for line in old[i1:i2]]
-            lines += [PreviewLine("added", _visible(line)) for line in new[j1:j2]]
+            lines += [PreviewLine("removed", _changed(line)) for line in old[i1:i2]]
+            lines += [PreviewLine("added", _changed(line)) for line in new[j1:j2]]
             removed, added = removed + i2 - i1, added + j2 - j1
     return lines, removed, added
 
@@ -121,10 +131,29 @@ def _lines(text: str) -> list[str]:
     return lines[:-1] if lines[-1] == "" else lines
 
 
-def _visible(line: str) -> str:
-    if len(line) > MAX_LINE_CHARS:
-        line = line[:MAX_LINE_CHARS] + f" … ({len(line) - MAX_LINE_CHARS:,} more characters)"
-    return visible_text(line, keep="\t")
+def _changed(line: str) -> str:
+    """A line the write adds or removes, every character of it shown: long runs of blanks become
+    a counted marker, so 400 spaces cannot push what follows them out of sight."""
+    shown = _BLANK_RUN.sub(_blank_marker, visible_text(line, keep="\t"))
+    return _INVISIBLE_RUN.sub(_invisible_marker, shown) if "\\" in shown else shown
+
+
+def _blank_marker(run: re.Match[str]) -> str:
+    blanks = run.group()
+    kind = "tabs" if set(blanks) == {"\t"} else "blanks"
+    return f" ⟨{len(blanks):,} {kind}⟩ "
+
+
+def _invisible_marker(run: re.Match[str]) -> str:
+    return f"⟨{len(run.group()) // len(run.group(1)):,} × {run.group(1)}⟩"
+
+
+def _unchanged(line: str) -> str:
+    """A line of context: only its start matters, the rest is counted."""
+    if len(line) > MAX_CONTEXT_LINE_CHARS:
+        cut = len(line) - MAX_CONTEXT_LINE_CHARS
+        line = line[:MAX_CONTEXT_LINE_CHARS] + f" … ({cut:,} more characters)"
+    return _changed(line)
 
 
 def _count(lines: int, verb: str) -> str:

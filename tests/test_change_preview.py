@@ -93,9 +93,14 @@ def test_binary_content_is_counted_not_shown() -> None:
     assert preview.lines == () and preview.summary.endswith("(binary data, not shown)")
 
 
-def test_a_long_line_is_cut_with_a_count() -> None:
-    preview = new_file_preview("x" * 10_000)
-    assert preview.lines[0].text.endswith(f"… ({10_000 - change_preview.MAX_LINE_CHARS:,} more characters)")
+def test_a_long_new_line_is_kept_whole_a_long_unchanged_one_cut_with_a_count() -> None:
+    assert new_file_preview("x" * 10_000 + "END").lines[0].text == "x" * 10_000 + "END"
+    long_context = "c" * 10_000
+    preview = edit_preview(f"{long_context}\nold\n", f"{long_context}\nnew\n")
+    cut = 10_000 - change_preview.MAX_CONTEXT_LINE_CHARS
+    assert preview.lines[1].kind == "context" and preview.lines[1].text.endswith(
+        f"… ({cut:,} more characters)"
+    )
 
 
 # --- the file tools build it, only when they ask -------------------------------------------------
@@ -162,7 +167,8 @@ def test_the_preview_fits_the_screen_and_v_shows_all_of_it() -> None:
     )
     short = question_view(request, 80, 12)
     assert len(short.rows) <= 12 - 3 and short.hidden_preview_rows and short.can_show_more
-    assert short.rows[-1].text.endswith("answer v to see all of it")
+    notes = [row for row in short.rows if row.text.endswith("answer v to see all of it")]
+    assert len(notes) == 1 and short.rows[-1].text == "… 180 more lines not shown"  # first and last rows
     full = question_view(request, 80, 12, everything=True)
     assert [row.text for row in full.rows][2:] == [f"line {n}" for n in range(1, 21)] + [
         "… 180 more lines not shown"

@@ -77,7 +77,12 @@ def question_view(
         f"… {hidden} more rows of the change: answer {VIEW_ALL_KEY} to see all of it",
         "dim",
     )
-    return replace(view, rows=[*view.rows, *rows[: room - 1], note], hidden_preview_rows=hidden)
+    # Its first and last rows, as for a long command: a payload at the end of a long line (or
+    # of the diff) stays on screen.
+    tail = (room - 1) // 2
+    head = room - 1 - tail
+    kept = [*rows[:head], note, *rows[len(rows) - tail :]] if tail else [*rows[:head], note]
+    return replace(view, rows=[*view.rows, *kept], hidden_preview_rows=hidden)
 
 
 def _target_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
