@@ -69,11 +69,47 @@ def encodable_value(value: Any) -> Any:
 # and the joiners that emoji and some scripts are built with. None moves the cursor or reorders text.
 _SHOWN_AS_IS_CATEGORIES = {"Zs"}
 _SHOWN_AS_IS = frozenset("\u200c\u200d")
-# Printable by Unicode's rules yet drawn as nothing: fillers used to make a name look empty (the
-# Hangul fillers, the combining grapheme joiner, Khmer's invisible vowels). Variation selectors
-# (U+FE0F makes ❤️ an emoji) and the joiners stay: text needs them and they hide no character.
-BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u034f\u17b4\u17b5")
+# Symbols (So) a font draws as blank, though Unicode gives them no property that says so.
+BLANK_DRAWN_SYMBOLS = "\u2800\U0001d159"  # Braille pattern blank, musical symbol null notehead
+# Drawn as nothing, or as a blank: the one definition, by Unicode properties (a `regex` class).
+# Whitespace (Zs, Zl, Zp), controls (Cc), format characters (Cf: zero-width, bidi, U+FFF9…),
+# every Default_Ignorable_Code_Point (soft hyphen, the Hangul fillers U+115F/1160/3164/FFA0,
+# U+034F, U+17B4/17B5, variation selectors, tags) and the blank-drawn symbols. Used by the
+# terminal gate, JSON output, the blank-run marker of questions and the secret check.
+DRAWN_AS_NOTHING_CLASS = (
+    r"\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}" + BLANK_DRAWN_SYMBOLS
+)
+# Of those, the ones str.isprintable() lets through, which the gate must catch itself; variation
+# selectors (U+FE0F makes ❤️ an emoji) stay: text needs them and they hide no character.
+_PRINTABLE_BLANK = rf"(?V1)[[{DRAWN_AS_NOTHING_CLASS}]--[\p{{Zs}}\p{{Variation_Selector}}]]"
 MULTILINE_KEEP = "\n\t"  # what a reply, a memory body or a command keeps of its layout
+
+
+@cache
+def unicode_pattern(source: str) -> Any:
+    """`source` compiled by the `regex` library, which knows Unicode properties (imported on
+    first use: ASCII text never needs it)."""
+    import regex
+
+    return regex.compile(source)
+
+
+def drawn_as_nothing(char: str) -> bool:
+    """Whether a terminal draws `char` as nothing or as a blank (see DRAWN_AS_NOTHING_CLASS)."""
+    return unicode_pattern(f"[{DRAWN_AS_NOTHING_CLASS}]").match(char) is not None
+
+
+def blank_runs(min_chars: int) -> Any:
+    """A pattern for runs of at least `min_chars` characters drawn as nothing, any mix of them."""
+    return unicode_pattern(f"[{DRAWN_AS_NOTHING_CLASS}]{{{min_chars},}}")
+
+
+def shown_as_is(text: str) -> bool:
+    """Whether `visible_text` leaves `text` unchanged: printable, and no printable blank-drawn
+    character in it (the fast path of the gate and of JSON output)."""
+    if not text.isprintable():
+        return False
+    return text.isascii() or unicode_pattern(_PRINTABLE_BLANK).search(text) is None
 
 
 def visible_text(text: str, keep: str = "") -> str:
@@ -87,7 +123,7 @@ def visible_text(text: str, keep: str = "") -> str:
     rest = text
     for char in keep:
         rest = rest.replace(char, "")
-    if rest.isprintable() and BLANK_LOOKING.isdisjoint(rest):
+    if shown_as_is(rest):
         return text  # the common case, at C speed
     return "".join(char if char in keep or _shown_as_is(char) else _escaped(char) for char in text)
 
@@ -106,9 +142,9 @@ def must_write_out(char: str) -> bool:
 
 
 def _shown_as_is(char: str) -> bool:
-    if char in BLANK_LOOKING:
-        return False
-    return char.isprintable() or char in _SHOWN_AS_IS or unicodedata.category(char) in _SHOWN_AS_IS_CATEGORIES
+    if char in _SHOWN_AS_IS or unicodedata.category(char) in _SHOWN_AS_IS_CATEGORIES:
+        return True
+    return shown_as_is(char)
 
 
 def _escaped(char: str) -> str:

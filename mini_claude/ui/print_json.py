@@ -31,7 +31,7 @@ from mini_claude.events import (
 )
 from mini_claude.pricing import estimate_cost
 from mini_claude.session import Session
-from mini_claude.untrusted import BLANK_LOOKING, must_write_out
+from mini_claude.untrusted import must_write_out, shown_as_is
 
 SUBTYPES = {
     "done": "success",
@@ -46,7 +46,7 @@ INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"
 def json_line(value: Any) -> str:
     """`value` as one line of JSON whose text holds no character a terminal acts on or hides."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    if text.isprintable() and BLANK_LOOKING.isdisjoint(text):
+    if shown_as_is(text):
         return text
     # What text mode writes out (untrusted's one definition) is a \u escape here.
     return "".join(_escaped(char) if must_write_out(char) else char for char in text)
