@@ -1,9 +1,10 @@
 """What a file write would change, for its permission question: a diff for an edit or a replaced
 file, the first lines of a new one. The file tools build it (they hold the content) just before
 they ask; the UI only lays it out. It is made of visible text already (escape codes and other
-control characters written out), and capped: a huge change is shown in part, with a count.
+control characters written out). A long change is shown in part with a count, the rest kept for
+the answer `v`: it is always the change that is shown, never unchanged content in its place.
 A line that changes is never cut (a payload after 400 spaces would be out of sight): it wraps
-whole, a long run of blanks in it shown as one marker with its count."""
+whole, a long run of characters drawn as nothing in it shown as one marker with its count."""
 
 from __future__ import annotations
 
@@ -12,22 +13,19 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from mini_claude.untrusted import visible_text
+from mini_claude.untrusted import DRAWN_AS_NOTHING_CLASS, unicode_pattern, visible_text
 
 CONTEXT_LINES = 3  # unchanged lines shown around each change
 MAX_PREVIEW_LINES = 60  # diff or content lines kept; the rest is counted
 MAX_CONTEXT_LINE_CHARS = 400  # of an unchanged line around a change; the rest of it is counted
-BLANK_RUN_MIN_CHARS = 40  # a run of blanks this long is shown as "⟨N blanks⟩"
-INVISIBLE_RUN_MIN = 8  # a run of one written-out invisible character this long: "⟨N × \u200b⟩"
+BLANK_RUN_MIN_CHARS = 40  # a run of spaces and tabs this long is shown as "⟨N blanks⟩"
+INVISIBLE_RUN_MIN = 8  # a run holding any other character drawn as nothing: "⟨N × \u2800⟩"
 NEW_FILE_HEAD_LINES = 20  # of a new file's content
-REPLACE_DIFF_MAX_LINES = 80  # a replaced file shows a diff up to this long, else its new first lines
+MARKER_CHARS_NAMED = 4  # of a mixed run, the marker names this many of its characters
 BYTES_PER_KB = 1024
-# Blanks as the preview shows them: after visible_text, whitespace is spaces, tabs and the other
-# Unicode spaces (every control, zero-width and filler character is written out by then).
-_BLANK_RUN = re.compile(rf"[^\S\n]{{{BLANK_RUN_MIN_CHARS},}}")
-_INVISIBLE_RUN = re.compile(
-    rf"(\\(?:x[0-9a-f]{{2}}|u[0-9a-f]{{4}}|U[0-9a-f]{{8}}))\1{{{INVISIBLE_RUN_MIN - 1},}}"
-)
+# A run for the marker: characters drawn as nothing (untrusted's one definition), and those the
+# gate writes out anyway (private use, unassigned), in any mix.
+_RUN = rf"[{DRAWN_AS_NOTHING_CLASS}\p{{Co}}\p{{Cn}}\p{{Cs}}]{{{INVISIBLE_RUN_MIN},}}"
 
 LineKind = Literal["context", "added", "removed", "hunk", "content"]
 
@@ -42,8 +40,13 @@ class PreviewLine:
 @dataclass(frozen=True)
 class ChangePreview:
     summary: str  # one line: "new file: 12 lines, 340 bytes", "removes 1 line, adds 2"
-    lines: tuple[PreviewLine, ...] = ()
-    omitted: int = 0  # lines of the diff or the content left out (MAX_PREVIEW_LINES, NEW_FILE_HEAD_LINES)
+    lines: tuple[PreviewLine, ...] = ()  # shown in the question
+    more: tuple[PreviewLine, ...] = ()  # the rest of the diff or the content, for the answer `v`
+
+    @property
+    def omitted(self) -> int:
+        """Lines left out of the question (past MAX_PREVIEW_LINES or NEW_FILE_HEAD_LINES)."""
+        return len(self.more)
 
 
 def edit_preview(before: str, after: str) -> ChangePreview:
@@ -57,8 +60,8 @@ def new_file_preview(content: str) -> ChangePreview:
 
 
 def replace_preview(before: str | None, after: str, *, why_no_diff: str = "") -> ChangePreview:
-    """A write over an existing file: the diff when it is short, else the new content's first
-    lines; `before` None when the old content could not be read (`why_no_diff` says why)."""
+    """A write over an existing file: the diff, however long (capped as an edit's is); the new
+    content only when `before` is None, the old content unreadable (`why_no_diff` says why)."""
     if before is None:
         # The reason's first clause: "x.bin looks like a binary file".
         why = re.split(r";|, so |\. ", _first_line(why_no_diff))[0].rstrip(".")
@@ -67,9 +70,7 @@ def replace_preview(before: str | None, after: str, *, why_no_diff: str = "") ->
     summary = f"replaces its content: {_count(removed, 'removes')}, {_count(added, 'adds')}"
     if not lines:
         return ChangePreview(f"replaces its content with the same text ({_size(after)})")
-    if len(lines) <= REPLACE_DIFF_MAX_LINES:
-        return _capped(summary, lines, MAX_PREVIEW_LINES)
-    return _content_preview(f"{summary}; a long diff, so the new content: {_size(after)}", after)
+    return _capped(summary, lines, MAX_PREVIEW_LINES)
 
 
 def unavailable(reason: str) -> ChangePreview:
@@ -91,7 +92,7 @@ def _content_preview(summary: str, content: str) -> ChangePreview:
 
 
 def _capped(summary: str, lines: list[PreviewLine], limit: int) -> ChangePreview:
-    return ChangePreview(summary, tuple(lines[:limit]), max(0, len(lines) - limit))
+    return ChangePreview(summary, tuple(lines[:limit]), tuple(lines[limit:]))
 
 
 def _diff(before: list[str], after: list[str]) -> tuple[list[PreviewLine], int, int]:
@@ -132,20 +133,40 @@ def _lines(text: str) -> list[str]:
 
 
 def _changed(line: str) -> str:
-    """A line the write adds or removes, every character of it shown: long runs of blanks become
-    a counted marker, so 400 spaces cannot push what follows them out of sight."""
-    shown = _BLANK_RUN.sub(_blank_marker, visible_text(line, keep="\t"))
-    return _INVISIBLE_RUN.sub(_invisible_marker, shown) if "\\" in shown else shown
+    """A line the write adds or removes, every character of it shown: a long run of characters
+    drawn as nothing becomes a counted marker (`blank_runs_marked`)."""
+    return blank_runs_marked(line, keep="\t")
 
 
-def _blank_marker(run: re.Match[str]) -> str:
-    blanks = run.group()
-    kind = "tabs" if set(blanks) == {"\t"} else "blanks"
-    return f" ⟨{len(blanks):,} {kind}⟩ "
+def blank_runs_marked(line: str, keep: str = "") -> str:
+    """`line` made visible (`visible_text`, `keep` kept), each run of characters drawn as nothing
+    shown as one marker with its count: 40 or more spaces and tabs (`⟨400 blanks⟩`), or 8 or more
+    holding any other (`⟨6,000 × \u2800⟩`, `⟨450 blanks: \u200b \u00a0⟩`), so that such a run
+    cannot push what follows it out of sight. Also what a command's question shows."""
+    if line.isascii() and line.isprintable() and " " * BLANK_RUN_MIN_CHARS not in line:
+        return line  # the common case, at C speed
+    shown: list[str] = []
+    start = 0
+    for run in unicode_pattern(_RUN).finditer(line):
+        blanks = run.group()
+        if len(blanks) < BLANK_RUN_MIN_CHARS and not blanks.strip(" \t"):
+            continue  # a short run of spaces and tabs: shown as it is
+        shown += [visible_text(line[start : run.start()], keep=keep), _marker(blanks)]
+        start = run.end()
+    shown.append(visible_text(line[start:], keep=keep))
+    return "".join(shown)
 
 
-def _invisible_marker(run: re.Match[str]) -> str:
-    return f"⟨{len(run.group()) // len(run.group(1)):,} × {run.group(1)}⟩"
+def _marker(blanks: str) -> str:
+    kinds = list(dict.fromkeys(blanks))
+    if set(kinds) <= {" ", "\t"}:
+        noun = "tabs" if kinds == ["\t"] else "blanks"
+        return f" ⟨{len(blanks):,} {noun}⟩ "
+    named = [visible_text(char) if char != " " else "space" for char in kinds[:MARKER_CHARS_NAMED]]
+    more = " …" if len(kinds) > MARKER_CHARS_NAMED else ""
+    if len(kinds) == 1:
+        return f"⟨{len(blanks):,} × {named[0]}⟩"
+    return f"⟨{len(blanks):,} blanks: {' '.join(named)}{more}⟩"
 
 
 def _unchanged(line: str) -> str:

@@ -61,14 +61,15 @@ def test_a_new_file_shows_its_first_lines_and_its_size() -> None:
     assert len(preview.lines) == NEW_FILE_HEAD_LINES and preview.omitted == 200 - NEW_FILE_HEAD_LINES
 
 
-def test_a_replaced_file_shows_a_short_diff_or_else_its_new_first_lines() -> None:
+def test_a_replaced_file_shows_its_diff_however_long() -> None:
     small = replace_preview("a\nb\n", "a\nc\n")
     assert small.summary == "replaces its content: removes 1 line, adds 1 line"
     assert marked(small) == ["@@ -1,2 +1,2 @@", " a", "-b", "+c"]
 
     rewrite = replace_preview(NUMBERED, NUMBERED.upper())
-    assert rewrite.summary.startswith("replaces its content: removes 200 lines, adds 200 lines; a long diff")
-    assert rewrite.lines[0].text == "LINE 1"
+    assert rewrite.summary == "replaces its content: removes 200 lines, adds 200 lines"
+    assert marked(rewrite)[:3] == ["@@ -1,200 +1,200 @@", "-line 1", "-line 2"]
+    assert len(rewrite.lines) == MAX_PREVIEW_LINES and len(rewrite.lines + rewrite.more) == 401
 
     unreadable = replace_preview(None, "new\n", why_no_diff=BINARY_REASON)
     assert (
@@ -168,9 +169,8 @@ def test_the_preview_fits_the_screen_and_v_shows_all_of_it() -> None:
     short = question_view(request, 80, 12)
     assert len(short.rows) <= 12 - 3 and short.hidden_preview_rows and short.can_show_more
     notes = [row for row in short.rows if row.text.endswith("answer v to see all of it")]
-    assert len(notes) == 1 and short.rows[-1].text == "… 180 more lines not shown"  # first and last rows
+    assert len(notes) == 1 and short.rows[-1].text == "… 180 more lines not shown: answer v to see them"
     full = question_view(request, 80, 12, everything=True)
-    assert [row.text for row in full.rows][2:] == [f"line {n}" for n in range(1, 21)] + [
-        "… 180 more lines not shown"
-    ]
+    assert [row.text for row in full.rows][2:] == [f"line {n}" for n in range(1, 201)]
+    assert not full.can_show_more
     assert all(len(row.gutter) + len(row.text) <= 80 for row in full.rows)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 
 from rich.cells import cell_len, chop_cells
 
+from mini_claude.change_preview import blank_runs_marked
 from mini_claude.permissions import PermissionRequest
-from mini_claude.ui.preview_rows import preview_rows
+from mini_claude.ui.preview_rows import VIEW_ALL_KEY, preview_rows
 from mini_claude.untrusted import visible_text
 
 # Screen rows the question leaves free besides its target: its own first line, the answer line
@@ -26,7 +27,6 @@ MIN_TARGET_ROWS = 6  # on a tiny screen, still this many rows of the target
 MIN_PREVIEW_ROWS = 4  # and of a write's preview
 BLANK_RUN_MIN_LINES = 2  # this many blank lines in a row are shown as one row with their count
 TAB_SIZE = 8
-VIEW_ALL_KEY = "v"
 LINE_MARK, MORE_MARK = "│", "┆"  # a line of the target; a row that stands for lines
 SINGLE_LINE_INDENT = "  "
 VERBS = {"read": "read", "write": "write to", "shell": "run"}
@@ -44,10 +44,17 @@ class QuestionView:
     rows: list[Row]  # each at most the screen's width
     hidden_lines: int  # lines of the target not shown in full; 0 when all of it is on screen
     hidden_preview_rows: int = 0  # rows of the change's preview left out
+    hidden_change_lines: int = 0  # lines of the diff (or new content) the preview left out
 
     @property
     def can_show_more(self) -> bool:
-        return bool(self.hidden_lines or self.hidden_preview_rows)
+        return bool(self.hidden_lines or self.hidden_preview_rows or self.hidden_change_lines)
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str  # visible, tabs expanded, long blank runs marked
+    blank: bool  # only spaces and tabs: nothing the shell would run
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,8 @@ def question_view(
     view = _target_view(request, width, height, everything=everything)
     if request.preview is None:
         return view
-    rows = [Row(*row) for row in preview_rows(request.preview, width)]
+    rows = [Row(*row) for row in preview_rows(request.preview, width, everything=everything)]
+    view = replace(view, hidden_change_lines=0 if everything else request.preview.omitted)
     room = max(MIN_PREVIEW_ROWS, height - RESERVED_ROWS - len(view.rows))
     if everything or len(rows) <= room:
         return replace(view, rows=view.rows + rows)
@@ -87,14 +95,16 @@ def question_view(
 
 def _target_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
     verb = VERBS.get(request.action, request.action)
-    target = visible_text(request.target, keep="\n\t")  # already visible; the gate is here too
-    lines = target.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()  # the line break that ends the last line, not a line of its own
-    lines = [line.expandtabs(TAB_SIZE) for line in lines]
+    raw = request.target.split("\n")
+    if len(raw) > 1 and raw[-1] == "":
+        raw.pop()  # the line break that ends the last line, not a line of its own
+    # The gate is here too; a long run of blanks in a line is one counted marker, as in a preview.
+    lines = [
+        _Line(blank_runs_marked(line, keep="\t").expandtabs(TAB_SIZE), not line.strip(" \t")) for line in raw
+    ]
     reason = visible_text(request.reason)
     if len(lines) == 1:
-        question = f"Allow {request.tool} to {verb} {lines[0]}? ({reason})"
+        question = f"Allow {request.tool} to {verb} {lines[0].text}? ({reason})"
         if cell_len(question) <= width:
             return QuestionView([Row("", question)], 0)
     noun = "command" if request.action == "shell" else "path"
@@ -136,10 +146,10 @@ def _note(first: int, last: int, hidden_rows: int, noun: str, *, single: bool) -
     return f"… lines {first}–{last} not shown: answer {VIEW_ALL_KEY} to see the whole {noun}"
 
 
-def _target_rows(lines: list[str], width: int) -> list[_TargetRow]:
+def _target_rows(lines: list[_Line], width: int) -> list[_TargetRow]:
     if len(lines) == 1:
         indent = SINGLE_LINE_INDENT
-        return [_TargetRow(Row(indent, part), 1, 1) for part in _fold(lines[0], width - len(indent))]
+        return [_TargetRow(Row(indent, part), 1, 1) for part in _fold(lines[0].text, width - len(indent))]
     digits = len(str(len(lines)))
     room = width - len(_gutter("", digits, LINE_MARK))
     rows: list[_TargetRow] = []
@@ -151,17 +161,17 @@ def _target_rows(lines: list[str], width: int) -> list[_TargetRow]:
             rows.append(_TargetRow(Row(_gutter("", digits, MORE_MARK), note), number + 1, number + run))
             number += run
             continue
-        for index, part in enumerate(_fold(lines[number], room)):
+        for index, part in enumerate(_fold(lines[number].text, room)):
             label = str(number + 1) if index == 0 else ""  # a wrapped row has no number of its own
             rows.append(_TargetRow(Row(_gutter(label, digits, LINE_MARK), part), number + 1, number + 1))
         number += 1
     return rows
 
 
-def _blank_run(lines: list[str], start: int) -> int:
+def _blank_run(lines: list[_Line], start: int) -> int:
     """How many lines from `start` hold nothing the shell would run (spaces and tabs only)."""
     end = start
-    while end < len(lines) and not lines[end].strip(" "):
+    while end < len(lines) and lines[end].blank:
         end += 1
     return end - start
 

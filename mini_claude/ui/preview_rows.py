@@ -1,6 +1,7 @@
 """A write's preview (`change_preview.ChangePreview`) as rows of its permission question: a
 summary, then the diff (`+`/`-` marked and coloured, the mark staying where colour goes) or the
-new content's numbered first lines. Every row fits the width: long lines wrap, never get cut."""
+new content's numbered first lines, with a count of the rest, which the answer `v` shows. Every
+row fits the width: long lines wrap, never get cut."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from rich.cells import chop_cells
 
 from mini_claude.change_preview import ChangePreview, PreviewLine
 from mini_claude.untrusted import visible_text
+
+VIEW_ALL_KEY = "v"  # the answer that shows all of a question (permission_prompt reads it)
 
 TAB_SIZE = 8
 PREVIEW_INDENT = "  "
@@ -22,16 +25,18 @@ SUMMARY_STYLE = "bold"
 PreviewRow = tuple[str, str, str]
 
 
-def preview_rows(preview: ChangePreview, width: int) -> list[PreviewRow]:
-    """The rows for `preview` on a `width`-wide screen."""
+def preview_rows(preview: ChangePreview, width: int, *, everything: bool = False) -> list[PreviewRow]:
+    """The rows for `preview` on a `width`-wide screen; `everything`: the lines left out too."""
     summary = textwrap.wrap(visible_text(preview.summary), max(width - len(PREVIEW_INDENT), 1)) or [""]
     rows = [(PREVIEW_INDENT, part, SUMMARY_STYLE) for part in summary]
-    digits = len(str(max((line.number for line in preview.lines), default=0)))
-    for line in preview.lines:
+    lines = preview.lines + preview.more if everything else preview.lines
+    digits = len(str(max((line.number for line in lines), default=0)))
+    for line in lines:
         rows += _line_rows(line, width, digits)
-    if preview.omitted:
+    if preview.omitted and not everything:
         noun = "line" if preview.omitted == 1 else "lines"
-        rows.append((PREVIEW_INDENT, f"… {preview.omitted:,} more {noun} not shown", "dim"))
+        note = f"… {preview.omitted:,} more {noun} not shown: answer {VIEW_ALL_KEY} to see them"
+        rows += [(PREVIEW_INDENT, part, "dim") for part in textwrap.wrap(note, max(width - 2, 1))]
     return rows
 
 
