@@ -200,3 +200,34 @@ def test_every_line_is_shown_or_named(lines: list[str], width: int, height: int)
             assert shown[number] == line  # and the question every line it does not name
     hidden = sum(high - low + 1 for low, high in ranges)
     assert view.hidden_lines == hidden and every.hidden_lines == 0
+
+
+# --- long runs of blanks inside a command line (third audit) -------------------------------------
+
+COMMAND_RUNS = {
+    "spaces": " " * 3000,
+    "tabs": "\t" * 3000,
+    "no_break_spaces": "\u00a0" * 3000,
+    "braille_blanks": "\u2800" * 3000,
+    "spaces_then_zero_width": (" " * 39 + "\u200b") * 80,
+}
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        pytest.param(
+            r,
+            marks=case("terminal", "a run of blanks in a command is one counted marker; payload on screen"),
+            id=r,
+        )
+        for r in COMMAND_RUNS
+    ],
+)
+def test_payload_between_runs_of_blanks_in_one_line_is_shown(run: str) -> None:
+    command = "ls -la" + COMMAND_RUNS[run] + PAYLOAD + COMMAND_RUNS[run] + "; ls"
+    view = question_view(PermissionRequest("run_shell", "shell", command, "run a command"), 80, 24)
+
+    shown = "".join(row.text for row in view.rows)
+    assert PAYLOAD in shown and f"{len(COMMAND_RUNS[run]):,}" in shown and not view.can_show_more, shown
+    assert all(cell_len(row.gutter + row.text) <= 80 for row in view.rows)
