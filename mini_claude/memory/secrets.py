@@ -13,8 +13,12 @@ its false-positive filters), measured on tests/adversarial/secret_corpus.py:
   value looks like a real one: not a placeholder (`<token>`, `${VAR}`, `***`, `None`, `changeme`),
   not code (`os.environ[…]`, `settings.KEY`, a type) and not a number or plain word.
 
-Invisible characters are dropped and compatibility forms folded (NFKC) first, so a zero-width
-space inside a token or a full-width `ＰＡＳＳＷＯＲＤ` hides nothing.
+Text is normalised first, so that what `cat` shows as a token is checked as one: escape sequences
+(`\x1b[0m`, OSC strings), controls (C0 but line break and tab, DEL, C1 such as NEL) and every
+character drawn as nothing but spaces (untrusted's one definition: format characters, line and
+paragraph separators, Default_Ignorable code points, U+2800…) are dropped, and compatibility forms
+folded (NFKC), so a zero-width space inside a token or a full-width `ＰＡＳＳＷＯＲＤ` hides nothing.
+A text with escape sequences is also checked with only their ESC dropped (an OSC title's body).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import re
 import unicodedata
 from collections import Counter
 from typing import Any
+
+from mini_claude.untrusted import DRAWN_AS_NOTHING_CLASS
 
 
 class _Lazy:
@@ -53,7 +59,10 @@ class _Lazy:
 _PROVIDER_RULES: tuple[tuple[str, _Lazy], ...] = tuple(
     (label, _Lazy(pattern))
     for label, pattern in (
-        ("a private key", r"-----\s*(?i:BEGIN[ A-Z0-9_-]{0,40}PRIVATE[\s_-]*KEY(?: BLOCK)?)\s*-----"),
+        (
+            "a private key",
+            r"-----\s*(?i:(?:BEGIN|END)[ A-Z0-9_-]{0,40}PRIVATE[\s_-]*KEY(?: BLOCK)?)\s*-----",
+        ),
         ("a private key", r"PuTTY-User-Key-File-\d+:"),
         ("an Anthropic API key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
         ("an OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
@@ -174,10 +183,17 @@ _PLACEHOLDER = _Lazy(
     r"|^(?:/|~/|\./|\.\./|[a-z][a-z0-9+.-]*://|arn:)"  # a path, a URL, an AWS resource name
     r"|^[a-z]+(?:_[a-z]+)+$"  # downscoped_credentials: an identifier
 )
-# Drawn as nothing, so they can sit inside a token unseen: every Default_Ignorable_Code_Point
-# (soft hyphen, zero-width and bidi controls, U+034F, variation selectors U+FE00–FE0F and
-# U+180B–180F, tags U+E0000–E0FFF, U+061C, the Hangul fillers, U+17B4/17B5, U+1D173–1D17A…).
-_INVISIBLE = _Lazy(r"\p{Default_Ignorable_Code_Point}+", unicode_properties=True)
+# ECMA-48 escape sequences, 7- and 8-bit: CSI (`\x1b[0m`, `\x9b…`), strings (OSC, DCS, APC…) up
+# to their terminator, and two-character escapes (`\x1b(B`, `\x1bc`). Their text is never shown.
+_ESCAPE_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]"
+)
+_ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")  # all but line break and tab
+# Drawn as nothing (untrusted's definition: Cc, Cf, Zl, Zp, Default_Ignorable, U+2800…) but the
+# spaces, line break and tab the rules read as separators.
+_INVISIBLE = _Lazy(rf"(?V1)[[{DRAWN_AS_NOTHING_CLASS}]--[\p{{Zs}}\n\t]]+", unicode_properties=True)
 MIN_PASSWORD_CHARS = 6
 MIN_PIN_CHARS = 8  # a password of digits only: shorter ones are counts, ports, years
 MIN_TOKEN_CHARS = 12
@@ -187,7 +203,23 @@ RANDOM_ENTROPY_BITS = 3.5  # per character, as gitleaks' generic rule
 
 def find_secret(text: str) -> str | None:
     """What kind of credential `text` seems to contain (a label naming the rule), or None."""
-    text = _normalized(text)
+    text = text.replace('\\"', '"').replace("\\'", "'")  # JSON written inside a JSON string
+    for variant in _variants(text):
+        label = _rule_matched(_normalized(variant))
+        if label:
+            return label
+    return None
+
+
+def _variants(text: str) -> tuple[str, ...]:
+    """`text` without its escape sequences (what a terminal shows); when it has any, also with
+    only their introducers dropped (a secret inside an OSC title is still in the file)."""
+    if "\x1b" not in text and "\x9b" not in text:
+        return (text,)
+    return (_ESCAPE_SEQUENCE.sub("", text), text.replace("\x1b", "").replace("\x9b", ""))
+
+
+def _rule_matched(text: str) -> str | None:
     for label, pattern in _PROVIDER_RULES:
         if any(_starts_a_word(text, match.start()) for match in pattern.pattern.finditer(text)):
             return label
@@ -203,9 +235,10 @@ def _starts_a_word(text: str, index: int) -> bool:
 
 
 def _normalized(text: str) -> str:
-    text = text.replace('\\"', '"').replace("\\'", "'")  # JSON written inside a JSON string
-    if text.isascii():
-        return text
+    """`text` as the rules read it: controls and characters drawn as nothing dropped, NFKC."""
+    text = text.replace("\r\n", "\n")
+    if text.isascii():  # ASCII has controls too: only the check for them is cheaper
+        return _ASCII_CONTROLS.sub("", text)
     text = _INVISIBLE.pattern.sub("", text)
     if unicodedata.is_normalized("NFKC", text):
         return text
