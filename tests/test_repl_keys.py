@@ -258,7 +258,7 @@ def test_write_file_question_shows_the_first_lines_with_escape_codes_written_out
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("write it")
-        term.child.expect(QUESTION)
+        term.child.expect(QUESTION[:-1] + r", \[v\]iew all:")  # v: the other 32 lines
         raw = term.child.before
         term.type("n")
         term.expect("Not written.")
@@ -266,7 +266,7 @@ def test_write_file_question_shows_the_first_lines_with_escape_codes_written_out
     assert "new file: 52 lines" in shown and " 1 │ title" in shown
     assert " 2 │ \\x1b[2J\\x1b]52;c;ZXZpbA==\\x07hidden" in shown
     assert "\x1b[2J" not in raw and "\x1b]52" not in raw and "\x07" not in raw
-    assert "… 32 more lines not shown" in shown
+    assert "… 32 more lines not shown: answer v to see them" in shown
 
 
 # --- --plain ----------------------------------------------------------------------------------
