@@ -19,7 +19,7 @@ from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
 from mini_claude.errors import PermissionDenied
 from mini_claude.git_dirs import git_write_risk
-from mini_claude.home_dotfiles import dot_entry_targets, top_entry
+from mini_claude.home_dotfiles import is_home_dotfile, private_targets
 from mini_claude.paths import display_path, is_within, stays_in_its_folder, visible_path
 from mini_claude.untrusted import visible_text
 
@@ -82,10 +82,8 @@ class Permissions:
         self.ask = ask
         self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
         self.protected_dirs = [_real(p) for p in protected_dirs]
-        home = home if home is not None else Path.home()
-        self.home = _real(home)
-        # A written path is compared with home as named too (/home may be a symlink to /data).
-        self._home_names = {self.home, Path(os.path.abspath(os.path.expanduser(home)))}
+        self._home_named = home if home is not None else Path.home()
+        self.home = _real(self._home_named)
         self._grants: set[tuple[str, Action]] = set()
 
     @property
@@ -161,7 +159,7 @@ class Permissions:
         all (bypass): listing or grepping `~` must not read `~/.ssh` without a question."""
         if self.mode == "bypass":
             return None
-        private = [*self.protected_dirs, *dot_entry_targets(self.home)]
+        private = [*self.protected_dirs, *private_targets(self.home, self.project_dir)]
         return SearchHiding(str(self.home), frozenset(str(path) for path in private))
 
     # --- rules -------------------------------------------------------------------------
@@ -197,22 +195,7 @@ class Permissions:
 
     def _private_reason(self, path: Path, written: Path) -> str | None:
         """Why reading or writing `path` (named `written`) always needs a yes, or None."""
-        if any(is_within(path, protected) for protected in self.protected_dirs):
-            return OWN_SETTINGS_REASON
-        if self._is_home_dotfile(path, written):
-            return HOME_DOTFILE_REASON
-        return None
-
-    def _is_home_dotfile(self, path: Path, written: Path) -> bool:
-        """Whether `path` (resolved) or `written` (with `..` folded) lies in a home dot entry, such
-        as ~/.ssh or ~/.bashrc, or `path` in what a dot symlink leads to (~/.ssh -> dotfiles/ssh);
-        wherever the project is, even when it is ~, inside ~/.config or inside ~/dotfiles."""
-        named = Path(os.path.normpath(written))
-        real = _real(path)
-        pairs = [(real, self.home), *((named, home) for home in self._home_names)]
-        if any(top_entry(candidate, home).startswith(".") for candidate, home in pairs):
-            return True
-        return any(real.is_relative_to(target) for target in dot_entry_targets(self.home))
+        return private_reason(path, written, self.project_dir, self._home_named, self.protected_dirs)
 
     def _named(self, written: Path) -> str:
         """A sensitive path as the model named it, for the refusal it reads: the resolved one
@@ -248,6 +231,18 @@ class Permissions:
         if answer in ("y", "a"):
             return
         raise PermissionDenied(prompts.notice("permission_denied", tool=request.tool, verb=verb, target=told))
+
+
+def private_reason(
+    path: Path, written: Path, project_dir: Path, home: Path, protected_dirs: Iterable[Path]
+) -> str | None:
+    """Why `path` (resolved; named `written`) is private: mini-claude's own settings or a home
+    dotfile, or None. The one judgement for the file tools and for what start-up reads."""
+    if any(is_within(path, protected) for protected in protected_dirs):
+        return OWN_SETTINGS_REASON
+    if is_home_dotfile(path, written, home, project_dir):
+        return HOME_DOTFILE_REASON
+    return None
 
 
 def _built(preview: PreviewBuilder) -> ChangePreview | None:
