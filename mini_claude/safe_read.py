@@ -12,7 +12,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,6 +22,8 @@ from mini_claude.paths import is_within, visible_path
 # O_NOFOLLOW: a final component swapped for a symlink after the checks is refused, not followed.
 OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
 READ_CHUNK_BYTES = 1 << 20
+# Given a symlink's resolved target, why it must not be read (None: it may be).
+RefuseTarget = Callable[[Path], "str | None"]
 
 _KINDS = {
     stat.S_IFDIR: "a directory",
@@ -73,12 +75,18 @@ def format_size(size: int) -> str:
 
 
 @contextlib.contextmanager
-def open_file(path: Path, root: Path, *, follow_symlink: bool = True) -> Iterator[tuple[int, os.stat_result]]:
+def open_file(
+    path: Path, root: Path, *, follow_symlink: bool = True, refuse_target: RefuseTarget | None = None
+) -> Iterator[tuple[int, os.stat_result]]:
     """A read-only descriptor and its stat for `path`, checked as the module says.
 
-    A symlink is followed only when `follow_symlink` and its target resolves inside `root`
-    (compared by components after resolving both). FileNotFoundError when nothing is there."""
-    real = _checked(Path(path), Path(root), follow_symlink)
+    A symlink is followed only when `follow_symlink`, its target resolves inside `root`
+    (compared by components after resolving both) and `refuse_target` (given the target that will
+    be opened) says no reason against it. FileNotFoundError when nothing is there."""
+    real, followed = _checked(Path(path), Path(root), follow_symlink)
+    reason = refuse_target(real) if refuse_target is not None and followed else None
+    if reason is not None:
+        raise UnreadableFile(f"{_shown(path)} is a symlink to {visible_path(str(real))}, {reason}")
     try:
         fd = os.open(real, OPEN_FLAGS)
     except OSError as error:
@@ -94,9 +102,16 @@ def open_file(path: Path, root: Path, *, follow_symlink: bool = True) -> Iterato
         os.close(fd)
 
 
-def read_bytes(path: Path, root: Path, max_bytes: int, *, follow_symlink: bool = True) -> FileBytes:
+def read_bytes(
+    path: Path,
+    root: Path,
+    max_bytes: int,
+    *,
+    follow_symlink: bool = True,
+    refuse_target: RefuseTarget | None = None,
+) -> FileBytes:
     """At most `max_bytes` of the file (see `open_file`)."""
-    with open_file(path, root, follow_symlink=follow_symlink) as (fd, info):
+    with open_file(path, root, follow_symlink=follow_symlink, refuse_target=refuse_target) as (fd, info):
         chunks, wanted = [], max_bytes + 1  # one byte more tells whether there is more
         while wanted > 0 and (chunk := os.read(fd, min(wanted, READ_CHUNK_BYTES))):
             chunks.append(chunk)
@@ -106,9 +121,18 @@ def read_bytes(path: Path, root: Path, max_bytes: int, *, follow_symlink: bool =
     return FileBytes(data[:max_bytes], was_cut, max(info.st_size, len(data)))
 
 
-def read_text(path: Path, root: Path, max_bytes: int, *, follow_symlink: bool = True) -> FileText:
+def read_text(
+    path: Path,
+    root: Path,
+    max_bytes: int,
+    *,
+    follow_symlink: bool = True,
+    refuse_target: RefuseTarget | None = None,
+) -> FileText:
     """At most `max_bytes` of the file as text; a cut never leaves half a character."""
-    data, was_cut, size = read_bytes(path, root, max_bytes, follow_symlink=follow_symlink)
+    data, was_cut, size = read_bytes(
+        path, root, max_bytes, follow_symlink=follow_symlink, refuse_target=refuse_target
+    )
     if was_cut:
         end = len(data)
         while end > 0 and data[end - 1] & 0xC0 == 0x80:  # continuation bytes of a cut character
@@ -129,11 +153,13 @@ def check_file(path: Path, root: Path, max_bytes: int) -> None:
             )
 
 
-def _checked(path: Path, root: Path, follow_symlink: bool) -> Path:
-    """The path to open: `path` itself, or a symlink's resolved target; else UnreadableFile."""
+def _checked(path: Path, root: Path, follow_symlink: bool) -> tuple[Path, bool]:
+    """The path to open: `path` itself, or a symlink's resolved target (and True: a symlink
+    was followed); else UnreadableFile."""
     info = os.lstat(path)
     real = Path(os.path.realpath(path))
-    if stat.S_ISLNK(info.st_mode):
+    is_link = stat.S_ISLNK(info.st_mode)
+    if is_link:
         target = visible_path(str(real))
         if not follow_symlink:
             raise UnreadableFile(f"{_shown(path)} is a symlink (to {target}), not a regular file")
@@ -147,7 +173,8 @@ def _checked(path: Path, root: Path, follow_symlink: bool) -> Path:
         raise UnreadableFile(f"{_shown(path)} resolves to {visible_path(str(real))}, outside {_shown(root)}")
     if not stat.S_ISREG(info.st_mode):
         raise UnreadableFile(f"{_shown(path)} is {kind(info.st_mode)}, not a regular file")
-    return real
+    # Also when the two differ: a file swapped for a symlink between lstat and realpath.
+    return real, is_link or real != Path(os.path.abspath(path))
 
 
 def _shown(path: Path) -> str:

@@ -9,9 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mini_claude import prompts, safe_read
+from mini_claude.config import protected_dirs
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store import MemoryStore
 from mini_claude.paths import visible_path
+from mini_claude.permissions import private_reason
 from mini_claude.untrusted import attribute, neutralize
 
 PROJECT_INSTRUCTIONS_FILE = "CLAUDE.md"
@@ -57,11 +59,16 @@ def build_system_prompt(
 
 def _project_instructions(project_dir: Path, warn: Warn) -> str:
     """CLAUDE.md, if it is a regular file resolving inside the project (a symlink to a file in the
-    project is fine; one to ~/.ssh/id_ed25519, a FIFO or /dev/zero is skipped with a warning)."""
-    path = project_dir / PROJECT_INSTRUCTIONS_FILE
+    project is fine; one to ~/.ssh/id_ed25519 or its stow target, a FIFO or /dev/zero is skipped
+    with a warning)."""
+    path = Path(os.path.realpath(project_dir)) / PROJECT_INSTRUCTIONS_FILE  # only a link here is followed
     try:
-        found = safe_read.read_text(path, project_dir, PROJECT_INSTRUCTIONS_MAX_BYTES)
-        _refuse_home_dotfile(path, project_dir)
+        found = safe_read.read_text(
+            path,
+            project_dir,
+            PROJECT_INSTRUCTIONS_MAX_BYTES,
+            refuse_target=_private_target_reason(project_dir),
+        )
     except (FileNotFoundError, NotADirectoryError):
         return ""
     except OSError as error:
@@ -82,15 +89,10 @@ def _project_instructions(project_dir: Path, warn: Warn) -> str:
     ).strip()
 
 
-def _refuse_home_dotfile(path: Path, project_dir: Path) -> None:
-    """Started in `~`, a CLAUDE.md symlink to `.ssh/id_ed25519` is "inside the project": a home
-    dot folder's files stay out of the prompt unless the project itself lives in that folder."""
-    home = Path(os.path.realpath(Path.home()))
-    real = Path(os.path.realpath(path))
-    if real == home or not real.is_relative_to(home) or not os.path.islink(path):
-        return
-    top = home / real.relative_to(home).parts[0]
-    if top.name.startswith(".") and not project_dir.is_relative_to(top):
-        raise safe_read.UnreadableFile(
-            f"{visible_path(str(path))} is a symlink to {visible_path(str(real))}, a home dotfile"
-        )
+def _private_target_reason(project_dir: Path) -> safe_read.RefuseTarget:
+    """Why a CLAUDE.md symlink's target (the path then opened) stays out of the prompt: what the
+    file tools would ask to read (a home dotfile by Permissions' rule, mini-claude's own folders);
+    nobody is asked at start-up. A CLAUDE.md that is a file is the project's own, wherever it is."""
+    real_project = Path(os.path.realpath(project_dir))
+    protected = [Path(os.path.realpath(folder)) for folder in protected_dirs()]
+    return lambda real: private_reason(real, real, real_project, Path.home(), protected)

@@ -22,6 +22,7 @@ from rich.console import Console
 
 from mini_claude import config
 from mini_claude.events import Notice
+from mini_claude.permissions import HOME_DOTFILE_REASON
 from mini_claude.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_system_prompt
 from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
 from mini_claude.ui.commands import CommandContext, dispatch
@@ -219,7 +220,7 @@ def test_claude_md_symlink_to_a_home_dotfile_when_started_in_home(
     assert "<project-instructions" not in system
     assert_never_sent(api_env, SECRET)
     [warning] = warnings_of(harness)
-    assert warning.startswith("CLAUDE.md not read: ") and "home dotfile" in warning
+    assert warning.startswith("CLAUDE.md not read: ") and HOME_DOTFILE_REASON in warning
 
 
 @case("paths", "a 1.2 GB CLAUDE.md: only the first 40 KB read (memory stays small); cut, and warned")
