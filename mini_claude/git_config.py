@@ -2,9 +2,10 @@
 hooks folder git runs instead of `<gitdir>/hooks`) and `include.path` / `includeIf.<cond>.path`
 (config files read as if written in place, so their `core.fsmonitor` runs on `git status`).
 
-Read as git reads them (git-config(1), "Syntax"): sections and keys in any letter case, quoted and
-escaped values, `#`/`;` comments, a backslash continuing a line, a key on the header's line. A
-file that is missing, unreadable, not a regular file or too large is treated as empty: nothing
+Read as git reads them (git-config(1), "Syntax"): a UTF-8 BOM at the start skipped, sections and
+keys in any letter case, quoted and escaped values, `#`/`;` comments, a backslash continuing a
+line, a key on the header's line; a relative include taken from the folder of the path as opened.
+A file that is missing, unreadable, not a regular file or too large is treated as empty: nothing
 here is an error, a config git cannot read cannot point anywhere either.
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 MAX_CONFIG_BYTES = 1 << 20  # larger is skipped: no real config is, and reading it must stay cheap
 MAX_INCLUDE_DEPTH = 10  # git's own limit (config.c, MAX_INCLUDE_DEPTH)
+BOM = "\ufeff"
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 
 
@@ -33,11 +35,15 @@ def read_configs(files: list[Path], home: Path) -> RunsCode:
     """What `files` (and everything they include, up to git's depth) name."""
     found = RunsCode()
     for file in files:
-        _read(Path(os.path.realpath(file)), home, found, depth=0)
+        _read(file, home, found, depth=0)
     return found
 
 
-def _read(file: Path, home: Path, found: RunsCode, depth: int) -> None:
+def _read(opened: Path, home: Path, found: RunsCode, depth: int) -> None:
+    """`opened` is the path as git opens it: a relative include is taken from its folder, not from
+    the folder of the file a symlink there leads to (~/.gitconfig -> dotfiles/git/gitconfig
+    including `shared.inc` reads ~/shared.inc, as `git config --show-origin` shows)."""
+    file = Path(os.path.realpath(opened))
     if file in found.config_files or depth > MAX_INCLUDE_DEPTH:
         return
     found.config_files.append(file)
@@ -46,8 +52,9 @@ def _read(file: Path, home: Path, found: RunsCode, depth: int) -> None:
             found.hooks_paths.append(value)
         elif key == "path" and value and (section == "include" or section.startswith("includeif.")):
             # Every includeIf counts, whatever its condition: conditions can come true later.
-            included = _expand_user(value, home)
-            _read(Path(os.path.realpath(file.parent / included)), home, found, depth + 1)
+            # Joined as text, `..` kept: the kernel resolves it after the symlinks before it, as for git.
+            included = os.path.join(os.path.dirname(opened), _expand_user(value, home))
+            _read(Path(included), home, found, depth + 1)
 
 
 def hooks_folder(value: str, work_tree: Path, home: Path) -> Path:
@@ -92,7 +99,7 @@ def config_entries(text: str) -> list[tuple[str, str, str]]:
     has the value "true", as git reads it."""
     entries: list[tuple[str, str, str]] = []
     section = ""
-    i, end = 0, len(text)
+    i, end = (1 if text.startswith(BOM) else 0), len(text)  # git skips one UTF-8 BOM at the start
     while i < end:
         char = text[i]
         if char in " \t\r\n":
