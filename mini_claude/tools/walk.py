@@ -4,7 +4,8 @@ The walk goes in name order, skips VCS, dependency and cache folders, and stops 
 MAX_SCANNED_ENTRIES. It skips what reading would ask for every time, and says so: a search must
 not be the way around that question. That is the home folder's dot entries (~/.ssh, ~/.aws …),
 wherever the walk meets home, and wherever it meets them the places home's dot symlinks lead to
-(~/dotfiles/ssh for ~/.ssh) and mini-claude's own folders (its data folder holds the history).
+(~/dotfiles/ssh for ~/.ssh, and those inside its dot folders: ~/.config/nvim's target) and
+mini-claude's own folders (its data folder holds the history).
 """
 
 from __future__ import annotations
