@@ -69,15 +69,7 @@ class TidyFolder:
     def keep_copy(self, part: str, file_name: str, data: bytes) -> None:
         """Write `data` as `part/file_name` (a new file: an existing one is never overwritten)."""
         with self._part(part) as part_fd:
-            fd = os.open(file_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                         FILE_MODE, dir_fd=part_fd)  # fmt: skip
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _write_new(file_name, data, part_fd)
 
     def move_in(self, part: str, file_name: str) -> None:
         """Move the memory folder's `file_name` (itself, a symlink not followed) to `part/`."""
@@ -120,16 +112,8 @@ class TidyFolder:
         """Replace `tidy.json` atomically (a temp file in the folder, then a rename)."""
         temp = f".{RECORD_FILE}.{secrets.token_hex(4)}.tmp"
         data = (json.dumps(record, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE,
-                     dir_fd=self.fd)  # fmt: skip
         try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _write_new(temp, data, self.fd)
             os.replace(temp, RECORD_FILE, src_dir_fd=self.fd, dst_dir_fd=self.fd)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -257,3 +241,17 @@ def _exists(name: str, dir_fd: int) -> bool:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _write_new(name: str, data: bytes, dir_fd: int) -> None:
+    """Create `name` in the folder `dir_fd` (never an existing file, never through a symlink),
+    write all of `data` and flush it to disk."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(name, flags, FILE_MODE, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
