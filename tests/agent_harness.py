@@ -15,7 +15,8 @@ from mini_claude.config import load_settings
 from mini_claude.events import Event, TextDelta, ToolFinished, TurnEnded
 from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
-from tests.fake_api import RecordedRequest
+from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply
+from tests.kit import main_calls
 
 
 @dataclass
@@ -71,15 +72,31 @@ def wait_for_recalls(timeout: float = 5.0) -> bool:
     return True
 
 
-def tool_results_in(request: RecordedRequest) -> list[dict[str, Any]]:
-    """The tool_result blocks of the request's last user message."""
-    last = request.messages[-1]
-    return [b for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+def hold_replies_until_recall_settles(request: RecordedRequest) -> None:
+    """A fake-server responder: each streamed call waits for the recalls running now (however
+    slow their side query thread), so recall lands in the turn; then the queues answer as usual."""
+    if request.stream:
+        wait_for_recalls()
 
 
-def result_text(block: dict[str, Any]) -> str:
-    content = block["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+def talk(harness: Harness, fake: FakeAnthropic, *texts: str) -> None:
+    """A turn per text, each answered "answer to <text>"."""
+    for text in texts:
+        fake.stream_replies.append(text_reply(f"answer to {text}"))
+        assert harness.turn(text).reason == "done"
+
+
+def assert_next_turn_works(harness: Harness, fake: FakeAnthropic) -> None:
+    """After a fault, a normal turn succeeds and the fake finds its request a valid conversation."""
+    fake.responder = None
+    fake.stream_replies.append(text_reply("all good now"))
+    ended = harness.turn("are you still there?")
+    assert ended.reason == "done", harness.events
+    assert ended.final_text == "all good now"
+    last = main_calls(fake)[-1]
+    assert last.validation_error is None
+    assert last.messages[-1]["role"] == "user"
+    assert "are you still there?" in str(last.messages[-1]["content"])
 
 
 def interrupt_on(kind: type, nth: int = 1) -> Callable[[Event], None]:

@@ -27,6 +27,12 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
 
 
+def colour_codes(raw: str) -> list[int]:
+    """SGR parameters that set a colour: 30-49 (38;… and 48;… included) and the bright 90-107."""
+    numbers = [int(n) for params in re.findall(r"\x1b\[([0-9;]*)m", raw) for n in params.split(";") if n]
+    return [n for n in numbers if 30 <= n <= 49 or 90 <= n <= 107]
+
+
 class Terminal:
     """One interactive session, read and typed into the way a person would."""
 

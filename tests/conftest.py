@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent_harness import Harness
+from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.warm_client import stop_warm_starter
 
@@ -81,3 +83,15 @@ def api_env(fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> FakeAnt
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("MINI_CLAUDE_MAX_RETRIES", "2")
     return fake_api
+
+
+@pytest.fixture
+def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
+    """The real program, started in the project and talking to the fake server."""
+    return Cli(project_dir)
+
+
+@pytest.fixture
+def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
+    """A whole session (agent, tools, permissions, memory) against the fake server, in ask mode."""
+    return Harness().start()

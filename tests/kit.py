@@ -1,10 +1,14 @@
 """What many tests share, read off the fake server's recorded requests: which calls were the
 agent's and which were recall's side queries, what the model was shown (system prompt, user
-texts, recalled reminders), and scripted side-model answers."""
+texts, tool results, recalled reminders), scripted side-model answers; and waits that end on an
+event or fail instead of hanging the suite."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,34 +30,55 @@ def system_text(request: RecordedRequest) -> str:
     return system if isinstance(system, str) else "".join(block["text"] for block in system or [])
 
 
+def result_text(block: dict[str, Any]) -> str:
+    """A tool_result block's content as text."""
+    content = block["content"]
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
 def block_text(block: dict[str, Any]) -> str:
     """A text block's text, or a tool_result's content as text."""
-    if block.get("type") == "tool_result":
-        content = block["content"]
-        return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
-    return block.get("text", "")
+    return result_text(block) if block.get("type") == "tool_result" else block.get("text", "")
+
+
+def tool_results_in(request: RecordedRequest) -> list[dict[str, Any]]:
+    """The tool_result blocks of the request's last user message."""
+    last = request.messages[-1]
+    return [b for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def message_texts(message: dict[str, Any]) -> list[str]:
+    """A message's text blocks and tool results as texts (string content is one text)."""
+    content = message["content"]
+    if isinstance(content, str):
+        return [content]
+    return [block_text(block) for block in content if block.get("type") in ("text", "tool_result")]
 
 
 def user_texts(request: RecordedRequest) -> list[str]:
     """Every text the request carries in user messages (plain text blocks and tool results)."""
     return [
-        block_text(block)
+        text
         for message in request.messages
         if message["role"] == "user" and isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") in ("text", "tool_result")
+        for text in message_texts(message)
     ]
 
 
 def reminders_in(request: RecordedRequest) -> list[str]:
-    """The `<system-reminder>` blocks (recalled memories) anywhere in the request's conversation."""
-    return [text for text in user_texts(request) if text.startswith("<system-reminder>")]
+    """The `<system-reminder>` texts (recalled memories) anywhere in the request's conversation:
+    any message, any role, a text block or a tool result, so a reminder in the wrong place counts."""
+    return [
+        text
+        for message in request.messages
+        for text in message_texts(message)
+        if text.startswith("<system-reminder>")
+    ]
 
 
 def side_query_message(request: RecordedRequest) -> str:
     """The user message a recall side query sent: the query and the manifest."""
-    content = request.messages[0]["content"]
-    return content if isinstance(content, str) else "".join(block_text(b) for b in content)
+    return "".join(message_texts(request.messages[0]))
 
 
 def choose(*file_names: str, **kw: Any) -> Reply:
@@ -89,3 +114,32 @@ def wait_for_log_line(path: Path, text: str, timeout: float = 15) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"{text!r} never appeared in {path}")
+
+
+class TookTooLong(BaseException):
+    """Raised by must_finish_within. Not a TimeoutError: that is an OSError, which the code under
+    test may catch and carry on from, so a hang would pass as a slow success."""
+
+
+@contextlib.contextmanager
+def must_finish_within(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging the suite (a FIFO or a device opened the wrong way blocks forever)."""
+
+    def fail(*_: object) -> None:
+        raise TookTooLong(f"did not finish within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def wait_for_file(path: Path, timeout: float = 15) -> None:
+    """`path` exists (a program in another process made it, such as a command's "started" marker)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)

@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 
 from mini_claude.events import MessageAdded, Notice, RequestStarted, TextDelta, ToolStarted, UsageReport
-from tests.agent_harness import Harness, result_text, tool_results_in
+from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply, tool_reply
-
-
-@pytest.fixture
-def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
-    return Harness().start()
+from tests.kit import result_text, tool_results_in
 
 
 def test_text_turn_streams_and_sends_system_prompt_tools_and_cache_marks(

@@ -7,26 +7,15 @@ from pathlib import Path
 import pytest
 
 from mini_claude.events import Notice, TextDelta, ToolFinished, ToolPreparing, ToolStarted
-from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, result_text, tool_results_in
+from tests.agent_harness import Harness, assert_next_turn_works, ctrl_c_after, interrupt_on
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
+from tests.kit import result_text, tool_results_in
 
 
 @pytest.fixture
 def harness(api_env: FakeAnthropic, project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
     monkeypatch.setenv("MINI_CLAUDE_API_TIMEOUT", "1")
     return Harness().start()
-
-
-def assert_next_turn_works(harness: Harness, fake: FakeAnthropic) -> None:
-    """After the fault, a normal turn succeeds and its request is a valid conversation."""
-    fake.stream_replies.append(text_reply("all good now"))
-    ended = harness.turn("are you there?")
-    assert ended.reason == "done", harness.events
-    assert ended.final_text == "all good now"
-    last = fake.requests[-1]
-    assert last.validation_error is None
-    assert last.messages[-1]["role"] == "user"
-    assert "are you there?" in str(last.messages[-1]["content"])
 
 
 def error_lines(harness: Harness) -> list[str]:

@@ -17,8 +17,7 @@ from mini_claude.change_preview import (
 )
 from mini_claude.permissions import PermissionRequest
 from mini_claude.ui.permission_question import question_view
-from tests.adversarial.world import Tools
-from tests.tool_harness import ScriptedUser, run_tool
+from tests.tool_harness import ScriptedUser, Tools, run_tool
 
 BINARY_REASON = (
     "x.bin looks like a binary file (not UTF-8 text), so it is not shown. Inspect it with run_shell."
@@ -156,7 +155,7 @@ def test_no_question_no_preview(project_dir: Path) -> None:
     tools = Tools(project_dir, "accept-edits")
     tools.ctx.permissions.ask = user
     assert not run_tool(tools.ctx, "write_file", file_path="a.txt", content="x").is_error
-    assert user.requests == []
+    assert user.questions == []
 
 
 # --- laid out in the question ---------------------------------------------------------------------

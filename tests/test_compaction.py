@@ -13,17 +13,13 @@ import pytest
 from mini_claude.config import ConfigError, load_settings
 from mini_claude.context import Compaction
 from mini_claude.events import CompactionStarted, ContextCompacted, ContextStatus, Notice
-from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, result_text
+from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, talk
 from tests.fake_api import FakeAnthropic, RecordedRequest, error_reply, text_reply, tool_reply
+from tests.kit import result_text
 from tests.long_conversation import is_summary_request, run_long_conversation
 
 SUMMARY = "1. **Goals and requests**: fix the parser bug in src/parse.py.\n2. **Decisions**: keep the cache."
 TOO_LONG = "prompt is too long: 210000 tokens > 200000 maximum"
-
-
-@pytest.fixture
-def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
-    return Harness().start()
 
 
 def small_window(monkeypatch: pytest.MonkeyPatch, tokens: int) -> None:
@@ -46,12 +42,6 @@ def user_texts(request: RecordedRequest) -> list[str]:
         for block in message["content"]
         if block.get("type") == "text"
     ]
-
-
-def talk(harness: Harness, fake: FakeAnthropic, *texts: str) -> None:
-    for text in texts:
-        fake.stream_replies.append(text_reply(f"answer to {text}"))
-        assert harness.turn(text).reason == "done"
 
 
 def assert_all_valid(fake: FakeAnthropic) -> None:

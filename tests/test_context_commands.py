@@ -19,11 +19,6 @@ SUMMARY = "1. **Goals and requests**: make the parser faster."
 TOO_LONG = "prompt is too long: 250000 tokens > 200000 maximum"
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 @pytest.mark.parametrize("flags", [(), ("--plain",)])
 def test_each_reply_is_followed_by_how_full_the_context_is(
     cli: Cli, api_env: FakeAnthropic, flags: tuple[str, ...]

@@ -8,7 +8,6 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
@@ -17,45 +16,12 @@ import mini_claude.ui.memory_commands  # noqa: F401  (registers /memory)
 from mini_claude.events import MemoriesRecalled
 from mini_claude.memory.store import MemoryStore
 from mini_claude.ui.commands import CommandContext, dispatch
-from tests.agent_harness import Harness, wait_for_recalls
-from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
+from tests.agent_harness import Harness, hold_replies_until_recall_settles, wait_for_recalls
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import choose, main_calls, reminders_in, side_queries, system_text
 
 QUESTION = "how do we deploy the payments service?"
 BODY = "Deploys go through the release train on Thursdays.\n"
-
-
-def choose(*file_names: str, **kw: Any):
-    names = ", ".join(f'"{name}"' for name in file_names)
-    return text_reply(f'{{"selected_memories": [{names}]}}', **kw)
-
-
-def main_calls(fake: FakeAnthropic) -> list[RecordedRequest]:
-    return [r for r in fake.requests if r.stream]
-
-
-def side_queries(fake: FakeAnthropic) -> list[RecordedRequest]:
-    return [r for r in fake.requests if not r.stream]
-
-
-def reminders_in(request: RecordedRequest) -> list[str]:
-    """The `<system-reminder>` text blocks anywhere in the request's conversation."""
-    return [
-        block["text"]
-        for message in request.messages
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "text" and block["text"].startswith("<system-reminder>")
-    ]
-
-
-def system_text(request: RecordedRequest) -> str:
-    system = request.system
-    return system if isinstance(system, str) else "".join(block["text"] for block in system or [])
-
-
-@pytest.fixture
-def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
-    return Harness().start()
 
 
 @pytest.fixture
@@ -75,12 +41,7 @@ def test_a_question_recalls_a_memory_into_the_same_turn(
         [tool_reply("read_file", {"file_path": "deploy.sh"}), text_reply("On Thursdays.")]
     )
 
-    def answer_once_recall_settled(request: RecordedRequest) -> None:
-        if request.stream:  # hold the model's first reply until the recall is done (however slow)
-            wait_for_recalls()
-        return None  # then answer from the queues as usual
-
-    api_env.responder = answer_once_recall_settled
+    api_env.responder = hold_replies_until_recall_settles
 
     ended = harness.turn(QUESTION)
 
@@ -139,11 +100,7 @@ def test_an_old_relevant_memory_is_offered_among_hundreds_of_newer_ones(
     api_env.plain_replies.append(choose(deploys.name))
     api_env.stream_replies.extend([tool_reply("list_files", {}), text_reply("On Thursdays.")])
 
-    def answer_once_recall_settled(request: RecordedRequest) -> None:
-        if request.stream:
-            wait_for_recalls()
-
-    api_env.responder = answer_once_recall_settled
+    api_env.responder = hold_replies_until_recall_settles
 
     harness.turn(QUESTION)
 

@@ -11,7 +11,7 @@ import pytest
 from mini_claude.config import log_file, project_memory_dir
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
-from tests.kit import wait_for_log_line
+from tests.kit import main_calls, reminders_in, side_queries, system_text, wait_for_log_line
 
 ROLE_MEMORY = """---
 name: user is a data scientist
@@ -23,22 +23,8 @@ The user is a data scientist, fluent in pandas, new to Django.
 
 
 @pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
-@pytest.fixture
 def memory_dir(project_dir: Path) -> Path:
     return project_memory_dir(str(project_dir))
-
-
-def reminders_in(request: RecordedRequest) -> list[str]:
-    texts = []
-    for message in request.messages:
-        for block in message["content"]:
-            if block.get("type") == "text" and block["text"].startswith("<system-reminder>"):
-                texts.append(block["text"])
-    return texts
 
 
 def test_session_one_saves_a_memory_and_session_two_recalls_it(
@@ -94,16 +80,16 @@ def test_session_one_saves_a_memory_and_session_two_recalls_it(
         term.expect_prompt()
         term.submit("/memory recalled")
         term.expect("user_user_is_a_data_scientist.md")
-    main_calls = [r for r in api_env.requests if r.stream]
-    [side_query] = [r for r in api_env.requests if not r.stream]
-    assert "user is a data scientist" in main_calls[0].system[0]["text"]
+    calls = main_calls(api_env)
+    [side_query] = side_queries(api_env)
+    assert "user is a data scientist" in system_text(calls[0])
     assert "[user] user_user_is_a_data_scientist.md (today): user works in pandas" in str(side_query.messages)
     assert "explain how Django models work for me" in str(side_query.messages)
     assert side_query.tools == []
-    [reminder] = reminders_in(main_calls[1])
+    [reminder] = reminders_in(calls[1])
     assert "fluent in pandas" in reminder and "saved today" in reminder
     assert str(memory_dir / "user_user_is_a_data_scientist.md") in reminder
-    assert main_calls[1].validation_error is None
+    assert calls[1].validation_error is None
 
 
 def test_a_slow_side_query_delays_neither_the_reply_nor_the_exit(
@@ -120,8 +106,8 @@ def test_a_slow_side_query_delays_neither_the_reply_nor_the_exit(
         term.expect_prompt()
         term.submit("/exit")
         assert term.wait_exit(timeout=10) == 0  # the side query is still pending for ~a minute
-    side_query = next(r for r in api_env.requests if not r.stream)
-    main_call = next(r for r in api_env.requests if r.stream)
+    side_query = side_queries(api_env)[0]
+    main_call = main_calls(api_env)[0]
     assert main_call.received_at - side_query.received_at < 5
     assert reminders_in(main_call) == []
 
@@ -141,9 +127,9 @@ def test_a_late_recall_is_injected_before_the_next_turns_first_call(
         wait_for_log_line(log_file(), "memory recall chose ['user_role.md']")  # settled after the turn
         term.submit("ok")
         term.expect("Second answer.")
-    main_calls = [r for r in api_env.requests if r.stream]
-    assert reminders_in(main_calls[0]) == []
-    [reminder] = reminders_in(main_calls[1])
+    calls = main_calls(api_env)
+    assert reminders_in(calls[0]) == []
+    [reminder] = reminders_in(calls[1])
     assert "fluent in pandas" in reminder
 
 

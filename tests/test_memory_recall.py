@@ -20,15 +20,11 @@ from mini_claude.memory.recall import SESSION_INJECTION_BUDGET_BYTES, MemoryReca
 from mini_claude.memory.selection import SELECTION_MAX_TOKENS
 from mini_claude.memory.store import MemoryStore
 from tests.agent_harness import wait_for_recalls
-from tests.fake_api import FakeAnthropic, RecordedRequest, error_reply, text_reply
+from tests.fake_api import FakeAnthropic, error_reply, text_reply
+from tests.kit import choose, side_queries
 
 QUESTION = "how do we deploy the service?"
 NOTHING = '{"selected_memories": []}'
-
-
-def choose(*file_names: str, **kw: object):
-    names = ", ".join(f'"{name}"' for name in file_names)
-    return text_reply(f'{{"selected_memories": [{names}]}}', **kw)
 
 
 @pytest.fixture
@@ -41,19 +37,7 @@ def recall(api_env: FakeAnthropic, store: MemoryStore) -> Iterator[MemoryRecall]
     recall = MemoryRecall(store, ModelClient(load_settings()))
     yield recall
     api_env.close()  # ends side queries still waiting on a delayed reply
-    wait_for_recall_threads()
-
-
-def wait_for_recall_threads(timeout: float = 5.0) -> None:
-    """Every recall thread has finished, stale ones included."""
-    for thread in threading.enumerate():
-        if thread.name == "memory-recall":
-            thread.join(timeout)
-            assert not thread.is_alive()
-
-
-def side_queries(fake: FakeAnthropic) -> list[RecordedRequest]:
-    return [r for r in fake.requests if not r.stream]
+    assert wait_for_recalls()  # stale ones included
 
 
 def save(store: MemoryStore, name: str, body: str = "Body.\n") -> str:
@@ -203,7 +187,7 @@ def test_a_newer_message_replaces_an_unfinished_recall_whose_result_is_dropped(
     api_env.wait_for_requests(1)
     recall.start("what about rollbacks then?")
     assert wait_for_recalls(5)
-    wait_for_recall_threads()
+    assert wait_for_recalls()  # stale ones included
 
     recalled = recall.take_ready()
     assert recalled is not None and recalled.file_names == [fresh]

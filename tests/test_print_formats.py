@@ -18,11 +18,6 @@ from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_re
 HOSTILE_TEXT = "red \x1b[31mALERT\x1b[0m, csi \x9b2J, bidi \u202eevil, bell \x07 and 日本語 ✓"
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def sessions_dir(project_dir: Path) -> Path:
     return project_state_dir(str(project_dir)) / "sessions"
 

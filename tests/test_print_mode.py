@@ -15,11 +15,6 @@ from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def test_answer_on_stdout_and_tool_lines_on_stderr(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:

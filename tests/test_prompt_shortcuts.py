@@ -17,7 +17,7 @@ from mini_claude.ui.mention_completion import MentionCompleter
 from mini_claude.ui.mentions import find_mentions
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
-from tests.test_repl_keys import wait_for
+from tests.kit import wait_for_file
 
 QUESTION = r"\[y\]es, (\[a\]lways for this tool, )?\[n\]o:"
 NOTE_ANSWER = {
@@ -26,11 +26,6 @@ NOTE_ANSWER = {
     "type": "reference",
     "body": "Staging runs on db-2. db-1 was retired in November 2026.",
 }
-
-
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
 
 
 def last_user_blocks(api_env: FakeAnthropic) -> list[dict]:
@@ -68,7 +63,7 @@ def test_a_bang_command_can_be_stopped_with_esc(cli: Cli, api_env: FakeAnthropic
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("!touch started; sleep 30; touch ended")
-        wait_for(project_dir / "started")
+        wait_for_file(project_dir / "started")
         term.type("\x1b")
         term.expect("Interrupted.")
         term.expect_prompt()

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from mini_claude.config import project_memory_dir
 from mini_claude.pricing import PRICES_CHECKED
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-
-
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
 
 
 def test_streamed_reply_is_shown_and_the_prompt_returns(cli: Cli, api_env: FakeAnthropic) -> None:

@@ -4,39 +4,22 @@ one key and show what a write will change, and --plain keeps colour out of menus
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli_harness import Cli, strip_ansi
+from tests.cli_harness import Cli, colour_codes, strip_ansi
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import wait_for_file
 
 ESC = "\x1b"
 QUESTION = r"\[y\]es, \[a\]lways for this tool, \[n\]o:"
 SLOW = {"chunk_size": 5, "delta_delay": 0.02}
 
 
-def colour_codes(raw: str) -> list[int]:
-    numbers = [int(n) for params in re.findall(r"\x1b\[([0-9;]*)m", raw) for n in params.split(";") if n]
-    return [n for n in numbers if 30 <= n <= 49 or 90 <= n <= 107]
-
-
 def sent_texts(api_env: FakeAnthropic) -> list[str]:
     return [r.messages[-1]["content"][-1]["text"] for r in api_env.requests if r.stream and r.messages]
-
-
-def wait_for(path: Path, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.05)
-
-
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
 
 
 # --- Esc ------------------------------------------------------------------------------------------
@@ -70,7 +53,7 @@ def test_esc_mid_tool_stops_the_command_and_its_line_says_so(
         term.submit("run the slow thing")
         term.expect(QUESTION)
         term.type("y")
-        wait_for(project_dir / "started")
+        wait_for_file(project_dir / "started")
         term.type(ESC)
         shown = term.expect("Interrupted.")
         term.expect_prompt()

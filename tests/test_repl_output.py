@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import re
-import time
 from pathlib import Path
 
-import pytest
-
-from tests.cli_harness import Cli, strip_ansi
+from tests.cli_harness import Cli, colour_codes, strip_ansi
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-
-
-def colour_codes(raw: str) -> list[int]:
-    """SGR parameters that set a colour: 30-49 (38;… and 48;… included) and the bright 90-107."""
-    numbers = [int(n) for params in re.findall(r"\x1b\[([0-9;]*)m", raw) for n in params.split(";") if n]
-    return [n for n in numbers if 30 <= n <= 49 or 90 <= n <= 107]
-
-
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
-def wait_for(path: Path, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.05)
+from tests.kit import wait_for_file
 
 
 def test_ctrl_c_on_a_running_command_leaves_its_line_marked_interrupted(
@@ -40,7 +19,7 @@ def test_ctrl_c_on_a_running_command_leaves_its_line_marked_interrupted(
         term.submit("run the slow thing")
         term.expect(r"\[n\]o:")
         term.submit("y")
-        wait_for(project_dir / "started")
+        wait_for_file(project_dir / "started")
         term.ctrl("c")
         shown = term.expect("Interrupted.")
         term.expect_prompt()

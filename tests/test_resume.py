@@ -25,25 +25,14 @@ from mini_claude.resume import (
 from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.transcript import TranscriptWriter
 from tests.agent_harness import Harness, wait_for_recalls
-from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import main_calls, side_queries, system_text
 
 OLD = time.time() - 100 * 86_400
 
 
 def text_of(message: dict[str, Any]) -> str:
     return " ".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
-
-
-def system_text(request: RecordedRequest) -> str:
-    return "".join(block["text"] for block in request.system or [])
-
-
-def main_calls(fake: FakeAnthropic) -> list[RecordedRequest]:
-    return [r for r in fake.requests if r.stream]
-
-
-def side_queries(fake: FakeAnthropic) -> list[RecordedRequest]:
-    return [r for r in fake.requests if not r.stream]
 
 
 def saved_session(project: Path, *texts: str, session_id: str | None = None) -> TranscriptWriter:

@@ -14,11 +14,6 @@ from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def saved(project: Path, session_id: str, *texts: str) -> Path:
     """A closed transcript whose messages are `texts`, alternately the user's and the model's."""
     root = memory_project_root(project)

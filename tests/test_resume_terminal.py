@@ -21,11 +21,6 @@ UP, DOWN, ESC = "\x1b[A", "\x1b[B", "\x1b"
 RULE = r"resumed session [0-9a-f]{12}"
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def saved(project: Path, session_id: str, *texts: str, age: float = 0.0) -> Path:
     """A closed transcript of `texts` (alternately the user's and the model's), last used `age` s ago."""
     writer = TranscriptWriter(

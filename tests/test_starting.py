@@ -16,11 +16,6 @@ from tests.fake_api import FakeAnthropic, text_reply
 from tests.kit import main_calls
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def first_message(fake: FakeAnthropic) -> str:
     [block] = main_calls(fake)[0].messages[0]["content"]
     return block["text"]

@@ -11,15 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mini_claude.permissions import Permissions
-from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.search import MAX_LIST_ENTRIES, MAX_MATCH_LINE_CHARS, MAX_MATCHES
-from tests.tool_harness import REGISTRY, ScriptedUser
-
-
-def make_ctx(project: Path, *answers: str, mode: str = "accept-edits") -> tuple[ToolContext, ScriptedUser]:
-    user = ScriptedUser(*answers)
-    return ToolContext(project.resolve(), Permissions(project, mode=mode, ask=user)), user
+from tests.tool_harness import make_ctx, run_tool
 
 
 @pytest.fixture
@@ -43,23 +36,19 @@ def tree(project_dir: Path) -> Path:
     return project_dir
 
 
-def run(ctx: ToolContext, name: str, **tool_input: object) -> ToolResult:
-    return REGISTRY.run(name, tool_input, ctx)
-
-
 # --- list_files --------------------------------------------------------------------------
 
 
 def test_recursive_glob_skips_vcs_dependency_and_cache_folders(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
-    result = run(ctx, "list_files", pattern="**/*.py")
+    result = run_tool(ctx, "list_files", pattern="**/*.py")
     assert result.content.splitlines() == ["build/gen.py", "setup.py", "src/app.py", "src/util/helpers.py"]
     assert result.summary == "4 paths"
 
 
 def test_plain_star_is_top_level_and_folders_end_with_slash(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
-    assert run(ctx, "list_files", pattern="*").content.splitlines() == [
+    assert run_tool(ctx, "list_files", pattern="*").content.splitlines() == [
         "README.md",
         "build/",
         "setup.py",
@@ -69,9 +58,9 @@ def test_plain_star_is_top_level_and_folders_end_with_slash(tree: Path) -> None:
 
 def test_subfolder_path_braces_and_paths_relative_to_project(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
-    result = run(ctx, "list_files", pattern="**/*.{py,json}", path="src")
+    result = run_tool(ctx, "list_files", pattern="**/*.{py,json}", path="src")
     assert result.content.splitlines() == ["src/app.py", "src/util/data.json", "src/util/helpers.py"]
-    assert run(ctx, "list_files", pattern="u?il/[dh]*", path="./src").content.splitlines() == [
+    assert run_tool(ctx, "list_files", pattern="u?il/[dh]*", path="./src").content.splitlines() == [
         "src/util/data.json",
         "src/util/helpers.py",
     ]
@@ -81,7 +70,7 @@ def test_list_caps_output_and_says_how_many_were_left_out(project_dir: Path) -> 
     for n in range(MAX_LIST_ENTRIES + 100):
         (project_dir / f"f{n:04d}.txt").touch()
     ctx, _ = make_ctx(project_dir)
-    lines = run(ctx, "list_files", pattern="*.txt").content.splitlines()
+    lines = run_tool(ctx, "list_files", pattern="*.txt").content.splitlines()
     assert len(lines) == MAX_LIST_ENTRIES + 1
     assert lines[0] == "f0000.txt"
     assert lines[-1].startswith("… 100 more paths not shown")
@@ -90,12 +79,12 @@ def test_list_caps_output_and_says_how_many_were_left_out(project_dir: Path) -> 
 
 def test_list_no_matches_and_bad_paths(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
-    none = run(ctx, "list_files", pattern="*.rs")
+    none = run_tool(ctx, "list_files", pattern="*.rs")
     assert not none.is_error and "No files match *.rs" in none.content and "**/" in none.content
-    assert "is a file" in run(ctx, "list_files", pattern="*", path="setup.py").content
-    assert "Path not found: nope" in run(ctx, "list_files", pattern="*", path="nope").content
-    assert "relative" in run(ctx, "list_files", pattern="/etc/*").content
-    assert "relative" in run(ctx, "list_files", pattern="../*").content
+    assert "is a file" in run_tool(ctx, "list_files", pattern="*", path="setup.py").content
+    assert "Path not found: nope" in run_tool(ctx, "list_files", pattern="*", path="nope").content
+    assert "relative" in run_tool(ctx, "list_files", pattern="/etc/*").content
+    assert "relative" in run_tool(ctx, "list_files", pattern="../*").content
 
 
 def test_list_outside_the_project_asks_first(tree: Path, tmp_path: Path) -> None:
@@ -103,11 +92,11 @@ def test_list_outside_the_project_asks_first(tree: Path, tmp_path: Path) -> None
     outside.mkdir()
     (outside / "x.txt").touch()
     ctx, user = make_ctx(tree, "n", "y")
-    denied = run(ctx, "list_files", pattern="*", path=str(outside))
-    allowed = run(ctx, "list_files", pattern="*", path=str(outside))
+    denied = run_tool(ctx, "list_files", pattern="*", path=str(outside))
+    allowed = run_tool(ctx, "list_files", pattern="*", path=str(outside))
     assert denied.is_error and "denied" in denied.content
     assert allowed.content == str(outside.resolve() / "x.txt")
-    assert [(r.tool, r.action, r.reason) for r in user.requests] == [
+    assert [(r.tool, r.action, r.reason) for r in user.questions] == [
         ("list_files", "read", "outside the project"),
     ] * 2
 
@@ -117,7 +106,7 @@ def test_list_outside_the_project_asks_first(tree: Path, tmp_path: Path) -> None
 
 def test_grep_reports_path_line_text_and_skips_folders(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
-    result = run(ctx, "grep_search", pattern=r"def run\(")
+    result = run_tool(ctx, "grep_search", pattern=r"def run\(")
     assert result.content.splitlines() == [
         "build/gen.py:1:def run(): pass",
         "src/util/helpers.py:1:def run():",
@@ -128,17 +117,17 @@ def test_grep_reports_path_line_text_and_skips_folders(tree: Path) -> None:
 def test_grep_include_filter_and_single_file(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
     assert (
-        run(ctx, "grep_search", pattern="run", include="*.json").content
+        run_tool(ctx, "grep_search", pattern="run", include="*.json").content
         == 'src/util/data.json:1:{"run": true}'
     )
-    assert run(ctx, "grep_search", pattern="run", include="*.{md,txt}").content.startswith("No matches")
-    single = run(ctx, "grep_search", pattern="return", path="src/app.py")
+    assert run_tool(ctx, "grep_search", pattern="run", include="*.{md,txt}").content.startswith("No matches")
+    single = run_tool(ctx, "grep_search", pattern="return", path="src/app.py")
     assert single.content == "src/app.py:2:    return run()"
 
 
 def test_grep_invalid_regex_is_a_clear_error(tree: Path) -> None:
     ctx, _ = make_ctx(tree)
-    result = run(ctx, "grep_search", pattern="def run(")
+    result = run_tool(ctx, "grep_search", pattern="def run(")
     assert result.is_error
     assert result.content.startswith("Invalid regular expression def run(: missing ) at position 8.")
     assert "backslash" in result.content
@@ -155,18 +144,18 @@ def test_grep_skips_binary_files_fifos_and_symlinks(tree: Path, tmp_path: Path) 
     previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("grep_search blocked (on the FIFO?)"))
     signal.alarm(5)  # a FIFO opened the wrong way would block forever
     try:
-        result = run(ctx, "grep_search", pattern="needle")
+        result = run_tool(ctx, "grep_search", pattern="needle")
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert result.content == "notes.txt:1:a needle here"
-    assert user.requests == []
+    assert user.questions == []
 
 
 def test_grep_clips_long_lines_around_the_match(project_dir: Path) -> None:
     (project_dir / "min.js").write_text("x" * 5000 + "NEEDLE" + "y" * 5000 + "\n")
     ctx, _ = make_ctx(project_dir)
-    line = run(ctx, "grep_search", pattern="NEEDLE").content
+    line = run_tool(ctx, "grep_search", pattern="NEEDLE").content
     text = line.split(":", 2)[2]
     assert "NEEDLE" in text
     assert len(text) <= MAX_MATCH_LINE_CHARS + 2
@@ -176,7 +165,7 @@ def test_grep_clips_long_lines_around_the_match(project_dir: Path) -> None:
 def test_grep_caps_matches_with_a_note(project_dir: Path) -> None:
     (project_dir / "many.txt").write_text("hit\n" * (MAX_MATCHES + 50))
     ctx, _ = make_ctx(project_dir)
-    result = run(ctx, "grep_search", pattern="hit")
+    result = run_tool(ctx, "grep_search", pattern="hit")
     lines = result.content.splitlines()
     assert len(lines) == MAX_MATCHES + 1
     assert lines[-1].startswith(f"… stopped after {MAX_MATCHES} matches")
@@ -188,9 +177,9 @@ def test_grep_outside_the_project_asks(project_dir: Path, tmp_path: Path) -> Non
     outside.mkdir()
     (outside / "a.txt").write_text("found\n")
     ctx, user = make_ctx(project_dir, "y")
-    result = run(ctx, "grep_search", pattern="found", path=str(outside))
+    result = run_tool(ctx, "grep_search", pattern="found", path=str(outside))
     assert result.content == f"{outside.resolve() / 'a.txt'}:1:found"
-    assert [r.tool for r in user.requests] == ["grep_search"]
+    assert [r.tool for r in user.questions] == ["grep_search"]
 
 
 # The whole file is searched for candidate lines before each line is checked on its own: that
@@ -209,7 +198,7 @@ def test_grep_finds_what_a_line_by_line_search_finds(project_dir: Path, text: st
         if re.search(pattern, line.rstrip("\r"))
     ]
 
-    result = run(make_ctx(project_dir)[0], "grep_search", pattern=pattern, path="f.txt")
+    result = run_tool(make_ctx(project_dir)[0], "grep_search", pattern=pattern, path="f.txt")
 
     found = [] if result.content.startswith("No matches") else result.content.split("\n")
     assert found == expected[:MAX_MATCHES]

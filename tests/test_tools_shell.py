@@ -137,7 +137,7 @@ def test_shell_asks_unless_bypass_and_denial_does_not_run(project_dir: Path) -> 
     result = shell(ctx, "touch ran")
     assert result.is_error and "denied" in result.content
     assert not (project_dir / "ran").exists()
-    assert user.requests == [PermissionRequest("run_shell", "shell", "touch ran", "run a shell command")]
+    assert user.questions == [PermissionRequest("run_shell", "shell", "touch ran", "run a shell command")]
 
 
 def test_empty_command_is_an_error(ctx: ToolContext) -> None:

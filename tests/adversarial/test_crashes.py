@@ -24,16 +24,11 @@ import pytest
 from mini_claude.config import project_memory_dir
 from tests.adversarial.cases import case
 from tests.adversarial.memory_saver import BIG_FILE, big_memory, small_memory
-from tests.adversarial.world import (
-    assert_next_turn_works,
-    last_tool_result,
-    main_calls,
-    memory_text,
-    system_text,
-)
-from tests.agent_harness import Harness, result_text
+from tests.adversarial.world import last_tool_result
+from tests.agent_harness import Harness, assert_next_turn_works
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
+from tests.kit import main_calls, memory_text, result_text, system_text
 
 SAVER = Path(__file__).with_name("memory_saver.py")
 # A round of the save loop then spends its time in the store (locking, writing, fsyncing, indexing).

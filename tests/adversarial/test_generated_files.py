@@ -15,18 +15,11 @@ import pytest
 from mini_claude import config
 from mini_claude.events import Notice
 from tests.adversarial.cases import case
-from tests.adversarial.world import (
-    Tools,
-    last_tool_result,
-    main_calls,
-    memory_text,
-    must_finish_within,
-    snapshot,
-    snapshot_but_transcripts,
-    system_text,
-)
-from tests.agent_harness import Harness, result_text
+from tests.adversarial.world import last_tool_result, snapshot, snapshot_but_transcripts
+from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import main_calls, memory_text, must_finish_within, result_text, system_text
+from tests.tool_harness import Tools
 
 SECRET = "PLANTED-5c0a9"
 

@@ -15,7 +15,8 @@ import pytest
 
 from mini_claude.tools.base import ToolResult
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, snapshot
+from tests.adversarial.world import snapshot
+from tests.tool_harness import Tools
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git to build real layouts")
 

@@ -14,7 +14,9 @@ import pytest
 from mini_claude import config
 from mini_claude.tools.base import ToolResult
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, memory_text, snapshot
+from tests.adversarial.world import snapshot
+from tests.kit import memory_text
+from tests.tool_harness import Tools
 
 MARKER = "KEY-4f1c9"  # in the secrets and in one ordinary file, so a search has something to find
 DOTFILE_REASON = "a dotfile in your home folder"

@@ -22,21 +22,10 @@ from tests.adversarial.test_terminal_escapes import (
     HOSTILE_SHOWN,
     assert_nothing_foreign,
 )
-from tests.agent_harness import Harness
+from tests.agent_harness import Harness, talk
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
 from tests.long_conversation import is_summary_request
-
-
-@pytest.fixture
-def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
-    return Harness().start()
-
-
-def talk(harness: Harness, fake: FakeAnthropic, *texts: str) -> None:
-    for text in texts:
-        fake.stream_replies.append(text_reply(f"answer to {text}"))
-        assert harness.turn(text).reason == "done"
 
 
 def tags(text: str, tag: str) -> list[str]:

@@ -22,7 +22,7 @@ from mini_claude.memory.ranking import RecallRanking
 from mini_claude.memory.ranking_index import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
 from tests.adversarial.cases import case
-from tests.adversarial.world import memory_text, must_finish_within
+from tests.kit import memory_text, must_finish_within
 
 LIMIT = 200
 QUERY = "how do we deploy the payments service?"

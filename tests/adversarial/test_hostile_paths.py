@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, must_finish_within, snapshot
+from tests.adversarial.world import snapshot
+from tests.kit import must_finish_within
+from tests.tool_harness import Tools
 
 SECRET = "TOP-SECRET-4f1c9"
 BIG_FILE_BYTES = 200 * 2**20

@@ -33,11 +33,6 @@ SHOWN = [CLEAR_SCREEN[1], CLIPBOARD[1], C1_CSI[1], C1_OSC[1], BIDI[1]]
 RULE = r"resumed session [0-9a-f]{12}"
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def transcript(project: Path, records: list[tuple[str, list[dict[str, Any]]]], session_id: str = "") -> Path:
     writer = TranscriptWriter(
         project_sessions_dir(project), cwd=project, project=memory_project_root(project), model="m",

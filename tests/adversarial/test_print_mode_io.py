@@ -31,11 +31,6 @@ INVISIBLE = {
 }
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 def raw_chars_left(text: str) -> list[str]:
     """Characters of `text` that are neither printable nor a line break (JSON lines end with one)."""
     return [char for char in text if not char.isprintable() and char != "\n"]

@@ -23,11 +23,6 @@ from tests.fake_api import FakeAnthropic, text_reply
 CLOSERS = ["</attached-file>", "< /Attached-File >", "</shell-output>", "</ATTACHED-FILE\n>"]
 
 
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
-
-
 @case(
     "terminal",
     "a reply holding `!touch pwned` and `# remember…` lines: nothing runs, no memory, no side query",

@@ -14,7 +14,9 @@ import pytest
 
 from mini_claude.tools import patterns, search
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, must_finish_within, snapshot
+from tests.adversarial.world import snapshot
+from tests.kit import must_finish_within
+from tests.tool_harness import Tools
 
 MATCH_LIMIT_S = 0.3
 SEARCH_LIMIT_S = 1.5

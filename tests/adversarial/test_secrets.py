@@ -15,10 +15,12 @@ import pytest
 from mini_claude.memory.listing import list_lines
 from tests.adversarial import secret_corpus
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, last_tool_result, main_calls, memory_text, system_text
-from tests.agent_harness import Harness, result_text
+from tests.adversarial.world import last_tool_result
+from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import main_calls, memory_text, result_text, system_text
+from tests.tool_harness import Tools
 
 PRIVATE_KEY = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"

@@ -15,9 +15,9 @@ import pytest
 
 from mini_claude.events import Notice, ToolStarted
 from tests.adversarial.cases import case
-from tests.adversarial.world import assert_next_turn_works, choose, main_calls, side_queries
-from tests.agent_harness import Harness, result_text, wait_for_recalls
+from tests.agent_harness import Harness, assert_next_turn_works, wait_for_recalls
 from tests.fake_api import FakeAnthropic, Reply, error_reply, message_object, text_reply, tool_reply
+from tests.kit import choose, main_calls, result_text, side_queries
 
 API_TIMEOUT_S = 1
 
@@ -218,6 +218,7 @@ def test_model_server_fault(harness: Harness, api_env: FakeAnthropic, project_di
     assert len(main_calls(api_env)) == fault.requests
     assert not (project_dir / "x.txt").exists()
     assert harness.of_type(ToolStarted) == []  # no tool call of a broken or cut reply ever starts
+    api_env.stream_replies.clear()  # what a fault scripted beyond the calls it ended
     assert_next_turn_works(harness, api_env)
     if fault.after is not None:
         fault.after(harness, api_env)

@@ -29,18 +29,10 @@ from mini_claude.ui.commands import CommandContext, dispatch
 from mini_claude.ui.console import make_renderer
 from mini_claude.ui.memory_cli import run_memory_command
 from tests.adversarial.cases import case
-from tests.adversarial.world import (
-    choose,
-    hold_first_reply_until_recall_settles,
-    main_calls,
-    memory_text,
-    must_finish_within,
-    reminders_in,
-    system_text,
-)
-from tests.agent_harness import Harness
+from tests.agent_harness import Harness, hold_replies_until_recall_settles
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import choose, main_calls, memory_text, must_finish_within, reminders_in, system_text
 
 SECRET = "PRIVATE-KEY-7d41e"
 HUGE_BYTES = 1_200_000_000  # sparse: costs no disk, but read whole it would take 1.2 GB of memory
@@ -489,7 +481,7 @@ def test_recall_of_a_huge_memory_reads_only_the_cap(
     harness.turn("hello there")  # with no memories yet (no recall): the SDK's import is not measured
     huge_file(memory_dir / "project_huge.md", memory_text("deploys", "how we deploy", body="Thursdays.\n"))
     api_env.plain_replies.append(choose("project_huge.md"))
-    api_env.responder = hold_first_reply_until_recall_settles(harness)
+    api_env.responder = hold_replies_until_recall_settles
     api_env.stream_replies.extend([tool_reply("list_files", {"pattern": "*"}), text_reply("On Thursdays.")])
 
     with must_finish_within(30), peak_allocation() as peak:

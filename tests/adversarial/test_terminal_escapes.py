@@ -33,9 +33,9 @@ from mini_claude.events import (
 from mini_claude.ui.console import create_console, make_renderer
 from mini_claude.untrusted import visible_lines, visible_text
 from tests.adversarial.cases import case
-from tests.adversarial.world import memory_text
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
+from tests.kit import memory_text
 
 # What an attacker sends, and how the user must see it instead.
 CLEAR_SCREEN = ("\x1b[2J\x1b[H", "\\x1b[2J\\x1b[H")
@@ -217,11 +217,6 @@ def test_markup_in_outside_text_is_literal(terminal_console: Callable[..., Conso
 
 
 # --- print mode and the REPL, as the user runs them -------------------------------------------------
-
-
-@pytest.fixture
-def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
-    return Cli(project_dir)
 
 
 @case("terminal", "print mode: answer on stdout and every stderr line (tool, error) written out")

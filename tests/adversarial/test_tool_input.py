@@ -14,9 +14,10 @@ from mini_claude.errors import ToolError
 from mini_claude.events import ToolFinished, UsageReport
 from mini_claude.tools import shell
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, assert_next_turn_works, main_calls
-from tests.agent_harness import Harness, result_text
+from tests.agent_harness import Harness, assert_next_turn_works
 from tests.fake_api import FakeAnthropic, Reply, multi_tool_reply, text_reply, tool_reply
+from tests.kit import main_calls, result_text
+from tests.tool_harness import Tools
 
 
 @pytest.fixture
