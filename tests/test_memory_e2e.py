@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from mini_claude.config import log_file, project_memory_dir
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, reminders_in, side_queries, system_text, wait_for_log_line
 
 ROLE_MEMORY = """---
@@ -131,48 +129,3 @@ def test_a_late_recall_is_injected_before_the_next_turns_first_call(
     assert reminders_in(calls[0]) == []
     [reminder] = reminders_in(calls[1])
     assert "fluent in pandas" in reminder
-
-
-def _saving_replies(request: RecordedRequest) -> Reply | None:
-    """Each process asks to save batch A or B; the model answers with 100 parallel write_file calls."""
-    if not request.stream:
-        return text_reply('{"selected_memories": []}')
-    last = request.messages[-1]["content"]
-    if any(block.get("type") == "tool_result" for block in last):
-        return text_reply("saved")
-    batch = "A" if "batch A" in json.dumps(last) else "B"
-    memory_dir = request.body["system"][0]["text"].split("memory for this project at `")[1].split("`")[0]
-    calls = [
-        (
-            "write_file",
-            {
-                "file_path": f"{memory_dir}/project_{batch}_{n}.md",
-                "content": f"---\nname: fact {batch}{n}\ndescription: fact number {n} of batch {batch}\n"
-                f"type: project\n---\nFact {batch}{n}.\n",
-            },
-        )
-        for n in range(100)
-    ]
-    return multi_tool_reply(calls)
-
-
-def test_two_processes_saving_100_memories_each_lose_none(
-    cli: Cli, api_env: FakeAnthropic, memory_dir: Path
-) -> None:
-    api_env.responder = _saving_replies
-    processes = [
-        subprocess.Popen(cli.command("-p", f"save batch {batch}"), cwd=cli.project_dir, env=cli.env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for batch in "AB"
-    ]  # fmt: skip
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        assert out == "saved\n"
-    files = sorted(p.name for p in memory_dir.glob("project_*.md"))
-    assert len(files) == 200
-    index_lines = [
-        line for line in (memory_dir / "MEMORY.md").read_text().splitlines() if line.startswith("- ")
-    ]
-    assert len(index_lines) == 200
-    assert all(any(f"({name})" in line for line in index_lines) for name in files)

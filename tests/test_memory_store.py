@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 import unicodedata
 from pathlib import Path
 
@@ -26,9 +25,9 @@ from mini_claude.memory.listing import list_lines
 from mini_claude.memory.naming import MEMORY_TYPES, SLUG_MAX_BYTES, slugify
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store import MemoryStore, SavedMemory
+from tests.writers_kit import INDEX_LINE, SAVES_PER_WRITER, assert_every_save_kept
 
 REPO = Path(__file__).resolve().parent.parent
-INDEX_LINE = re.compile(r"- \*\*\[(.*)\]\((.*)\)\*\* \((user|feedback|project|reference)\) — (.*)")
 TRUNCATION_NOTE = "keep index entries to one line under ~200 chars"
 
 
@@ -395,19 +394,18 @@ def test_a_long_name_and_description_that_fit_are_saved_and_indexed(store: Memor
     assert len(entries(store)) == 1
 
 
-SAVER = """
-import sys, time
+SAVER = f"""
+import sys
 from pathlib import Path
 from mini_claude.memory.store import MemoryStore
 folder, tag = Path(sys.argv[1]), sys.argv[2]
-(folder.parent / f"ready_{tag}").touch()
-while not (folder.parent / "go").exists():
-    time.sleep(0.005)
 store = MemoryStore(folder)
-for i in range(100):
+print("ready", flush=True)
+sys.stdin.readline()  # "go": both start saving at the same moment
+for i in range({SAVES_PER_WRITER}):
     # Different names with the same slug: only the lock keeps the two from picking one file name.
-    name = f"Shared memory {i}" if tag == "alpha" else f"shared-memory-{i}"
-    store.save(name=name, description=f"saved by {tag}", memory_type="project", body=f"{i}\\n")
+    name = f"Shared memory {{i}}" if tag == "alpha" else f"shared-memory-{{i}}"
+    store.save(name=name, description=f"saved by {{tag}}", memory_type="project", body=f"{{i}}\\n")
 """
 
 
@@ -415,36 +413,34 @@ def test_two_processes_saving_100_memories_each_lose_none_and_the_index_is_never
     tmp_path: Path,
 ) -> None:
     folder = tmp_path / "memory"
-    processes = [
-        subprocess.Popen([sys.executable, "-c", SAVER, str(folder), tag], cwd=REPO)
-        for tag in ("alpha", "beta")
-    ]
-    deadline = time.monotonic() + 20
-    while not all((tmp_path / f"ready_{tag}").exists() for tag in ("alpha", "beta")):
-        assert time.monotonic() < deadline, "the savers did not start"
-        time.sleep(0.01)
-    (tmp_path / "go").touch()
-    reads = 0
-    while any(process.poll() is None for process in processes):  # meanwhile, read as a session would
-        try:
-            text = (folder / "MEMORY.md").read_text(encoding="utf-8")
-        except FileNotFoundError:
-            continue
-        reads += 1
-        assert text.startswith("# Memory index\n") and text.endswith("\n")  # never half-written
-        assert all(INDEX_LINE.fullmatch(line) for line in text.splitlines()[1:])
-    for process in processes:
-        assert process.wait(timeout=60) == 0
+    command = [sys.executable, "-c", SAVER, str(folder)]
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "cwd": REPO}
+    processes = [subprocess.Popen([*command, tag], **pipes) for tag in ("alpha", "beta")]
+    try:
+        for process in processes:
+            assert process.stdout and process.stdout.readline() == "ready\n", "a saver did not start"
+        for process in processes:
+            assert process.stdin
+            process.stdin.write("go\n")
+            process.stdin.flush()
+        reads = 0
+        while any(process.poll() is None for process in processes):  # meanwhile, read as a session would
+            try:
+                text = (folder / "MEMORY.md").read_text(encoding="utf-8")
+            except FileNotFoundError:
+                continue
+            reads += 1
+            assert text.startswith("# Memory index\n") and text.endswith("\n")  # never half-written
+            assert all(INDEX_LINE.fullmatch(line) for line in text.splitlines()[1:])
+        assert [process.wait(timeout=60) for process in processes] == [0, 0]
+    finally:
+        for process in processes:
+            process.kill()
+            process.communicate()
     assert reads > 0
 
-    store = MemoryStore(folder)
-    files = [m for m in store.scan() if m.problem is None]
-    assert len(files) == 200
-    lines = entries(store)
-    assert len(lines) == 200
-    assert {INDEX_LINE.fullmatch(line)[2] for line in lines} == {m.file_name for m in files}
-    assert sorted(m.description for m in files) == ["saved by alpha"] * 100 + ["saved by beta"] * 100
-    assert not list(folder.glob(".*.tmp"))
+    saved = ["saved by alpha"] * SAVES_PER_WRITER + ["saved by beta"] * SAVES_PER_WRITER
+    assert_every_save_kept(folder, saved)
 
 
 # --- the index in the system prompt --------------------------------------------------------------

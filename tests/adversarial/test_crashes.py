@@ -29,6 +29,7 @@ from tests.agent_harness import Harness, assert_next_turn_works
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
 from tests.kit import main_calls, memory_text, result_text, system_text
+from tests.writers_kit import SAVES_PER_WRITER, assert_every_save_kept
 
 SAVER = Path(__file__).with_name("memory_saver.py")
 # A round of the save loop then spends its time in the store (locking, writing, fsyncing, indexing).
@@ -158,11 +159,9 @@ def test_sigkill_at_random_moments(api_env: FakeAnthropic, memory_folder: Path, 
 
 # --- two REPLs at once ------------------------------------------------------------------------------
 
-MEMORIES_PER_SESSION = 100
-
 
 def saving_replies(memory_folder: Path) -> Callable[[RecordedRequest], Reply | None]:
-    """Each REPL asks to save batch A or B; both get 100 parallel write_file calls at the same moment."""
+    """Each REPL asks to save batch A or B; both get their parallel write_file calls at one moment."""
     both_asked = threading.Barrier(2, timeout=30)
 
     def respond(request: RecordedRequest) -> Reply | None:
@@ -184,7 +183,7 @@ def saving_replies(memory_folder: Path) -> Callable[[RecordedRequest], Reply | N
                         ),
                     },
                 )
-                for n in range(MEMORIES_PER_SESSION)
+                for n in range(SAVES_PER_WRITER)
             ]
         )
 
@@ -218,11 +217,8 @@ def test_two_repls_saving_100_memories_each(
         thread.join(90)
     assert not failures, failures
 
-    files = sorted(p.name for p in memory_folder.glob("project_*.md"))
-    assert len(files) == 2 * MEMORIES_PER_SESSION
-    index_targets = sorted(re.findall(r"\]\(([^()]+)\)\*\*", (memory_folder / "MEMORY.md").read_text()))
-    assert index_targets == files
-    assert not list(memory_folder.glob(".*.tmp"))
+    saved = [f"fact {n} of batch {batch}" for batch in "AB" for n in range(SAVES_PER_WRITER)]
+    assert_every_save_kept(memory_folder, saved)
 
 
 # --- a memory folder that cannot be written ---------------------------------------------------------
