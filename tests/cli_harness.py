@@ -12,10 +12,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import pexpect
 
-from tests.warm_client import open_terminal, run_piped, warm_starter
+from tests.warm_client import WarmPopen, open_terminal, warm_starter
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 # The input prompt "> " as prompt-toolkit draws it: escape codes may sit between the newline and ">".
@@ -105,21 +106,40 @@ class Cli:
                 child.terminate(force=True)
             child.close(force=True)
 
+    def start(
+        self, *args: str, stdin: int | IO[Any] = subprocess.PIPE, text: bool = False
+    ) -> subprocess.Popen | WarmPopen:
+        """Start it with stdout and stderr piped, as `subprocess.Popen` would, for a test that acts
+        while it runs (keeps stdin open, sends a signal); `stdin` is PIPE, DEVNULL or a file."""
+        starter = warm_starter(self.env)
+        if starter is not None:
+            return WarmPopen(starter, list(args), self.env, self.project_dir, stdin=stdin, text=text)
+        return subprocess.Popen(
+            self.command(*args), cwd=self.project_dir, env=self.env, stdin=stdin,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
+        )  # fmt: skip
+
     def run(
         self, *args: str, stdin: str | bytes | None = None, timeout: float = 60
     ) -> subprocess.CompletedProcess[str]:
         """Run to the end with `stdin` piped in (bytes as they are, so a test can send bad UTF-8);
         stdout and stderr come back as text, undecodable bytes replaced."""
-        data = stdin.encode() if isinstance(stdin, str) else stdin if stdin is not None else b""
-        starter = warm_starter(self.env)
-        if starter is not None:
-            done = run_piped(starter, list(args), self.env, self.project_dir, data, timeout)
-        else:
-            done = subprocess.run(
-                self.command(*args), cwd=self.project_dir, env=self.env, input=data,
-                capture_output=True, timeout=timeout,
-            )  # fmt: skip
+        done = self.run_bytes(*args, stdin=stdin, timeout=timeout)
         return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout), _text(done.stderr))
+
+    def run_bytes(
+        self, *args: str, stdin: str | bytes | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[bytes]:
+        """As `run`, with stdout and stderr as the bytes written."""
+        data = stdin.encode() if isinstance(stdin, str) else stdin if stdin is not None else b""
+        process = self.start(*args)
+        try:
+            stdout, stderr = process.communicate(data, timeout=timeout)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def _text(data: bytes) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from mini_claude import __version__
 from mini_claude.config import project_memory_dir
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
+from tests.kit import wait_for_file
 
 
 def test_answer_on_stdout_and_tool_lines_on_stderr(
@@ -98,14 +98,9 @@ def test_ctrl_c_while_a_command_runs_leaves_its_line_marked_interrupted(
 ) -> None:
     command = "echo start > started; sleep 30; echo end"
     api_env.stream_replies.append(tool_reply("run_shell", {"command": command}))
-    process = subprocess.Popen(
-        cli.command("--permission-mode", "bypass", "-p", "run it"), cwd=project_dir, env=cli.env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    process = cli.start("--permission-mode", "bypass", "-p", "run it", stdin=subprocess.DEVNULL, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while not (project_dir / "started").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for_file(project_dir / "started")
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=30)
     finally:

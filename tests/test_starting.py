@@ -4,7 +4,6 @@ working beside them."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
@@ -90,10 +89,7 @@ def test_a_silent_open_stdin_is_waited_for_briefly_then_the_prompt_goes_alone(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
     api_env.stream_replies.append(text_reply("Answered."))
-    process = subprocess.Popen(
-        cli.command("-p", "the question"), cwd=project_dir, env=cli.env,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    process = cli.start("-p", "the question", text=True)
     started = time.monotonic()
     try:
         process.wait(timeout=30)  # stdin stays open and silent all along (output fits the pipes)

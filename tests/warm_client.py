@@ -7,6 +7,7 @@ stopped when the session ends (`stop_warm_starter`, called from conftest) or the
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import json
 import os
@@ -24,6 +25,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import IO, Any
 
 from pexpect.fdpexpect import fdspawn
 
@@ -34,6 +36,8 @@ MAIN = str(Path(mini_claude.__file__).with_name("__main__.py"))
 READY_SECONDS = 60
 EXIT_GRACE_SECONDS = 5
 COLD_SWITCH = "MINI_CLAUDE_TEST_COLD"  # set to 1: every test starts the program cold, as before
+# Read once, at import: each test's environment is cleared of MINI_CLAUDE_* settings (conftest).
+ALL_COLD = os.environ.get(COLD_SWITCH) == "1"
 
 
 def interpreter_settings(env: Mapping[str, str]) -> dict[str, str]:
@@ -118,7 +122,7 @@ _lock = threading.Lock()
 def warm_starter(env: Mapping[str, str]) -> WarmStarter | None:
     """The server that can start the program with this environment, or None: start it cold."""
     global _starter
-    if env.get(COLD_SWITCH) == "1" or os.environ.get(COLD_SWITCH) == "1":
+    if ALL_COLD or env.get(COLD_SWITCH) == "1":
         return None
     settings = interpreter_settings(env)
     with _lock:
@@ -136,57 +140,99 @@ def stop_warm_starter() -> None:
             _starter = None
 
 
-def run_piped(
-    starter: WarmStarter, argv: list[str], env: Mapping[str, str], cwd: Path, data: bytes, timeout: float
-) -> subprocess.CompletedProcess[bytes]:
-    """As `subprocess.run(input=data, capture_output=True, timeout=timeout)` would."""
-    stdin_read, stdin_write = os.pipe()
-    out_read, out_write = os.pipe()
-    err_read, err_write = os.pipe()
-    try:
-        process = starter.start(argv, env, cwd, [stdin_read, out_write, err_write], tty=False)
-    finally:
-        for fd in (stdin_read, out_write, err_write):
-            os.close(fd)
-    feeder = threading.Thread(target=_feed, args=(stdin_write, data), daemon=True)
-    feeder.start()
-    deadline = time.monotonic() + timeout
-    output = {out_read: bytearray(), err_read: bytearray()}
-    try:
-        open_fds = [out_read, err_read]
-        while open_fds:
-            left = deadline - time.monotonic()
-            readable, _, _ = select.select(open_fds, [], [], max(left, 0))
-            if not readable:
-                process.kill()
-                raise subprocess.TimeoutExpired(process.args, timeout, bytes(output[out_read]))
-            for fd in readable:
-                chunk = os.read(fd, 65536)
-                if chunk:
-                    output[fd] += chunk
-                else:
-                    open_fds.remove(fd)
-        if process.wait(max(deadline - time.monotonic(), 0)) is None:
-            process.kill()
-            raise subprocess.TimeoutExpired(process.args, timeout, bytes(output[out_read]))
-    finally:
-        os.close(out_read)
-        os.close(err_read)
-        feeder.join()
-    return subprocess.CompletedProcess(
-        process.args, process.returncode, bytes(output[out_read]), bytes(output[err_read])
-    )
+class WarmPopen:
+    """A program started warm with pipes, offering what the tests use of `subprocess.Popen`: pid,
+    args, returncode, stdin/stdout/stderr (binary, or text as `text=True` gives), poll, wait,
+    send_signal, kill and communicate. `stdin` is PIPE, DEVNULL or an open file."""
+
+    def __init__(
+        self, starter: WarmStarter, argv: list[str], env: Mapping[str, str], cwd: Path, *,
+        stdin: int | IO[Any] = subprocess.PIPE, text: bool = False,
+    ) -> None:  # fmt: skip
+        piped = stdin == subprocess.PIPE
+        ours: list[int] = []
+        if piped:
+            child_stdin, stdin_write = os.pipe()
+            ours.append(stdin_write)
+        elif stdin == subprocess.DEVNULL:
+            child_stdin = os.open(os.devnull, os.O_RDONLY)
+        else:
+            child_stdin = os.dup(stdin.fileno())  # type: ignore[union-attr]
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        ours += [out_read, err_read]
+        try:
+            self._process = starter.start(argv, env, cwd, [child_stdin, out_write, err_write], tty=False)
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            raise
+        finally:
+            for fd in (child_stdin, out_write, err_write):
+                os.close(fd)
+        self.pid, self.args = self._process.pid, self._process.args
+        self.stdin = _stream(stdin_write, "w", text) if piped else None
+        self.stdout = _stream(out_read, "r", text)
+        self.stderr = _stream(err_read, "r", text)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    def poll(self) -> int | None:
+        return self._process.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._process.wait(timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        return code
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self._process.kill()
+
+    def communicate(self, input: bytes | str | None = None, timeout: float | None = None) -> tuple[Any, Any]:
+        """Feed `input` (then close stdin), read both outputs to the end, wait; on a timeout raise
+        TimeoutExpired and leave the program running, as Popen does."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        output: dict[str, Any] = {}
+        threads = [
+            threading.Thread(target=lambda n=name, s=stream: output.setdefault(n, s.read()), daemon=True)
+            for name, stream in (("stdout", self.stdout), ("stderr", self.stderr))
+        ]
+        if self.stdin is not None:
+            threads.append(threading.Thread(target=_feed, args=(self.stdin, input), daemon=True))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(None if deadline is None else max(deadline - time.monotonic(), 0))
+            if thread.is_alive():
+                raise subprocess.TimeoutExpired(self.args, timeout or 0, output.get("stdout"))
+        self.wait(None if deadline is None else max(deadline - time.monotonic(), 0))
+        self.stdout.close()
+        self.stderr.close()
+        return output["stdout"], output["stderr"]
 
 
-def _feed(fd: int, data: bytes) -> None:
+def _stream(fd: int, mode: str, text: bool) -> IO[Any]:
+    if text:  # as Popen's text=True: UTF-8 here, universal newlines
+        return open(fd, mode, encoding="utf-8", errors="replace")
+    return open(fd, mode + "b")
+
+
+def _feed(stream: IO[Any], data: bytes | str | None) -> None:
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        if data:
+            stream.write(data)
     except OSError:  # the program stopped reading (or exited): as subprocess, say nothing
         pass
     finally:
-        os.close(fd)
+        with contextlib.suppress(OSError):
+            stream.close()
 
 
 class WarmTerminalChild(fdspawn):

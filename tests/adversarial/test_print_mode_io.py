@@ -6,7 +6,6 @@ gives back the exact text."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -39,12 +38,13 @@ def raw_chars_left(text: str) -> list[str]:
 @case("crashes", "stdin is /dev/zero (endless): refused after 5 MB with one line, nothing sent")
 def test_endless_stdin_is_refused_at_the_cap(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
     with open("/dev/zero", "rb") as zero:
-        result = subprocess.run(
-            cli.command("-p", "summarize"), cwd=project_dir, env=cli.env, stdin=zero,
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-    assert result.returncode == 2
-    assert f"more than {STDIN_MAX_BYTES // 1_000_000} MB" in result.stderr
+        process = cli.start("-p", "summarize", stdin=zero, text=True)
+        try:
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert process.returncode == 2
+    assert f"more than {STDIN_MAX_BYTES // 1_000_000} MB" in stderr
     assert api_env.requests == []
 
 
@@ -63,10 +63,7 @@ def test_machine_output_escapes_every_invisible_kind(
     text = " | ".join(f"{name}={chars}" for name, chars in INVISIBLE.items())
     api_env.stream_replies.append(text_reply(text, chunk_size=3))
 
-    result = subprocess.run(
-        cli.command("--output-format", output_format, "-p", "say it"), cwd=cli.project_dir, env=cli.env,
-        input=b"", capture_output=True, timeout=60,
-    )  # fmt: skip
+    result = cli.run_bytes("--output-format", output_format, "-p", "say it")
 
     out = result.stdout.decode("utf-8")  # strict: a raw lone surrogate could not even be written
     assert result.returncode == 0, result.stderr
