@@ -16,6 +16,7 @@ from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.transcript import TranscriptWriter
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import wait_for_file
 
 UP, DOWN, ESC = "\x1b[A", "\x1b[B", "\x1b"
 RULE = r"resumed session [0-9a-f]{12}"
@@ -54,9 +55,7 @@ def test_kill_9_during_a_tool_call_then_continue(cli: Cli, api_env: FakeAnthropi
         term.wait_until_ready()
         term.submit("wait for the build")
         term.expect(r"run_shell\(echo")  # the call is running: its spinner is on screen
-        deadline = time.monotonic() + 10
-        while not (project_dir / "shell.pid").exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for_file(project_dir / "shell.pid")
         term.child.kill(signal.SIGKILL)
         term.wait_exit()
     with contextlib.suppress(ProcessLookupError, ValueError):
