@@ -418,7 +418,9 @@ def test_memory_show_of_a_symlink_pointing_outside(project_dir: Path, memory_dir
 def slash_memory(argument: str) -> str:
     """What `/memory ARGUMENT` prints in the REPL (its real command handler, a recording console)."""
     out = io.StringIO()
-    console = Console(file=out, width=200, color_system=None)
+    # Wide enough that no line wraps: a long temp folder (as under pytest-xdist) must not split
+    # the line that names the file.
+    console = Console(file=out, width=2000, color_system=None)
     ctx = CommandContext(
         console, Harness().start().session, make_renderer(console, plain=True), lambda _: False
     )
