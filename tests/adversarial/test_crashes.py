@@ -40,6 +40,8 @@ LARGE_BODY_BYTES = 2 * 2**20
 SEEDED_MEMORIES = 2_500
 RANDOM_KILLS = 8
 SAVER_START_TIMEOUT = 20.0
+CATCH_TIMEOUT = 60.0  # to catch the saver mid-write (one round takes about a second)
+CATCH_POLL_SECONDS = 0.001  # shorter than a write of the big memory or of the seeded index
 INDEX_ENTRY = re.compile(r"- \*\*\[.*\]\([^()\s<>]+\)\*\* \(project\) — .*")
 
 
@@ -61,14 +63,16 @@ class Saver:
         self.process.kill()  # SIGKILL: no handler, no cleanup
         self.process.wait(5)
 
-    def kill_while(
-        self, folder: Path, temp_prefix: str, check_paused: Callable[[], None], tries: int = 50
-    ) -> None:
+    def kill_while(self, folder: Path, temp_prefix: str, check_paused: Callable[[], None]) -> None:
         """Freeze the saver (SIGSTOP) while a temp file `temp_prefix…` exists, check, then SIGKILL it."""
-        for _ in range(tries):
-            deadline = time.monotonic() + 5
-            while not _temp_files(folder, temp_prefix):
-                assert time.monotonic() < deadline, f"no {temp_prefix}… temp file ever appeared"
+        deadline = time.monotonic() + CATCH_TIMEOUT
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, "the saver died on its own"
+            if not _temp_files(folder, temp_prefix):
+                # Not a busy loop: scanning the folder nonstop holds up the saver's own file
+                # operations there (a round took 3 s instead of 1), on a loaded machine for good.
+                time.sleep(CATCH_POLL_SECONDS)
+                continue
             os.kill(self.process.pid, signal.SIGSTOP)
             if _temp_files(folder, temp_prefix):  # still mid-write: this is the moment we want
                 check_paused()
