@@ -22,6 +22,7 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 # The input prompt "> " as prompt-toolkit draws it: escape codes may sit between the newline and ">".
 PROMPT_PATTERN = r"(?:^|\n)(?:\x1b\[[0-?]*[ -/]*[@-~])*>(?:\x1b\[[0-?]*[ -/]*[@-~])*[ \x1b]"
 TIMEOUT = 15
+SHOWN_ON_FAILURE = 2000  # characters of the screen a failed expect reports
 
 
 def strip_ansi(text: str) -> str:
@@ -42,7 +43,13 @@ class Terminal:
 
     def expect(self, pattern: str, timeout: float = TIMEOUT) -> str:
         """Wait for `pattern` (a regex) to appear; return everything printed before it, without ANSI codes."""
-        self.child.expect(pattern, timeout=timeout)
+        try:
+            self.child.expect(pattern, timeout=timeout)
+        except (pexpect.TIMEOUT, pexpect.EOF) as error:
+            # What the program did print says why (pexpect's own message shows none of it).
+            printed = strip_ansi(self.child.before or "")[-SHOWN_ON_FAILURE:]
+            ended = "it exited" if isinstance(error, pexpect.EOF) else f"{timeout:g} s passed"
+            raise AssertionError(f"{ended} before {pattern!r} appeared; it printed:\n{printed}") from None
         return strip_ansi(self.child.before or "")
 
     def expect_prompt(self, timeout: float = TIMEOUT) -> str:
