@@ -15,10 +15,11 @@ import pytest
 from mini_claude import config
 from mini_claude.permissions import HOME_DOTFILE_REASON, OWN_SETTINGS_REASON
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, snapshot
-from tests.agent_harness import result_text, tool_results_in
+from tests.adversarial.world import snapshot
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply
+from tests.kit import result_text, tool_results_in
+from tests.tool_harness import Tools
 
 MARKER = "KEY-9d2e7"
 SKIPPED_NOTE = "home dotfiles under another path"

@@ -15,7 +15,8 @@ from mini_claude.git_config import read_configs
 from mini_claude.permissions import GIT_CONFIG_REASON, GIT_HOOKS_REASON
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, snapshot
+from tests.adversarial.world import snapshot
+from tests.tool_harness import Tools
 
 pytestmark = layouts.pytestmark
 git = layouts.git

@@ -17,10 +17,11 @@ import pytest
 from mini_claude.permissions import GIT_CONFIG_REASON, GIT_DIR_REASON, GIT_HOOKS_REASON
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, must_finish_within, snapshot
-from tests.agent_harness import result_text, tool_results_in
+from tests.adversarial.world import snapshot
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply, tool_reply
+from tests.kit import must_finish_within, result_text, tool_results_in
+from tests.tool_harness import Tools
 
 pytestmark = layouts.pytestmark
 git = layouts.git

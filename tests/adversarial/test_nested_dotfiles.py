@@ -13,7 +13,8 @@ from mini_claude.home_dotfiles import DOT_FOLDER_MAX_ENTRIES, dot_entry_targets
 from mini_claude.permissions import HOME_DOTFILE_REASON, OWN_SETTINGS_REASON
 from mini_claude.system_prompt import build_system_prompt
 from tests.adversarial.cases import case
-from tests.adversarial.world import Tools, snapshot
+from tests.adversarial.world import snapshot
+from tests.tool_harness import Tools
 
 MARKER = "NESTED-4c1b"
 SKIPPED_NOTE = "home dotfiles under another path"

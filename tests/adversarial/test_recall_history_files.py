@@ -20,8 +20,8 @@ from mini_claude.memory.recall_history import HISTORY_FILE, HISTORY_MAX_BYTES, R
 from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.tidy_hint import HINT_STATE_FILE, last_noted, note_tidied
 from tests.adversarial.cases import case
-from tests.adversarial.world import must_finish_within, snapshot
-from tests.kit import memory_text, seed_memories
+from tests.adversarial.world import snapshot
+from tests.kit import memory_text, must_finish_within, seed_memories
 
 RECORDS_PER_PROCESS = 150
 

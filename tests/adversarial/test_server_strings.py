@@ -18,10 +18,10 @@ from mini_claude.config import memory_project_root, project_sessions_dir
 from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.transcript import TranscriptWriter
 from tests.adversarial.cases import case
-from tests.adversarial.world import assert_next_turn_works, main_calls
-from tests.agent_harness import Harness
+from tests.agent_harness import Harness, assert_next_turn_works
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, Reply, text_reply, tool_reply
+from tests.kit import main_calls
 
 REPLACEMENT = "\ufffd"
 
