@@ -89,6 +89,7 @@ def talk(harness: Harness, fake: FakeAnthropic, *texts: str) -> None:
 def assert_next_turn_works(harness: Harness, fake: FakeAnthropic) -> None:
     """After a fault, a normal turn succeeds and the fake finds its request a valid conversation."""
     fake.responder = None
+    fake.stream_replies.clear()  # whatever the fault left unanswered is not this turn's reply
     fake.stream_replies.append(text_reply("all good now"))
     ended = harness.turn("are you still there?")
     assert ended.reason == "done", harness.events
