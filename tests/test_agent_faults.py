@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -244,8 +247,21 @@ def test_a_tool_stopped_by_ctrl_c_still_reports_its_end_as_interrupted(
         multi_tool_reply([("run_shell", {"command": command}), ("read_file", {"file_path": "a.txt"})])
     )
 
-    with ctrl_c_after(0.5):
+    # Ctrl+C once the command runs (a fixed delay from the start loses the race on a slow first turn).
+    timers: list[threading.Timer] = []
+
+    def press_ctrl_c_once_running(event: object) -> None:
+        if isinstance(event, ToolStarted):
+            timers.append(threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[-1].start()
+
+    harness.on_event = press_ctrl_c_once_running
+    try:
         ended = harness.turn("run it")
+    finally:
+        for timer in timers:
+            timer.cancel()
+        harness.on_event = None
 
     assert ended.reason == "interrupted"
     [started] = harness.of_type(ToolStarted)
