@@ -69,3 +69,10 @@ def test_no_usable_input_means_nothing_typed_ahead() -> None:
     os.close(write_end)
 
     assert read_pending(read_end) == b""
+
+
+def test_enter_pressed_as_raw_mode_began_sends_the_line() -> None:
+    # Line mode had nothing whole yet; by the switch to raw mode the terminal had ended the line.
+    keys = keys_typed_ahead(b"", raw=b"read @evil.txt\n")
+    assert keys[-1].key == Keys.ControlM
+    assert Keys.ControlJ not in [k.key for k in keys]

@@ -29,13 +29,18 @@ def keys_typed_ahead(line_mode: bytes, raw: bytes = b"") -> list[KeyPress]:
     """The key presses in what was read in line mode (whole lines) and then in raw mode (as typed).
 
     A line end that ends everything read (before a Ctrl+D) is Enter: that message was sent. When
-    raw-mode keys follow it, it was a line end inside a paste or message still being typed."""
+    raw-mode keys follow it, it was a line end inside a paste or message still being typed. A "\n"
+    ending the raw read is a line the terminal ended just before raw mode began: Enter as well."""
     text = line_mode.decode("utf-8", errors="surrogateescape")
     after = ""
     if text.endswith(CTRL_D.decode()):
         text, after = text[:-1], CTRL_D.decode()
     if text.endswith("\n") and not raw:
         text = text[:-1] + "\r"
+    # Enter pressed between the line-mode read and the switch to raw mode: the terminal had already
+    # ended the line as "\n" (raw mode itself sends "\r"). Ending everything read, it is Enter too.
+    if raw.endswith(b"\n"):
+        raw = raw[:-1] + b"\r"
     keys: list[KeyPress] = []
     parser = Vt100Parser(keys.append)
     parser.feed(text + after + raw.decode("utf-8", errors="surrogateescape"))
