@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude.config import load_settings
-from mini_claude.events import Event, TextDelta, ToolFinished, TurnEnded
+from mini_claude.events import Event, TextDelta, ToolFinished, ToolStarted, TurnEnded
 from mini_claude.permissions import PermissionRequest
 from mini_claude.session import Session, build_session
 from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply
@@ -112,6 +112,26 @@ def interrupt_on(kind: type, nth: int = 1) -> Callable[[Event], None]:
                 raise KeyboardInterrupt
 
     return hook
+
+
+@contextmanager
+def ctrl_c_once_running(harness: Harness, seconds: float = 0.3) -> Iterator[None]:
+    """A real SIGINT `seconds` after the first tool starts running: a delay counted from the turn's
+    start loses the race when the first request is slow (alone in a fresh process, or under load)."""
+    timers: list[threading.Timer] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ToolStarted) and not timers:
+            timers.append(threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+
+    harness.on_event = on_event
+    try:
+        yield
+    finally:
+        for timer in timers:
+            timer.cancel()
+        harness.on_event = None
 
 
 @contextmanager

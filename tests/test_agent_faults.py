@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 from pathlib import Path
 
 import pytest
 
 from mini_claude.events import Notice, TextDelta, ToolFinished, ToolPreparing, ToolStarted
-from tests.agent_harness import Harness, assert_next_turn_works, ctrl_c_after, interrupt_on
+from tests.agent_harness import (
+    Harness,
+    assert_next_turn_works,
+    ctrl_c_after,
+    ctrl_c_once_running,
+    interrupt_on,
+)
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
 from tests.kit import result_text, tool_results_in
 
@@ -226,7 +229,7 @@ def test_ctrl_c_while_a_tool_runs_stops_it_and_answers_every_call(
         tool_reply("run_shell", {"command": "sleep 20; touch finished"}),
     )
 
-    with ctrl_c_after(0.5):
+    with ctrl_c_once_running(harness):
         ended = harness.turn("run the slow thing")
 
     assert ended.reason == "interrupted"
@@ -247,21 +250,8 @@ def test_a_tool_stopped_by_ctrl_c_still_reports_its_end_as_interrupted(
         multi_tool_reply([("run_shell", {"command": command}), ("read_file", {"file_path": "a.txt"})])
     )
 
-    # Ctrl+C once the command runs (a fixed delay from the start loses the race on a slow first turn).
-    timers: list[threading.Timer] = []
-
-    def press_ctrl_c_once_running(event: object) -> None:
-        if isinstance(event, ToolStarted):
-            timers.append(threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)))
-            timers[-1].start()
-
-    harness.on_event = press_ctrl_c_once_running
-    try:
+    with ctrl_c_once_running(harness):
         ended = harness.turn("run it")
-    finally:
-        for timer in timers:
-            timer.cancel()
-        harness.on_event = None
 
     assert ended.reason == "interrupted"
     [started] = harness.of_type(ToolStarted)
