@@ -4,7 +4,8 @@
 The rules are the ideas of maintained scanners (gitleaks' rule set, detect-secrets' plugins and
 its false-positive filters), measured on tests/adversarial/secret_corpus.py:
 
-- provider tokens by their documented prefix and shape (`ghp_`, `sk-ant-`, `AKIA`, `glpat-`…),
+- provider tokens by their documented prefix and shape (`ghp_`, `sk-ant-`, `AKIA`, `glpat-`…;
+  the table is secret_providers.py),
   private key headers in any case, JSON web tokens, Slack and Discord webhook URLs;
 - credentials in URLs (`postgres://user:pw@host`), Authorization headers, `curl -u user:pw`,
   `--password x` flags, `.netrc` and `.pgpass` lines, XML elements;
@@ -27,129 +28,42 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from typing import Any
 
+from mini_claude.memory.secret_providers import PROVIDER_RULES, LazyPattern
 from mini_claude.untrusted import DRAWN_AS_NOTHING_CLASS
 
-
-class _Lazy:
-    """A regex compiled on first use: compiling every rule at import would add ~15 ms to start-up,
-    which builds the memory writer. `unicode_properties`: compiled by the `regex` library, which
-    knows \\p{…} properties (also imported then, only when a text is not ASCII)."""
-
-    def __init__(self, source: str, *, unicode_properties: bool = False) -> None:
-        self.source = source
-        self.unicode_properties = unicode_properties
-        self._compiled: Any = None
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            if self.unicode_properties:
-                import regex
-
-                self._compiled = regex.compile(self.source)
-            else:
-                self._compiled = re.compile(self.source)
-        return self._compiled
-
-
-# Each pattern starts with its literal prefix, so the regex engine can skip to it; the word
-# boundary before it is checked in Python (a leading \b would make the engine try every position).
-_PROVIDER_RULES: tuple[tuple[str, _Lazy], ...] = tuple(
-    (label, _Lazy(pattern))
-    for label, pattern in (
-        (
-            "a private key",
-            r"-----\s*(?i:(?:BEGIN|END)[ A-Z0-9_-]{0,40}PRIVATE[\s_-]*KEY(?: BLOCK)?)\s*-----",
-        ),
-        ("a private key", r"PuTTY-User-Key-File-\d+:"),
-        ("an Anthropic API key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
-        ("an OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-        (
-            "an AWS access key",
-            r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b",
-        ),
-        ("a GitHub token", r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"),
-        ("a GitLab token", r"gl(?:pat|dt|rt|ptt|soat|cbt|imt|ft|oas|agent)-[A-Za-z0-9_-]{20,}"),
-        ("a Slack token", r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"),
-        ("a Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
-        ("a Discord webhook URL", r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}"),
-        ("an npm token", r"npm_[A-Za-z0-9]{36}\b"),
-        ("a Hugging Face token", r"hf_[A-Za-z0-9]{30,}\b"),
-        ("a PyPI token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
-        ("a Google API key", r"AIza[0-9A-Za-z_-]{35}"),
-        ("a Google OAuth client secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
-        ("a Stripe key", r"[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
-        ("a SendGrid key", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-        ("a DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}\b"),
-        ("a HashiCorp Vault token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
-        ("a Shopify token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-        ("a Telegram bot token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}\b"),
-        ("an age secret key", r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}\b"),
-        ("a JSON web token", r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-        ("an Azure storage key", r"[Aa]ccount[Kk]ey=[A-Za-z0-9+/]{40,}"),
-        ("a Twilio API key", r"SK[0-9a-fA-F]{32}\b"),
-        ("a Mailchimp API key", r"[0-9a-f]{32}-us\d{1,2}\b"),
-        ("a Mailgun API key", r"key-[0-9a-zA-Z]{32}\b"),
-        ("a Square token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}|EAAA[A-Za-z0-9+=-]{60,}"),
-        ("a Databricks token", r"dapi[a-f0-9]{32}\b"),
-        ("a Groq API key", r"gsk_[A-Za-z0-9]{40,}"),
-        ("an xAI API key", r"xai-[A-Za-z0-9]{60,}"),
-        ("a Perplexity API key", r"pplx-[A-Za-z0-9]{40,}"),
-        ("a Replicate token", r"r8_[A-Za-z0-9]{30,}"),
-        ("a Linear API key", r"lin_api_[A-Za-z0-9]{30,}"),
-        ("a Notion token", r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b"),
-        ("an Atlassian API token", r"ATATT3[A-Za-z0-9_=-]{100,}"),
-        ("a Sentry token", r"sntry[su]_[A-Za-z0-9+/=_-]{40,}"),
-        ("a Grafana token", r"gl(?:sa|c)_[A-Za-z0-9+/_=-]{32,}"),
-        ("a Doppler token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
-        ("a Postman API key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-        ("a Figma token", r"figd_[A-Za-z0-9_-]{40,}"),
-        ("a 1Password service account token", r"ops_eyJ[A-Za-z0-9+/=]{100,}"),
-        ("a Tailscale key", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),
-        ("a Supabase token", r"sbp_[a-f0-9]{40}\b"),
-        ("a Netlify token", r"nfp_[A-Za-z0-9]{36}\b"),
-        ("a Pulumi token", r"pul-[a-f0-9]{40}\b"),
-        ("a Terraform Cloud token", r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
-        ("a Heroku API key", r"HRKU-[A-Za-z0-9_-]{40,}"),
-        ("a New Relic key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{20,}"),
-        ("a Dynatrace token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
-    )
-)
-
 # --- credentials whose value must be checked (is it a placeholder?) --------------------------
-_URL_PASSWORD = _Lazy(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:([^\s/?#@\"'<>]+)@")
-_AUTH_HEADER = _Lazy(
+_URL_PASSWORD = LazyPattern(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:([^\s/?#@\"'<>]+)@")
+_AUTH_HEADER = LazyPattern(
     r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest|apikey)\s+"
     r"([A-Za-z0-9._~+/=-]{8,})"
 )
-_CURL_USER = _Lazy(r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s:\"']+:([^\s\"']+)")
-_CLI_FLAG = _Lazy(
+_CURL_USER = LazyPattern(r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s:\"']+:([^\s\"']+)")
+_CLI_FLAG = LazyPattern(
     r"(?i)(?:^|\s)--(?:password|passwd|pass|token|api-?key|secret|client-secret|auth-token)(?:=|[ \t]+)"
     r"[\"']?([^\s\"']+)"
 )
-_NETRC = _Lazy(r"(?is)\bmachine\s+\S+.{0,200}?\bpassword\s+(\S+)")
-_PGPASS = _Lazy(r"(?m)(?:^|\s)[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:([^\s:]+)$")
-_XML_ELEMENT = _Lazy(
+_NETRC = LazyPattern(r"(?is)\bmachine\s+\S+.{0,200}?\bpassword\s+(\S+)")
+_PGPASS = LazyPattern(r"(?m)(?:^|\s)[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:([^\s:]+)$")
+_XML_ELEMENT = LazyPattern(
     r"(?i)<((?:\w+[_-])?(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret))>([^<\s]+)</\1>"
 )
 # `name = value` (also `name: value`, `"name": "value"`, `| name | value |`, `("name", "value")`):
 # the name is checked word by word in Python (see _key_kind).
-_ASSIGNMENT = _Lazy(
+_ASSIGNMENT = LazyPattern(
     r"(?<![\w.-])(?P<key>[A-Za-z_][\w.-]{0,80})(?P<kq>[\"']?)[ \t]*(?P<sep>:=|=>|=|:(?![:/])|\||,)[ \t]*"
     # A lookahead, so that a value holding the next assignment (`setup: DB_PASSWORD=…`) is searched too.
     r"(?=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`,;]+)?(?P<rest>[^\n]*))"
 )
-_WORD_BEFORE = _Lazy(r"([A-Za-z]+)[ \t]+$")
+_WORD_BEFORE = LazyPattern(r"([A-Za-z]+)[ \t]+$")
 WORD_BEFORE_CHARS = 40  # how far back the word before a one-word name is looked for
-_PROSE = _Lazy(
+_PROSE = LazyPattern(
     r"(?i)\b(?P<key>password|passphrase|passwd|api[ _-]?key|secret[ _-]?key|access[ _-]?key|"
     r"(?:auth[ _-]?|access[ _-]?|api[ _-]?)?token)\s+(?:is|was)\s*:?\s*(?P<value>[\"'`]?[^\s\"'`]+)"
 )
-_KEYWORD = _Lazy(r"(?i)pass|pwd|secret|token|key|auth|cred")
+_KEYWORD = LazyPattern(r"(?i)pass|pwd|secret|token|key|auth|cred")
 
-_WORDS = _Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WORDS = LazyPattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PASSWORD_WORDS = ("password", "passwd", "passphrase")
 _SHORT_PASSWORD_WORDS = frozenset({"pass", "pwd", "pw", "psw"})
 _SECRET_WORDS = ("secret", "token", "apikey", "credential", "credentials", "creds", "auth")
@@ -176,7 +90,7 @@ _FILLER_WORDS = _PLACEHOLDER_WORDS | {"here", "your", "my", "api", "key", "chang
 _PLACEHOLDER_MARKS = (
     "...", "…", "{{", "}}", "${", "<", ">", "(", "[", "***", "os.environ", "getenv", "process.env"
 )  # fmt: skip
-_PLACEHOLDER = _Lazy(
+_PLACEHOLDER = LazyPattern(
     r"(?i)^[$%&{*@]|^(?:your|my|the|some|insert|replace|enter|put)[_-]|x{4,}|^(.)\1*$"
     r"|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$"  # settings.SECRET_KEY, self.token: a reference
     r"|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"  # DB_PASSWORD: the name of a variable
@@ -193,7 +107,7 @@ _ESCAPE_SEQUENCE = re.compile(
 _ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")  # all but line break and tab
 # Drawn as nothing (untrusted's definition: Cc, Cf, Zl, Zp, Default_Ignorable, U+2800…) but the
 # spaces, line break and tab the rules read as separators.
-_INVISIBLE = _Lazy(rf"(?V1)[[{DRAWN_AS_NOTHING_CLASS}]--[\p{{Zs}}\n\t]]+", unicode_properties=True)
+_INVISIBLE = LazyPattern(rf"(?V1)[[{DRAWN_AS_NOTHING_CLASS}]--[\p{{Zs}}\n\t]]+", unicode_properties=True)
 MIN_PASSWORD_CHARS = 6
 MIN_PIN_CHARS = 8  # a password of digits only: shorter ones are counts, ports, years
 MIN_TOKEN_CHARS = 12
@@ -220,7 +134,7 @@ def _variants(text: str) -> tuple[str, ...]:
 
 
 def _rule_matched(text: str) -> str | None:
-    for label, pattern in _PROVIDER_RULES:
+    for label, pattern in PROVIDER_RULES:
         if any(_starts_a_word(text, match.start()) for match in pattern.pattern.finditer(text)):
             return label
     for label, pattern, kind in _VALUE_RULES:
@@ -245,7 +159,7 @@ def _normalized(text: str) -> str:
     return _INVISIBLE.pattern.sub("", unicodedata.normalize("NFKC", text))  # a full-width filler folds to one
 
 
-_VALUE_RULES: tuple[tuple[str, _Lazy, str], ...] = (
+_VALUE_RULES: tuple[tuple[str, LazyPattern, str], ...] = (
     ("a password inside a URL (scheme://user:password@host)", _URL_PASSWORD, "password"),
     ("an Authorization header with credentials", _AUTH_HEADER, "password"),
     ("a password on a command line (-u user:password)", _CURL_USER, "password"),
