@@ -152,8 +152,15 @@ def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES)
             os.close(fd)
 
     if block.status == "closed":
-        header = parse(data[: block.block_end])  # same parser, so same fields and warnings
-        return Frontmatter(header.fields, "", header.warnings, has_block=True)
+        warnings: list[str] = []
+        text = _decode(data[: block.block_end], warnings)
+        # The same block in the decoded text, not searched for again: the fences, the blank lines
+        # before the first and the BOM are ASCII or dropped, so only the inner offsets shift.
+        bom = len(BOM_BYTES) if data.startswith(BOM_BYTES) else 0
+        inner_end = len(text) - (block.block_end - block.inner_end)
+        in_text = Block("closed", block.open_line, block.inner_start - bom, inner_end, len(text))
+        fields = _parse_fields(text, in_text, warnings)  # as `parse` does, so same fields and warnings
+        return Frontmatter(fields, "", _capped(warnings), has_block=True)
     if block.status == "unclosed":
         return Frontmatter(warnings=(_unclosed_warning(block.open_line),))
     return Frontmatter()
