@@ -35,6 +35,7 @@ SERVER = Path(__file__).with_name("warm_start.py")
 MAIN = str(Path(mini_claude.__file__).with_name("__main__.py"))
 READY_SECONDS = 60
 EXIT_GRACE_SECONDS = 5
+CERTIFICATE_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 COLD_SWITCH = "MINI_CLAUDE_TEST_COLD"  # set to 1: every test starts the program cold, as before
 # Read once, at import: each test's environment is cleared of MINI_CLAUDE_* settings (conftest).
 ALL_COLD = os.environ.get(COLD_SWITCH) == "1"
@@ -85,6 +86,8 @@ class WarmStarter:
         self.folder = tempfile.mkdtemp(prefix="mini-claude-warm-")
         self.socket_path = os.path.join(self.folder, "server.sock")
         env = {"PATH": os.environ.get("PATH", ""), "HOME": self.folder, **settings}
+        # Where the tests' programs find CA certificates, so the server makes their TLS context.
+        env.update({name: value for name, value in os.environ.items() if name in CERTIFICATE_SETTINGS})
         self.server = subprocess.Popen(
             [sys.executable, "-P", str(SERVER), self.socket_path], env=env, cwd=self.folder,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

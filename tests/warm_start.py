@@ -18,6 +18,7 @@ Standard library and mini_claude only: this file must not import the tests.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import gc
@@ -30,21 +31,56 @@ import signal
 import socket
 import sys
 import termios
+import threading
 from importlib import import_module
 
-POLL_SECONDS = 0.005
+POLL_SECONDS = 1.0  # a child's end wakes the server at once (SIGCHLD); this is only a backstop
 MAX_REQUEST = 1 << 20
+CERTIFICATE_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 _REPLACED: list[object] = []  # the server's own sys.std* objects: collected, they would close 0-2
 
 
 def preload() -> None:
-    import anthropic  # noqa: F401  (what makes a cold start slow)
+    import anthropic  # (what makes a cold start slow)
 
     import mini_claude
 
     for module in pkgutil.walk_packages(mini_claude.__path__, "mini_claude."):
         if module.name != "mini_claude.__main__":  # importing it would run the program
             import_module(module.name)
+    # What the program imports on first use, each child again otherwise: the markdown renderer,
+    # and what the SDK's client imports when it is made (its HTTP transport), a third of a child's CPU.
+    for module in ("rich.markdown", "rich.syntax"):
+        import_module(module)
+    anthropic.Anthropic(api_key="preload", base_url="http://127.0.0.1:9").close()
+    _share_tls_contexts()
+
+
+def _share_tls_contexts() -> None:
+    """Each SDK client loads the system's CA certificates into a new TLS context (40 ms a child).
+    The tests speak plain HTTP to 127.0.0.1, so the children take copies of contexts made here, one
+    per place the certificates are looked for (SSL_CERT_FILE/DIR, as the SDK reads them)."""
+    try:
+        import httpcore2  # the SDK's HTTP transport (through httpx2)
+    except ImportError:  # another SDK version, another transport: each child makes its own
+        return
+    make = getattr(httpcore2, "default_ssl_context", None)
+    if make is None:
+        return
+    made: dict[tuple, object] = {}
+
+    def default_ssl_context(*, _trust_env: bool = True):
+        key = (_trust_env, *(os.environ.get(name) for name in CERTIFICATE_SETTINGS)) if _trust_env else ()
+        if key not in made:
+            made[key] = make(_trust_env=_trust_env)
+        return made[key]
+
+    # Made now for the children's usual environments: this one's, and none of SSL_CERT_*.
+    default_ssl_context()
+    saved = {name: os.environ.pop(name) for name in CERTIFICATE_SETTINGS if name in os.environ}
+    default_ssl_context()
+    os.environ.update(saved)
+    httpcore2.default_ssl_context = default_ssl_context
 
 
 def serve(path: str) -> tuple[dict, list[int]]:
@@ -52,11 +88,20 @@ def serve(path: str) -> tuple[dict, list[int]]:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path)
     listener.listen(64)
+    # A child's end writes to this pipe (SIGCHLD's wakeup fd), so select need not poll for it.
+    child_ended, wake = os.pipe()
+    for fd in (child_ended, wake):
+        os.set_blocking(fd, False)
+    signal.set_wakeup_fd(wake)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
     print("ready", flush=True)
     children: dict[int, socket.socket] = {}  # pid -> the client waiting for it
     while True:
-        waiting = [listener, sys.stdin, *children.values()]
+        waiting = [listener, sys.stdin, child_ended, *children.values()]
         readable, _, _ = select.select(waiting, [], [], POLL_SECONDS)
+        if child_ended in readable:
+            with contextlib.suppress(BlockingIOError):
+                os.read(child_ended, 4096)
         if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1):
             _kill_all(children)
             raise SystemExit(0)
@@ -68,6 +113,10 @@ def serve(path: str) -> tuple[dict, list[int]]:
             message, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
             pid = os.fork()
             if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for fd in (child_ended, wake):
+                    os.close(fd)
                 for other in (listener, conn, *children.values()):
                     other.close()
                 return json.loads(message), fds
@@ -121,7 +170,32 @@ def become_the_program(request: dict, fds: list[int]) -> None:
 
     from mini_claude.cli import main
 
-    raise SystemExit(main(request["argv"]))
+    try:
+        code = main(request["argv"])
+    except SystemExit as leaving:
+        code = leaving.code
+    _exit_as_the_interpreter_would(code)
+
+
+def _exit_as_the_interpreter_would(code: object) -> None:
+    """What a program can notice of Python's exit, in its order: non-daemon threads joined, atexit
+    handlers run, sys.std* flushed. Then the process ends without tearing the inherited heap down,
+    which in a fork touches (and copies) every page of it: a quarter of a child's CPU."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code & 0xFF
+    else:  # SystemExit("message"): printed, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    threading._shutdown()  # type: ignore[attr-defined]  (what Py_FinalizeEx calls first)
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # a closed pipe: the interpreter's own exit says so (status 120)
+        raise SystemExit(code) from None
+    os._exit(status)
 
 
 def _new_stdio(*, unbuffered: bool) -> None:
