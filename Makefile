@@ -27,12 +27,14 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUN_STAMP)
 	@cd "$(or $(DIR),.)" && "$(CURDIR)/$(BIN)/mini-claude" $(ARGS)
 
+# Two workers (pytest-xdist), and bytecode cached even where the shell says not to: the suite
+# imports the same modules in every worker and in each program it starts cold.
 test: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
 
 # The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
 faults: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q tests/adversarial --faults-table $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q tests/adversarial --faults-table $(PYTEST_ARGS)
 
 # What users feel (start-up, recall, memory at scale, streaming), each against a baseline of the
 # same run; exits 1 when a target is missed. A few minutes; not part of `make test`.
