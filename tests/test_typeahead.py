@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
+import pty
+import select
+import termios
+from collections.abc import Iterator
 
+import pytest
+from prompt_toolkit.input import Input, create_input
+from prompt_toolkit.input.typeahead import get_typeahead
 from prompt_toolkit.keys import Keys
 
-from mini_claude.ui.typeahead import CTRL_D, keys_typed_ahead, read_pending
+from mini_claude.ui.typeahead import CTRL_D, keys_typed_ahead, read_pending, typeahead_passed_to_prompt
 
 
 def test_a_line_typed_ahead_ends_with_enter_not_a_newline_key() -> None:
@@ -76,3 +83,31 @@ def test_enter_pressed_as_raw_mode_began_sends_the_line() -> None:
     keys = keys_typed_ahead(b"", raw=b"read @evil.txt\n")
     assert keys[-1].key == Keys.ControlM
     assert Keys.ControlJ not in [k.key for k in keys]
+
+
+@pytest.fixture
+def terminal() -> Iterator[tuple[int, Input]]:
+    """A pseudo-terminal in line mode: the keyboard end, and the prompt's input on the other end."""
+    keyboard, tty = pty.openpty()
+    with open(tty, encoding="utf-8") as tty_file:
+        try:
+            yield keyboard, create_input(tty_file)
+        finally:
+            os.close(keyboard)
+
+
+def _typed_as_read(tty: int) -> bytes:
+    assert select.select([tty], [], [], 5)[0], "the keys never arrived"
+    return os.read(tty, 1024)
+
+
+def test_a_line_typed_just_before_the_prompt_reads_keeps_its_enter(terminal) -> None:
+    # Typed after what was typed ahead was read, before the prompt's own raw mode: Enter must
+    # not become line mode's "\n" (Ctrl+J, a new line), or the command sits in the prompt unsent.
+    keyboard, prompt_input = terminal
+    os.write(keyboard, b"typed ahead\r")
+    with typeahead_passed_to_prompt(prompt_input):
+        assert [k.key for k in get_typeahead(prompt_input)][-1] == Keys.ControlM
+        os.write(keyboard, b"/memory path\r")
+        assert _typed_as_read(prompt_input.fileno()) == b"/memory path\r"
+    assert termios.tcgetattr(prompt_input.fileno())[3] & termios.ICANON, "line mode is back after"

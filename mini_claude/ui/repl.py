@@ -36,7 +36,7 @@ from mini_claude.ui.permission_prompt import ask_permission
 from mini_claude.ui.session_commands import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.shell_line import run_shell_line
 from mini_claude.ui.turn_keys import TurnKeys
-from mini_claude.ui.typeahead import pass_typeahead_to_prompt, typeahead_set_aside, typing_not_echoed
+from mini_claude.ui.typeahead import typeahead_passed_to_prompt, typeahead_set_aside, typing_not_echoed
 from mini_claude.untrusted import visible_text
 
 T = TypeVar("T")
@@ -152,7 +152,7 @@ class Repl:
             try:
                 # What start-up threads tell (a memory folder that cannot be used) shows above the
                 # prompt while the user types, instead of breaking into the line being edited.
-                with patch_stdout(raw=True):
+                with patch_stdout(raw=True), typeahead_passed_to_prompt(self.prompt.input):
                     text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt, default=self._draft)
             except EOFError:
                 break
@@ -179,7 +179,6 @@ class Repl:
             self.send(text)
 
     def _before_prompt(self) -> None:
-        pass_typeahead_to_prompt(self.prompt.input)
         # Only the first call starts anything: work the first message needs, done while the user types.
         self.session.warm_up()
         if not self.plain:

@@ -13,7 +13,7 @@ import os
 import select
 import termios
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
@@ -82,11 +82,19 @@ def read_typeahead(prompt_input: Input) -> list[KeyPress]:
     return keys_typed_ahead(line_mode, raw) if line_mode or raw else []
 
 
-def pass_typeahead_to_prompt(prompt_input: Input) -> None:
-    """Queue what was typed ahead on `prompt_input`'s terminal for the next prompt to read first."""
+@contextmanager
+def typeahead_passed_to_prompt(prompt_input: Input) -> Iterator[None]:
+    """Around a prompt: what was typed ahead on `prompt_input`'s terminal is queued for it to read
+    first, and the terminal stays in raw mode from that read until the prompt's own raw mode. In
+    line mode in between, a line typed just then would end as "\n" (a new line in the message, not
+    Enter) and sit in the prompt unsent; in raw mode its Enter stays Enter for the prompt to read."""
     keys = read_typeahead(prompt_input)
     if keys:
         store_typeahead(prompt_input, keys)
+    with ExitStack() as stack:
+        with suppress(AttributeError, NotImplementedError, OSError, ValueError, termios.error):
+            stack.enter_context(prompt_input.raw_mode())  # not a terminal: no line mode to fear
+        yield
 
 
 @contextmanager
