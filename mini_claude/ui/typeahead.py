@@ -67,8 +67,9 @@ def read_pending(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_typeahead(prompt_input: Input) -> list[KeyPress]:
-    """Keys typed on `prompt_input`'s terminal that nothing has read yet (call it in line mode)."""
+def read_typeahead(prompt_input: Input, stay_raw: ExitStack | None = None) -> list[KeyPress]:
+    """Keys typed on `prompt_input`'s terminal that nothing has read yet (call it in line mode).
+    With `stay_raw`, the terminal is left in raw mode until that stack closes."""
     try:
         fd = prompt_input.fileno()
     except (AttributeError, NotImplementedError, OSError, ValueError):
@@ -77,7 +78,8 @@ def read_typeahead(prompt_input: Input) -> list[KeyPress]:
     raw = b""
     if not line_mode.endswith(CTRL_D):
         # Line mode hides a line not ended yet (the end of a paste, a message half typed).
-        with prompt_input.raw_mode():
+        with ExitStack() as own:
+            (stay_raw if stay_raw is not None else own).enter_context(prompt_input.raw_mode())
             raw = read_pending(fd)
     return keys_typed_ahead(line_mode, raw) if line_mode or raw else []
 
@@ -88,12 +90,10 @@ def typeahead_passed_to_prompt(prompt_input: Input) -> Iterator[None]:
     first, and the terminal stays in raw mode from that read until the prompt's own raw mode. In
     line mode in between, a line typed just then would end as "\n" (a new line in the message, not
     Enter) and sit in the prompt unsent; in raw mode its Enter stays Enter for the prompt to read."""
-    keys = read_typeahead(prompt_input)
-    if keys:
-        store_typeahead(prompt_input, keys)
-    with ExitStack() as stack:
-        with suppress(AttributeError, NotImplementedError, OSError, ValueError, termios.error):
-            stack.enter_context(prompt_input.raw_mode())  # not a terminal: no line mode to fear
+    with ExitStack() as stay_raw:
+        keys = read_typeahead(prompt_input, stay_raw)
+        if keys:
+            store_typeahead(prompt_input, keys)
         yield
 
 
