@@ -4,10 +4,11 @@ Starting `python -m mini_claude` costs one to three seconds on a loaded two-CPU 
 of it importing the SDK, and the suite starts the program hundreds of times. This server imports
 everything once; for each request it forks a child that becomes the program as a fresh start would:
 its own session (and controlling terminal, for a pseudo-terminal), the test's stdin/stdout/stderr,
-working directory, environment and argv, new `sys.std*` objects, then `mini_claude.cli.main`, and a
-normal interpreter shutdown. Only what an import leaves behind is shared, so tests that depend on a
-fresh interpreter (locale, `PYTHON*` variables, what is imported at start) start cold instead
-(see `cli_harness`).
+working directory, environment and argv, new `sys.std*` objects, then `mini_claude.cli.main`, and
+the exit a program can notice (`_exit_as_the_interpreter_would`). Only what an import leaves behind
+is shared (and the SDK's TLS contexts, `_share_tls_contexts`), so tests that depend on a fresh
+interpreter (locale, `PYTHON*` variables, what is imported at start) start cold instead (see
+`cli_harness`).
 
 Run as `python -P warm_start.py SOCKET`; it prints "ready" once listening and exits when its stdin
 closes. Protocol (SOCK_SEQPACKET): the client sends one JSON request with three file descriptors
