@@ -34,14 +34,14 @@ from tests.writers_kit import SAVES_PER_WRITER, assert_every_save_kept
 SAVER = Path(__file__).with_name("memory_saver.py")
 # A round of the save loop then spends its time in the store (locking, writing, fsyncing, indexing).
 BODY_BYTES = 64 * 1024
-# Large enough that writing the memory takes long enough to catch, even on a RAM disk.
-LARGE_BODY_BYTES = 2 * 2**20
-# Hand-written memories that make MEMORY.md ~300 KB, so writing the index takes long enough to catch.
+# A memory whose write is a visible part of each round, so the saver is soon caught mid-write.
+LARGE_BODY_BYTES = 256 * 1024
+# Hand-written memories that make MEMORY.md ~300 KB: writing the index is a visible part of a round too.
 SEEDED_MEMORIES = 2_500
 RANDOM_KILLS = 8
 SAVER_START_TIMEOUT = 20.0
-CATCH_TIMEOUT = 60.0  # to catch the saver mid-write (one round takes about a second)
-CATCH_POLL_SECONDS = 0.001  # shorter than a write of the big memory or of the seeded index
+CATCH_TIMEOUT = 60.0  # to catch the saver mid-write (a round takes 0.1 s to 1 s)
+CATCH_POLL_SECONDS = 0.001  # between looks: the saver runs between them
 INDEX_ENTRY = re.compile(r"- \*\*\[.*\]\([^()\s<>]+\)\*\* \(project\) — .*")
 
 
@@ -54,32 +54,45 @@ class Saver:
             [sys.executable, str(SAVER), str(folder), str(ready), str(body_bytes)]
         )
         deadline = time.monotonic() + SAVER_START_TIMEOUT
-        while not ready.exists():
-            assert self.process.poll() is None, "the saver died on its own"
-            assert time.monotonic() < deadline, "the saver never finished its first round"
-            time.sleep(0.005)
+        with self.killed_on_failure():
+            while not ready.exists():
+                assert self.process.poll() is None, "the saver died on its own"
+                assert time.monotonic() < deadline, "the saver never finished its first round"
+                time.sleep(0.005)
+
+    @contextlib.contextmanager
+    def killed_on_failure(self) -> Iterator[None]:
+        """A failed check leaves no saver behind, running or frozen."""
+        try:
+            yield
+        except BaseException:
+            self.kill()
+            raise
 
     def kill(self) -> None:
         self.process.kill()  # SIGKILL: no handler, no cleanup
         self.process.wait(5)
 
     def kill_while(self, folder: Path, temp_prefix: str, check_paused: Callable[[], None]) -> None:
-        """Freeze the saver (SIGSTOP) while a temp file `temp_prefix…` exists, check, then SIGKILL it."""
+        """Freeze the saver (SIGSTOP) moment after moment until it is caught with a temp file
+        `temp_prefix…` in `folder`, check, then SIGKILL it. Looking only while it is frozen: on a
+        RAM disk the index's temp file lives for 0.3 ms of a 130 ms round, gone again before a look
+        at a running saver could stop it."""
+        rng = random.Random(7)
         deadline = time.monotonic() + CATCH_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, "the saver died on its own"
-            if not _temp_files(folder, temp_prefix):
-                # Not a busy loop: scanning the folder nonstop holds up the saver's own file
-                # operations there (a round took 3 s instead of 1), on a loaded machine for good.
-                time.sleep(CATCH_POLL_SECONDS)
-                continue
-            os.kill(self.process.pid, signal.SIGSTOP)
-            if _temp_files(folder, temp_prefix):  # still mid-write: this is the moment we want
-                check_paused()
-                self.kill()
-                return
-            os.kill(self.process.pid, signal.SIGCONT)  # it had just finished: try the next round
-        raise AssertionError(f"never caught the saver while {temp_prefix}… existed")
+        with self.killed_on_failure():
+            while time.monotonic() < deadline:
+                assert self.process.poll() is None, "the saver died on its own"
+                os.kill(self.process.pid, signal.SIGSTOP)
+                os.waitpid(self.process.pid, os.WUNTRACED)  # stopped for sure, not merely signalled
+                if _temp_files(folder, temp_prefix):  # mid-write: this is the moment we want
+                    check_paused()
+                    self.kill()
+                    return
+                os.kill(self.process.pid, signal.SIGCONT)
+                # Random pauses, not a fixed beat that could keep falling between two writes.
+                time.sleep(rng.uniform(0, 2 * CATCH_POLL_SECONDS))
+            raise AssertionError(f"never caught the saver while {temp_prefix}… existed")
 
 
 def _temp_files(folder: Path, prefix: str) -> list[str]:
