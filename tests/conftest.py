@@ -3,8 +3,11 @@ shell; tests that talk to "the API" get a local fake server instead of the netwo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.warm_client import stop_warm_starter
+from tests.warm_start import share_tls_contexts
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
 LEAKY_ENV_VARS = (
@@ -26,6 +30,27 @@ LEAKY_ENV_VARS = (
     "MINI_CLAUDE_SIDE_MODEL",
     "NO_COLOR",
 )
+
+
+RAM_DISK = Path("/dev/shm")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Scratch files on a RAM disk when there is one and TMPDIR does not say otherwise: thousands
+    of tests each make and remove a home, and on a disk mounted with `discard` that cost a third
+    of the suite's time. Tests run in each pytest process and every program they start see it.
+    And the SDK's TLS contexts made once, not by each test's client (see `share_tls_contexts`)."""
+    share_tls_contexts()
+    if "TMPDIR" in os.environ or not RAM_DISK.is_dir():
+        return
+    scratch = RAM_DISK / f"mini-claude-tests-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        scratch.mkdir(mode=0o700)
+    # /dev/shm is shared by every user: the folder must be our own private one, not a look-alike.
+    info = os.lstat(scratch)
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077 == 0:
+        os.environ["TMPDIR"] = str(scratch)
+        tempfile.tempdir = None  # asked again of TMPDIR at the next use
 
 
 @pytest.fixture(autouse=True, scope="session")

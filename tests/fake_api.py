@@ -9,6 +9,7 @@ import dataclasses
 import itertools
 import json
 import math
+import selectors
 import socket
 import sys
 import threading
@@ -264,8 +265,9 @@ class FakeAnthropic:
         self._stopping = threading.Event()  # wakes delayed and stalled handlers at close()
         self._ids = itertools.count(1)
         self._server = _Server(self)
+        self._wake_read, self._wake_write = socket.socketpair()
         self._serve_thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name=THREAD_NAME, daemon=True
+            target=self._server.serve_until_woken, args=(self._wake_read,), name=THREAD_NAME, daemon=True
         )
         self._serve_thread.start()
 
@@ -285,12 +287,14 @@ class FakeAnthropic:
         if self._stopping.is_set():
             return
         self._stopping.set()
-        self._server.shutdown()  # stop accepting; returns within one poll interval
+        self._wake_write.send(b"x")  # stop accepting, at once
+        self._serve_thread.join(SHUTDOWN_JOIN_SECONDS)
         handler_threads = self._server.abort_connections()
         for thread in handler_threads:
             thread.join(SHUTDOWN_JOIN_SECONDS)
         self._server.server_close()
-        self._serve_thread.join(SHUTDOWN_JOIN_SECONDS)
+        self._wake_read.close()
+        self._wake_write.close()
 
     def __enter__(self) -> FakeAnthropic:
         return self
@@ -335,6 +339,19 @@ class _Server(ThreadingHTTPServer):
         self.fake = fake
         self._lock = threading.Lock()
         self._connections: dict[threading.Thread, socket.socket] = {}
+
+    def serve_until_woken(self, wake: socket.socket) -> None:
+        """Accept connections until `wake` is readable. (`serve_forever` would only see a shutdown
+        at its next poll: 25 ms on average, in each of a thousand tests.)"""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(wake, selectors.EVENT_READ)
+            while all(key.fileobj is not wake for key, _ in selector.select()):
+                try:
+                    request, client_address = self.get_request()
+                except OSError:
+                    continue
+                self.process_request(request, client_address)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         thread = threading.Thread(

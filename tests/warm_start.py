@@ -6,7 +6,7 @@ everything once; for each request it forks a child that becomes the program as a
 its own session (and controlling terminal, for a pseudo-terminal), the test's stdin/stdout/stderr,
 working directory, environment and argv, new `sys.std*` objects, then `mini_claude.cli.main`, and
 the exit a program can notice (`_exit_as_the_interpreter_would`). Only what an import leaves behind
-is shared (and the SDK's TLS contexts, `_share_tls_contexts`), so tests that depend on a fresh
+is shared (and the SDK's TLS contexts, `share_tls_contexts`), so tests that depend on a fresh
 interpreter (locale, `PYTHON*` variables, what is imported at start) start cold instead (see
 `cli_harness`).
 
@@ -54,13 +54,14 @@ def preload() -> None:
     for module in ("rich.markdown", "rich.syntax"):
         import_module(module)
     anthropic.Anthropic(api_key="preload", base_url="http://127.0.0.1:9").close()
-    _share_tls_contexts()
+    share_tls_contexts()
 
 
-def _share_tls_contexts() -> None:
-    """Each SDK client loads the system's CA certificates into a new TLS context (40 ms a child).
-    The tests speak plain HTTP to 127.0.0.1, so the children take copies of contexts made here, one
-    per place the certificates are looked for (SSL_CERT_FILE/DIR, as the SDK reads them)."""
+def share_tls_contexts() -> None:
+    """Each SDK client loads the system's CA certificates into a new TLS context (40 ms a child,
+    20 ms an in-process test). The tests speak plain HTTP to 127.0.0.1, so every client takes one
+    made here, one per place the certificates are looked for (SSL_CERT_FILE/DIR, as the SDK reads
+    them). Also called by each pytest process (conftest)."""
     try:
         import httpcore2  # the SDK's HTTP transport (through httpx2)
     except ImportError:  # another SDK version, another transport: each child makes its own
