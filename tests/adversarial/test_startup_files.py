@@ -37,6 +37,9 @@ from tests.kit import choose, main_calls, memory_text, must_finish_within, remin
 SECRET = "PRIVATE-KEY-7d41e"
 HUGE_BYTES = 1_200_000_000  # sparse: costs no disk, but read whole it would take 1.2 GB of memory
 PEAK_MAX_BYTES = 32 * 2**20  # what a bounded read may allocate, with room for everything around it
+# System prompts built while CLAUDE.md keeps changing what it is: at least the first number, and on
+# until both a read and a skip were seen (a read lands about once in a hundred builds).
+SWAP_BUILDS = (300, 5000)
 
 
 @pytest.fixture
@@ -160,10 +163,8 @@ def test_claude_md_that_is_not_a_file(api_env: FakeAnthropic, project_dir: Path,
         claude.mkdir()
         (claude / "notes.md").write_text("in a folder\n")
     elif kind == "socket":
-        if len(os.fsencode(claude)) >= 100:
-            pytest.skip("the temp path is too long for a unix socket")
         server = socket.socket(socket.AF_UNIX)
-        server.bind(str(claude))
+        server.bind("CLAUDE.md")  # relative to the project (the current folder): no 108-byte limit
     else:
         os.mkfifo(project_dir / "pipe")
         claude.symlink_to("pipe")
@@ -273,10 +274,13 @@ def test_claude_md_swapped_while_it_is_read(project_dir: Path, home: Path) -> No
     swapper.start()
     try:
         with must_finish_within(30):
-            for _ in range(2000):
+            least, most = SWAP_BUILDS
+            for built in range(1, most + 1):
                 prompt = build_system_prompt(project, "", warn=skipped.append)
                 assert SECRET not in prompt
                 read.append("Use tabs." in prompt)
+                if built >= least and any(read) and skipped:
+                    break
     finally:
         stop.set()
         swapper.join(5)

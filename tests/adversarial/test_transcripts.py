@@ -31,7 +31,7 @@ from tests.cli_harness import Cli
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_KILLS = 8
-MAX_KILL_DELAY = 0.25  # seconds of writing before the kill: up to ~40 MB of transcript
+MAX_KILL_DELAY = 0.1  # seconds of writing before the kill: up to ~15 MB of transcript, 1 MB records
 START_TIMEOUT = 20.0
 FILL_RECORD_BYTES = 20_000
 FULL_DISK_BYTES = 256 * 1024
