@@ -17,6 +17,7 @@ from typing import IO, Any
 import pexpect
 
 from tests.warm_client import WarmPopen, open_terminal, warm_starter
+from tests.warm_start import limit_file_size
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 # The input prompt "> " as prompt-toolkit draws it: escape codes may sit between the newline and ">".
@@ -75,21 +76,27 @@ class Terminal:
         return self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
 
 
+def program_env() -> dict[str, str]:
+    """The environment a test's program gets: this process's, for a terminal like pexpect's."""
+    # COLUMNS/LINES (which pytest-xdist's workers have) would win over the terminal's own size.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("PYTEST") and key not in ("COLUMNS", "LINES")
+    }
+    env.update(TERM="xterm-256color", PYTHONUNBUFFERED="1", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    # pexpect is a terminal that never answers cursor-position requests; say so, as such
+    # terminals do, instead of letting prompt-toolkit wait ~2 s for an answer that never comes.
+    env["PROMPT_TOOLKIT_NO_CPR"] = "1"
+    return env
+
+
 class Cli:
     """Starts mini-claude with this test's HOME, project directory and environment."""
 
     def __init__(self, project_dir: Path) -> None:
         self.project_dir = project_dir
-        # COLUMNS/LINES (which pytest-xdist's workers have) would win over the terminal's own size.
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith("PYTEST") and key not in ("COLUMNS", "LINES")
-        }
-        self.env.update(TERM="xterm-256color", PYTHONUNBUFFERED="1", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-        # pexpect is a terminal that never answers cursor-position requests; say so, as such
-        # terminals do, instead of letting prompt-toolkit wait ~2 s for an answer that never comes.
-        self.env["PROMPT_TOOLKIT_NO_CPR"] = "1"
+        self.env = program_env()
 
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "mini_claude", *args]
@@ -114,32 +121,40 @@ class Cli:
             child.close(force=True)
 
     def start(
-        self, *args: str, stdin: int | IO[Any] = subprocess.PIPE, text: bool = False
-    ) -> subprocess.Popen | WarmPopen:
+        self, *args: str, stdin: int | IO[Any] = subprocess.PIPE, text: bool = False,
+        file_size_limit: int | None = None,
+    ) -> subprocess.Popen | WarmPopen:  # fmt: skip
         """Start it with stdout and stderr piped, as `subprocess.Popen` would, for a test that acts
-        while it runs (keeps stdin open, sends a signal); `stdin` is PIPE, DEVNULL or a file."""
+        while it runs (keeps stdin open, sends a signal); `stdin` is PIPE, DEVNULL or a file.
+        `file_size_limit`: its writes past that many bytes fail (`warm_start.limit_file_size`)."""
         starter = warm_starter(self.env)
         if starter is not None:
-            return WarmPopen(starter, list(args), self.env, self.project_dir, stdin=stdin, text=text)
+            return WarmPopen(
+                starter, list(args), self.env, self.project_dir, stdin=stdin, text=text,
+                file_size_limit=file_size_limit,
+            )  # fmt: skip
+        limited = None if file_size_limit is None else lambda: limit_file_size(file_size_limit)
         return subprocess.Popen(
             self.command(*args), cwd=self.project_dir, env=self.env, stdin=stdin,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text, preexec_fn=limited,
         )  # fmt: skip
 
     def run(
-        self, *args: str, stdin: str | bytes | None = None, timeout: float = 60
-    ) -> subprocess.CompletedProcess[str]:
+        self, *args: str, stdin: str | bytes | None = None, timeout: float = 60,
+        file_size_limit: int | None = None,
+    ) -> subprocess.CompletedProcess[str]:  # fmt: skip
         """Run to the end with `stdin` piped in (bytes as they are, so a test can send bad UTF-8);
         stdout and stderr come back as text, undecodable bytes replaced."""
-        done = self.run_bytes(*args, stdin=stdin, timeout=timeout)
+        done = self.run_bytes(*args, stdin=stdin, timeout=timeout, file_size_limit=file_size_limit)
         return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout), _text(done.stderr))
 
     def run_bytes(
-        self, *args: str, stdin: str | bytes | None = None, timeout: float = 60
-    ) -> subprocess.CompletedProcess[bytes]:
+        self, *args: str, stdin: str | bytes | None = None, timeout: float = 60,
+        file_size_limit: int | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
         """As `run`, with stdout and stderr as the bytes written."""
         data = stdin.encode() if isinstance(stdin, str) else stdin if stdin is not None else b""
-        process = self.start(*args)
+        process = self.start(*args, file_size_limit=file_size_limit)
         try:
             stdout, stderr = process.communicate(data, timeout=timeout)
         finally:

@@ -1,7 +1,9 @@
 """The test side of `warm_start`: start the program from the warm server, piped or in a pty.
 
-One server per test process (each pytest-xdist worker has its own), started on first use and
-stopped when the session ends (`stop_warm_starter`, called from conftest) or the process exits.
+One server per run: under pytest-xdist the controller starts it (`share_warm_starter`) and every
+worker uses it, so the SDK is preloaded once, not once a worker; in a single pytest process it is
+started on first use. It is stopped when the session ends (`stop_warm_starter`, called from
+conftest) or its process exits.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ READY_SECONDS = 60
 EXIT_GRACE_SECONDS = 5
 CERTIFICATE_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 COLD_SWITCH = "MINI_CLAUDE_TEST_COLD"  # set to 1: every test starts the program cold, as before
+SHARED_SERVER = "MINI_CLAUDE_TEST_WARM_SERVER"  # {"socket": …, "settings": …} of the controller's
 # Read once, at import: each test's environment is cleared of MINI_CLAUDE_* settings (conftest).
 ALL_COLD = os.environ.get(COLD_SWITCH) == "1"
+SHARED = json.loads(os.environ.get(SHARED_SERVER) or "null")
 
 
 def interpreter_settings(env: Mapping[str, str]) -> dict[str, str]:
@@ -81,41 +85,68 @@ class WarmProcess:
 
 
 class WarmStarter:
-    def __init__(self, settings: dict[str, str]) -> None:
+    """Starts programs from a warm server: its own (`launch`), or one another process launched."""
+
+    def __init__(self, settings: dict[str, str], socket_path: str) -> None:
         self.settings = settings
-        self.folder = tempfile.mkdtemp(prefix="mini-claude-warm-")
-        self.socket_path = os.path.join(self.folder, "server.sock")
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": self.folder, **settings}
+        self.socket_path = socket_path
+        self.server: subprocess.Popen | None = None
+        self.folder: str | None = None
+
+    @classmethod
+    def launch(cls, settings: dict[str, str]) -> WarmStarter:
+        """A new server, returned while it still preloads (`start` waits for it)."""
+        folder = tempfile.mkdtemp(prefix="mini-claude-warm-")
+        starter = cls(settings, os.path.join(folder, "server.sock"))
+        starter.folder = folder
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": folder, **settings}
         # Where the tests' programs find CA certificates, so the server makes their TLS context.
         env.update({name: value for name, value in os.environ.items() if name in CERTIFICATE_SETTINGS})
-        self.server = subprocess.Popen(
-            [sys.executable, "-P", str(SERVER), self.socket_path], env=env, cwd=self.folder,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        starter.server = subprocess.Popen(
+            [sys.executable, "-P", str(SERVER), starter.socket_path], env=env, cwd=folder,
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        readable, _, _ = select.select([self.server.stdout], [], [], READY_SECONDS)
-        if not readable or self.server.stdout.readline().strip() != b"ready":
-            self.stop()
-            raise RuntimeError("the warm start server did not start")
+        return starter
+
+    def _connect(self) -> socket.socket:
+        """A connection to the server, waiting while it preloads (it listens once that is done)."""
+        deadline = time.monotonic() + READY_SECONDS
+        while True:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                conn.connect(self.socket_path)
+                return conn
+            except (FileNotFoundError, ConnectionRefusedError):
+                conn.close()
+                ended = self.server is not None and self.server.poll() is not None
+                if ended or time.monotonic() > deadline:
+                    raise RuntimeError("the warm start server did not start") from None
+                time.sleep(0.01)
 
     def start(
-        self, argv: list[str], env: Mapping[str, str], cwd: Path, fds: list[int], *, tty: bool
-    ) -> WarmProcess:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        conn.connect(self.socket_path)
-        request = {"argv": argv, "env": dict(env), "cwd": str(cwd), "tty": tty, "main": MAIN}
+        self, argv: list[str], env: Mapping[str, str], cwd: Path, fds: list[int], *, tty: bool,
+        file_size_limit: int | None = None,
+    ) -> WarmProcess:  # fmt: skip
+        conn = self._connect()
+        request = {
+            "argv": argv, "env": dict(env), "cwd": str(cwd), "tty": tty, "main": MAIN,
+            "file_size_limit": file_size_limit,
+        }  # fmt: skip
         socket.send_fds(conn, [json.dumps(request).encode()], fds)
         pid = json.loads(conn.recv(4096))["pid"]
         return WarmProcess(conn, pid, [sys.executable, "-m", "mini_claude", *argv])
 
     def stop(self) -> None:
-        if self.server.poll() is None:
-            self.server.stdin.close()  # the server kills what still runs, then exits
+        """Ends the server if this process launched it (the server kills what still runs)."""
+        if self.server is not None and self.server.poll() is None:
+            self.server.stdin.close()  # type: ignore[union-attr]
             try:
                 self.server.wait(10)
             except subprocess.TimeoutExpired:
                 self.server.kill()
                 self.server.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 _starter: WarmStarter | None = None
@@ -129,10 +160,24 @@ def warm_starter(env: Mapping[str, str]) -> WarmStarter | None:
         return None
     settings = interpreter_settings(env)
     with _lock:
+        if _starter is None and SHARED is not None and SHARED["settings"] == settings:
+            _starter = WarmStarter(settings, SHARED["socket"])
         if _starter is None:
-            _starter = WarmStarter(settings)
+            _starter = WarmStarter.launch(settings)
             atexit.register(stop_warm_starter)
     return _starter if _starter.settings == settings else None
+
+
+def share_warm_starter(settings: dict[str, str]) -> None:
+    """In pytest-xdist's controller, before it starts the workers: launch the server they share
+    (preloading while they collect) and tell them where it is, through their environment."""
+    global _starter
+    if ALL_COLD:
+        return
+    with _lock:
+        _starter = WarmStarter.launch(settings)
+        atexit.register(stop_warm_starter)
+    os.environ[SHARED_SERVER] = json.dumps({"socket": _starter.socket_path, "settings": settings})
 
 
 def stop_warm_starter() -> None:
@@ -150,7 +195,7 @@ class WarmPopen:
 
     def __init__(
         self, starter: WarmStarter, argv: list[str], env: Mapping[str, str], cwd: Path, *,
-        stdin: int | IO[Any] = subprocess.PIPE, text: bool = False,
+        stdin: int | IO[Any] = subprocess.PIPE, text: bool = False, file_size_limit: int | None = None,
     ) -> None:  # fmt: skip
         piped = stdin == subprocess.PIPE
         ours: list[int] = []
@@ -165,7 +210,8 @@ class WarmPopen:
         err_read, err_write = os.pipe()
         ours += [out_read, err_read]
         try:
-            self._process = starter.start(argv, env, cwd, [child_stdin, out_write, err_write], tty=False)
+            fds = [child_stdin, out_write, err_write]
+            self._process = starter.start(argv, env, cwd, fds, tty=False, file_size_limit=file_size_limit)
         except BaseException:
             for fd in ours:
                 os.close(fd)

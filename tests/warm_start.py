@@ -11,9 +11,10 @@ interpreter (locale, `PYTHON*` variables, what is imported at start) start cold 
 `cli_harness`).
 
 Run as `python -P warm_start.py SOCKET`; it prints "ready" once listening and exits when its stdin
-closes. Protocol (SOCK_SEQPACKET): the client sends one JSON request with three file descriptors
-(stdin, stdout, stderr); the server answers {"pid": …}, then {"returncode": …} when the child ends
-(negative: killed by that signal, as `subprocess` says). A client that hangs up kills its child.
+closes. Protocol (SOCK_SEQPACKET): the client sends one JSON request (with a file size limit for
+the child, or null) and three file descriptors (stdin, stdout, stderr); the server answers
+{"pid": …}, then {"returncode": …} when the child ends (negative: killed by that signal, as
+`subprocess` says). A client that hangs up kills its child.
 Standard library and mini_claude only: this file must not import the tests.
 """
 
@@ -113,6 +114,9 @@ def serve(path: str) -> tuple[dict, list[int]]:
         if listener in readable:
             conn, _ = listener.accept()
             message, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
+            if not message:  # a client that connected and hung up: nothing to start
+                conn.close()
+                continue
             pid = os.fork()
             if pid == 0:
                 signal.set_wakeup_fd(-1)
@@ -166,6 +170,8 @@ def become_the_program(request: dict, fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    if request.get("file_size_limit") is not None:
+        limit_file_size(request["file_size_limit"])
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.argv = [request["main"], *request["argv"]]
     _new_stdio(unbuffered=bool(os.environ.get("PYTHONUNBUFFERED")))
@@ -177,6 +183,15 @@ def become_the_program(request: dict, fds: list[int]) -> None:
     except SystemExit as leaving:
         code = leaving.code
     _exit_as_the_interpreter_would(code)
+
+
+def limit_file_size(limit: int) -> None:
+    """RLIMIT_FSIZE: a write past `limit` bytes fails with EFBIG (SIGXFSZ ignored, which would
+    kill the process instead), as on a disk that fills up part-way through a write."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def _exit_as_the_interpreter_would(code: object) -> None:

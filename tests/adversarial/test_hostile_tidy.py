@@ -6,9 +6,6 @@ is said so; a trash folder that is a symlink is refused, never followed."""
 from __future__ import annotations
 
 import json
-import resource
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -217,15 +214,7 @@ def test_a_failure_part_way_puts_back_what_was_done(
     )
     before = snapshot(memory_dir)
 
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills the writer
-
-    cli = Cli(project_dir)
-    result = subprocess.run(
-        cli.command("memory", "tidy", "--yes"), cwd=project_dir, env=cli.env, capture_output=True, text=True,
-        timeout=60, preexec_fn=limited,
-    )  # fmt: skip
+    result = Cli(project_dir).run("memory", "tidy", "--yes", file_size_limit=FILE_SIZE_LIMIT)
 
     assert result.returncode == 1, result.stdout + result.stderr
     assert "the tidy was not applied (" in result.stdout and "every memory file is as it was" in result.stdout
