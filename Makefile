@@ -27,10 +27,11 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUN_STAMP)
 	@cd "$(or $(DIR),.)" && "$(CURDIR)/$(BIN)/mini-claude" $(ARGS)
 
-# Two workers (pytest-xdist), and bytecode cached even where the shell says not to: the suite
-# imports the same modules in every worker and in each program it starts cold.
+# Three workers (pytest-xdist) on two CPUs, since many tests wait on a terminal or a timer; a
+# worker that runs out takes queued tests from the others (worksteal), so none finishes alone.
+# Bytecode cached even where the shell says not to: every worker and cold start imports the same.
 test: $(DEV_STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 3 --dist worksteal $(PYTEST_ARGS)
 
 # The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
 faults: $(DEV_STAMP)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.agent_harness import Harness
-from tests.cli_harness import Cli
+from tests.cli_harness import Cli, program_env
 from tests.fake_api import FakeAnthropic
-from tests.warm_client import stop_warm_starter
+from tests.warm_client import interpreter_settings, share_warm_starter, stop_warm_starter
 from tests.warm_start import share_tls_contexts
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
@@ -36,11 +36,23 @@ RAM_DISK = Path("/dev/shm")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Scratch files on a RAM disk when there is one and TMPDIR does not say otherwise: thousands
-    of tests each make and remove a home, and on a disk mounted with `discard` that cost a third
-    of the suite's time. Tests run in each pytest process and every program they start see it.
-    And the SDK's TLS contexts made once, not by each test's client (see `share_tls_contexts`)."""
+    """What every test process shares: scratch folders on a RAM disk, the SDK's TLS contexts made
+    once rather than by each test's client (`share_tls_contexts`), and under pytest-xdist one warm
+    start server, which the controller launches for all its workers (`share_warm_starter`)."""
     share_tls_contexts()
+    _scratch_on_the_ram_disk()
+    if config.getoption("numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
+        share_warm_starter(interpreter_settings(program_env()))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    stop_warm_starter()
+
+
+def _scratch_on_the_ram_disk() -> None:
+    """TMPDIR on the RAM disk when there is one and TMPDIR is not set: thousands of tests each
+    make and remove a home, and on a disk mounted with `discard` that cost a third of the suite's
+    time. The tests, and every program they start, see it."""
     if "TMPDIR" in os.environ or not RAM_DISK.is_dir():
         return
     scratch = RAM_DISK / f"mini-claude-tests-{os.getuid()}"
