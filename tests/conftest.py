@@ -47,6 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    """The warm start server goes with the process that launched it (tests/warm_start.py)."""
     stop_warm_starter()
 
 
@@ -67,13 +68,6 @@ def _scratch_on_the_ram_disk() -> None:
     if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077 == 0:
         os.environ["TMPDIR"] = str(scratch)
         tempfile.tempdir = None  # asked again of TMPDIR at the next use
-
-
-@pytest.fixture(autouse=True, scope="session")
-def warm_server_stopped() -> Iterator[None]:
-    """The server that starts the program warm (tests/warm_start.py) goes with the session."""
-    yield
-    stop_warm_starter()
 
 
 @pytest.fixture(autouse=True, scope="session")

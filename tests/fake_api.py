@@ -346,7 +346,9 @@ class _Server(ThreadingHTTPServer):
         with selectors.DefaultSelector() as selector:
             selector.register(self, selectors.EVENT_READ)
             selector.register(wake, selectors.EVENT_READ)
-            while all(key.fileobj is not wake for key, _ in selector.select()):
+            while True:
+                if any(key.fileobj is wake for key, _ in selector.select()):
+                    return
                 try:
                     request, client_address = self.get_request()
                 except OSError:

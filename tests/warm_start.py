@@ -10,11 +10,11 @@ is shared (and the SDK's TLS contexts, `share_tls_contexts`), so tests that depe
 interpreter (locale, `PYTHON*` variables, what is imported at start) start cold instead (see
 `cli_harness`).
 
-Run as `python -P warm_start.py SOCKET`; it prints "ready" once listening and exits when its stdin
-closes. Protocol (SOCK_SEQPACKET): the client sends one JSON request (with a file size limit for
-the child, or null) and three file descriptors (stdin, stdout, stderr); the server answers
-{"pid": …}, then {"returncode": …} when the child ends (negative: killed by that signal, as
-`subprocess` says). A client that hangs up kills its child.
+Run as `python -P warm_start.py SOCKET`; it listens once it has preloaded (clients retry until
+then) and exits when its stdin closes. Protocol (SOCK_SEQPACKET): the client sends one JSON request
+(with a file size limit for the child, or null) and three file descriptors (stdin, stdout,
+stderr); the server answers {"pid": …}, then {"returncode": …} when the child ends (negative:
+killed by that signal, as `subprocess` says). A client that hangs up kills its child.
 Standard library and mini_claude only: this file must not import the tests.
 """
 
@@ -97,7 +97,6 @@ def serve(path: str) -> tuple[dict, list[int]]:
         os.set_blocking(fd, False)
     signal.set_wakeup_fd(wake)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    print("ready", flush=True)
     children: dict[int, socket.socket] = {}  # pid -> the client waiting for it
     while True:
         waiting = [listener, sys.stdin, child_ended, *children.values()]
