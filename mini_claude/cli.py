@@ -163,7 +163,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> S
     except ConfigError as error:
         from mini_claude.untrusted import visible_text
 
-        parser.error(visible_text(str(error)))  # it quotes values from the environment
+        # One line: the usage would bury a setting's fix; it quotes values from the environment.
+        parser.exit(2, f"{parser.prog}: error: {visible_text(str(error))}\n")
     from mini_claude.logging_setup import setup_logging
 
     setup_logging()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,9 @@ DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
 PERMISSION_MODES = ("ask", "accept-edits", "bypass")
+ANTHROPIC_API_URL = "https://api.anthropic.com"  # the real API: where an unset or blank base URL goes
+BASE_URL_SCHEMES = ("http", "https")  # all the SDK's HTTP client speaks
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 PROJECT_HASH_CHARS = 16
 GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree or submodule
 MEMORY_FOLDER = "memory"
@@ -51,6 +55,26 @@ def _env_switch(name: str, *, default: bool) -> bool:
     if raw in ("off", "0", "false", "no"):
         return False
     raise ConfigError(f"{name}={raw!r} is not on or off")
+
+
+def _env_base_url() -> str | None:
+    """ANTHROPIC_BASE_URL, None when unset or blank (`export ANTHROPIC_BASE_URL=` is how people
+    unset it: the real API). An address without `http://` would only fail at the first message,
+    after retries, with a protocol error; it is refused at start with the fix."""
+    raw = os.environ.get("ANTHROPIC_BASE_URL", "").strip()
+    if not raw:
+        return None
+    scheme = _URL_SCHEME.match(raw)
+    if scheme is None:
+        raise ConfigError(
+            f"ANTHROPIC_BASE_URL={raw!r} has no http:// or https://: add it "
+            f"(ANTHROPIC_BASE_URL=http://{raw.lstrip('/')})"
+        )
+    if scheme.group(1).lower() not in BASE_URL_SCHEMES:
+        raise ConfigError(f"ANTHROPIC_BASE_URL={raw!r} must start with http:// or https://")
+    if not raw[scheme.end() :].split("/", 1)[0]:
+        raise ConfigError(f"ANTHROPIC_BASE_URL={raw!r} names no host (like http://127.0.0.1:8080)")
+    return raw
 
 
 def app_home() -> Path:
@@ -189,7 +213,7 @@ def load_settings(
         side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
-        base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
+        base_url=_env_base_url(),
         max_turns=max_turns if max_turns is not None else DEFAULT_MAX_TURNS,
         max_tokens=int(_env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
         api_timeout=_env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),

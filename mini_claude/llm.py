@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mini_claude import model_errors
-from mini_claude.config import Settings
+from mini_claude.config import ANTHROPIC_API_URL, Settings
 from mini_claude.events import UsageReport
 from mini_claude.retry_watch import RetryListener, retry_watch
 from mini_claude.streamed_response import StreamedResponse, StreamUpdate, apply_stream_event, describe_usage
@@ -86,7 +86,8 @@ class ModelClient:
                 self._client = anthropic.Anthropic(
                     api_key=api_key,
                     auth_token=None if s.api_key else s.auth_token,
-                    base_url=s.base_url,
+                    # Never None: the SDK would read ANTHROPIC_BASE_URL itself, blank included.
+                    base_url=s.base_url or ANTHROPIC_API_URL,
                     max_retries=s.max_retries,
                     timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
                     middleware=[retry_watch().middleware],

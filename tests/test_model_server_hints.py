@@ -1,10 +1,13 @@
 """When the model server is not what it should be, the user is told what to fix: a base URL that
-ends in /v1, a model name the server does not know, an answer that is no stream; and while the
-SDK retries, what it is waiting for."""
+ends in /v1 or has no http://, a model name the server does not know, an answer that is no
+stream; and while the SDK retries, what it is waiting for. A blank base URL is the real API."""
 
 from __future__ import annotations
 
 import json
+import socket
+import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -23,6 +26,75 @@ def test_a_base_url_ending_in_v1_is_named_with_the_fix(cli: Cli, api_env: FakeAn
     assert "API error 404" in line and "the SDK adds /v1/messages itself" in line
     assert line.endswith(f"set ANTHROPIC_BASE_URL={api_env.base_url}")
     assert api_env.requests[0].path == suffix.rstrip("/") + "/v1/messages"
+
+
+@pytest.fixture
+def proxy_requests() -> Iterator[tuple[str, list[bytes]]]:
+    """An HTTPS proxy that writes down what each client asks it, then hangs up: where a program
+    would connect, seen without any network."""
+    server = socket.create_server(("127.0.0.1", 0))
+    asked: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:
+                return  # closed: the test is over
+            with client:
+                client.settimeout(5)
+                asked.append(client.recv(1024))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}", asked
+    server.close()
+    thread.join(5)
+
+
+@pytest.mark.parametrize("blank", ["", "  "], ids=["empty", "spaces"])
+def test_a_blank_base_url_is_the_real_api(
+    cli: Cli, proxy_requests: tuple[str, list[bytes]], blank: str
+) -> None:
+    """`export ANTHROPIC_BASE_URL=` is how people unset it; the SDK reading the blank itself
+    failed with UnsupportedProtocol, blamed on api.anthropic.com."""
+    proxy, asked = proxy_requests
+    cli.env.update(ANTHROPIC_BASE_URL=blank, HTTPS_PROXY=proxy, MINI_CLAUDE_MAX_RETRIES="0")
+
+    result = cli.run("-p", "hello")
+
+    assert [request.split(b"\r\n")[0] for request in asked] == [b"CONNECT api.anthropic.com:443 HTTP/1.1"]
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith("Could not reach the model server at api.anthropic.com: ")
+    assert "UnsupportedProtocol" not in line
+
+
+@pytest.mark.parametrize(
+    ("base_url", "shown"),
+    [
+        ("localhost:8080", "add it (ANTHROPIC_BASE_URL=http://localhost:8080)"),
+        ("127.0.0.1:8080/", "add it (ANTHROPIC_BASE_URL=http://127.0.0.1:8080/)"),
+        ("//example.com", "add it (ANTHROPIC_BASE_URL=http://example.com)"),
+        ("ftp://127.0.0.1:8080", "must start with http:// or https://"),
+        ("http://", "names no host"),
+        ("https:///v1", "names no host"),
+    ],
+)
+def test_a_base_url_without_http_is_one_line_at_start(
+    cli: Cli, api_env: FakeAnthropic, base_url: str, shown: str
+) -> None:
+    cli.env["ANTHROPIC_BASE_URL"] = base_url
+
+    printed = cli.run("-p", "hello")
+    with cli.terminal() as term:  # the REPL does not start either, rather than fail at the first message
+        term.expect(r"mini-claude: error: [^\n]*\n")
+        status = term.wait_exit()
+
+    assert printed.returncode == 2 == status and printed.stdout == ""
+    [line] = printed.stderr.splitlines()  # no usage text around it
+    assert line.startswith(f"mini-claude: error: ANTHROPIC_BASE_URL={base_url!r} ") and shown in line
+    assert api_env.requests == []
 
 
 def test_an_unknown_model_is_named_as_such(cli: Cli, api_env: FakeAnthropic) -> None:
