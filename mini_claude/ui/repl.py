@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -13,13 +12,12 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.completion import merge_completers
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from mini_claude import __version__, safe_read
-from mini_claude.config import Settings, history_file
+from mini_claude import __version__
+from mini_claude.config import Settings
 from mini_claude.events import Notice
 from mini_claude.permissions import Answer, PermissionRequest
 from mini_claude.resume import ResumeRequest
@@ -28,6 +26,7 @@ from mini_claude.ui import context_commands, init_command, memory_commands  # no
 from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.draft_recall import DraftRecall
+from mini_claude.ui.input_history import open_history
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.mention_completion import MentionCompleter
@@ -43,7 +42,6 @@ T = TypeVar("T")
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
-HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
 
 
 class ExitGuard:
@@ -98,7 +96,7 @@ class Repl:
         self.renderer = make_renderer(self.console, plain=self.plain)
         self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
         self.exit_guard = ExitGuard()
-        history, self.history_warning = _history()
+        history, self.history_warning = open_history()
         completer = merge_completers(
             [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
         )
@@ -240,27 +238,6 @@ class Repl:
 def _looks_like_command(text: str) -> bool:
     """`/name [argument]` on one line; `/etc/hosts, what is this?` is a message about a path."""
     return "\n" not in text.strip() and _COMMAND_WORD.match(text.strip()) is not None
-
-
-def _history() -> tuple[FileHistory | InMemoryHistory, str | None]:
-    """The input history file, and a one-line warning when it is not used.
-
-    prompt-toolkit reads it whole at the first prompt and appends to it: it is used only when it is
-    a regular file in mini-claude's data folder, under HISTORY_MAX_BYTES (a FIFO would hang the
-    prompt, a symlink would leak another file into Up-arrow or get appended to)."""
-    path = history_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return InMemoryHistory(), None  # an unwritable data dir costs history, not the session
-    try:
-        safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES)
-    except FileNotFoundError:
-        pass  # the first session: FileHistory creates it
-    except OSError as error:
-        warning = f"Input history not loaded: {safe_read.describe(error)}; this session keeps it in memory"
-        return InMemoryHistory(), warning
-    return FileHistory(os.fspath(path)), None
 
 
 def run_repl(

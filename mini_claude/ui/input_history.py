@@ -1,0 +1,67 @@
+"""The REPL's input history (Up / Down): every line typed, a refused secret and `!` commands
+included, so it is kept private as transcripts are: the file 0600 in a 0700 folder, whatever the
+umask, and narrowed at start when an older version left it wider.
+
+prompt-toolkit reads it whole at the first prompt and appends to it: it is used only when it is
+a regular file in mini-claude's data folder, under HISTORY_MAX_BYTES (a FIFO would hang the
+prompt, a symlink would leak another file into Up-arrow or get appended to).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+from mini_claude import safe_read
+from mini_claude.config import history_file
+from mini_claude.paths import visible_path
+
+HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+OTHERS_BITS = 0o077  # group and other permissions: none on the history or its folder
+# O_NONBLOCK: a FIFO put in its place fails at once (no reader) instead of hanging the start.
+OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def open_history() -> tuple[History, str | None]:
+    """The input history, and a one-line warning when this session keeps it in memory instead."""
+    path = history_file()
+    try:
+        path.parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    except OSError:
+        return InMemoryHistory(), None  # an unwritable data dir costs history, not the session
+    try:
+        _make_private(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, FOLDER_MODE)
+        with contextlib.suppress(FileNotFoundError):  # the first session: created below
+            safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES)
+        # Created (or narrowed) here: prompt-toolkit's own append would make it 0644 under umask 022.
+        _make_private(Path(os.path.realpath(path)), OPEN_FLAGS, FILE_MODE)
+    except OSError as error:
+        warning = f"Input history not loaded: {_reason(error)}; this session keeps it in memory"
+        return InMemoryHistory(), warning
+    return FileHistory(os.fspath(path)), None
+
+
+def _make_private(path: Path, flags: int, mode: int) -> None:
+    """Open `path` (creating a missing file with `mode`) and take away what others may do with it;
+    raises OSError (UnreadableFile when it is no longer what it was checked to be)."""
+    fd = os.open(path, flags, mode)
+    try:
+        info = os.fstat(fd)
+        if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+            raise safe_read.UnreadableFile(f"{visible_path(str(path))} is {safe_read.kind(info.st_mode)}")
+        if info.st_mode & OTHERS_BITS:
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+def _reason(error: OSError) -> str:
+    if isinstance(error, safe_read.UnreadableFile) or not error.filename:
+        return safe_read.describe(error)
+    return f"{visible_path(str(error.filename))} cannot be made private: {error.strerror}"
