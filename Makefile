@@ -24,8 +24,14 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	@touch $@ $(RUN_STAMP)
 
 # The agent works on the folder it starts in: DIR picks your project (default: this repository).
+# A leading ~ is expanded here: dash and zsh leave the one in `make run DIR=~/code/x` to make.
+# DIR reaches the shell through the environment, so no quote or $ in it can break the line.
+run: export MINI_CLAUDE_RUN_DIR = $(DIR)
 run: $(RUN_STAMP)
-	@cd "$(or $(DIR),.)" && "$(CURDIR)/$(BIN)/mini-claude" $(ARGS)
+	@dir="$${MINI_CLAUDE_RUN_DIR:-.}"; \
+	case "$$dir" in "~" | "~/"*) dir="$$HOME$${dir#"~"}" ;; esac; \
+	cd "$$dir" 2>/dev/null || { echo "mini-claude: DIR=$$dir is not a folder you can open" >&2; exit 2; }; \
+	"$(CURDIR)/$(BIN)/mini-claude" $(ARGS)
 
 # Three workers (pytest-xdist) on two CPUs, since many tests wait on a terminal or a timer; a
 # worker that runs out takes queued tests from the others (worksteal), so none finishes alone.
