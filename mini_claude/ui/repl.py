@@ -35,7 +35,12 @@ from mini_claude.ui.permission_prompt import ask_permission
 from mini_claude.ui.session_commands import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.shell_line import run_shell_line
 from mini_claude.ui.turn_keys import TurnKeys
-from mini_claude.ui.typeahead import typeahead_passed_to_prompt, typeahead_set_aside, typing_not_echoed
+from mini_claude.ui.typeahead import (
+    typeahead_passed_to_prompt,
+    typeahead_set_aside,
+    typeahead_unsent,
+    typing_not_echoed,
+)
 from mini_claude.untrusted import visible_text
 
 T = TypeVar("T")
@@ -206,7 +211,7 @@ class Repl:
 
     def _interruptible(self, work: Callable[[], T]) -> T | None:
         """`work()` with Esc and Ctrl+C stopping it (then None, and it says so), keys typed
-        meanwhile kept for the next prompt."""
+        meanwhile kept for the next prompt (after a stop, unsent even if Enter ended them)."""
         try:
             with self.turn_keys.watching():
                 return work()
@@ -217,6 +222,7 @@ class Repl:
     def _interrupted(self) -> None:
         self.renderer.interrupt()
         self.console.print("Interrupted.", style="dim", markup=False)
+        typeahead_unsent(self.prompt.input)  # a message queued meanwhile waits in the prompt, unsent
 
     def ask_permission(self, request: PermissionRequest) -> Answer:
         # Keys typed before the question are a message for the next prompt, not its answer.

@@ -7,8 +7,8 @@ Enter); Ctrl+C still raises SIGINT. A thread reads each byte as it comes. An Esc
 nothing follows it within ESCAPE_WAIT_S: an arrow key or Alt+key arrives as one burst starting
 with Esc, and an Esc inside a bracketed paste is text. Everything else typed is handed to the
 next prompt as keys typed ahead (`typeahead.keys_typed_ahead`), so a message typed during a
-reply is sent after it. Around a permission question the thread stops, so the question reads
-its own key.
+reply is sent after it; when the turn was stopped it waits in the prompt, unsent. Around a
+permission question the thread stops, so the question reads its own key.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Until prompt-toolkit switches the terminal to raw mode, the terminal is in line 
 Enter into `\\n` — the key we bind to "insert a newline", so a message typed ahead would sit in
 the prompt unsent. Here what was typed ahead is read first and handed to the prompt as one
 message whose last line end is Enter, unless more was typed after it (earlier ones stay new
-lines: a paste is never split up into several messages).
+lines: a paste is never split up into several messages). After an interrupt none of it is sent.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
 
 READ_BYTES = 4096
 CTRL_D = b"\x04"
@@ -95,6 +96,18 @@ def typeahead_passed_to_prompt(prompt_input: Input) -> Iterator[None]:
         if keys:
             store_typeahead(prompt_input, keys)
         yield
+
+
+def typeahead_unsent(prompt_input: Input) -> None:
+    """After an interrupt: a message typed and sent with Enter while the turn ran goes back to the
+    prompt as text to edit, not sent (stopping means stop, as in Claude Code). An Enter inside it
+    becomes a line break; the ones that end it go."""
+    keys = get_typeahead(prompt_input)
+    while keys and keys[-1].key in (Keys.ControlM, Keys.ControlJ):
+        keys.pop()
+    kept = [KeyPress(Keys.ControlJ, "\n") if key.key == Keys.ControlM else key for key in keys]
+    if kept:
+        store_typeahead(prompt_input, kept)
 
 
 @contextmanager
