@@ -1,9 +1,11 @@
-"""A question answered by one key press, no Enter: the permission question's `y`/`a`/`n`/`v`.
+"""A question answered by one key press, no Enter: the permission question's `y`/`a`/`n`/`v`
+and the REPL's yes/no confirmations (`/memory rm`, `/memory tidy`).
 
-Esc, Ctrl+C and Ctrl+D answer `cancel`; any other key (Enter included: it may be left over from
-an answer typed the old way) is ignored. The chosen answer stays on the line, for the scrollback.
-Keys typed before the question appeared are not read here: the caller sets them aside
-(`typeahead.typeahead_set_aside`).
+Esc, Ctrl+C and Ctrl+D answer `cancel`; Enter answers only where a question has a default. Any
+other key (Enter included elsewhere: it may be left over from an answer typed the old way)
+answers nothing: a line under the question says which keys it takes, and the question stays.
+The chosen answer stays on the line, for the scrollback. Keys typed before the question appeared
+are not read here: the caller sets them aside (`typeahead.typeahead_set_aside`).
 """
 
 from __future__ import annotations
@@ -19,18 +21,33 @@ from mini_claude.untrusted import visible_text
 
 ESCAPE_WAIT_S = 0.1  # how long a lone Esc waits to tell itself from the start of an arrow key
 CANCEL_KEYS = ("escape", "c-c", "c-d")
+CANCEL_KEY_NAME = "Esc"  # Ctrl+C and Ctrl+D answer the same; the hint names the usual one
+ENTER_KEY_NAME = "Enter"
 ANSWER_STYLE = "bold"
+HINT_STYLE = "italic"  # not a colour: --plain shows it too
+YES_NO = {"y": ("y", "yes"), "n": ("n", "no")}
+NO = ("n", "no")
 
 
 def read_key_answer(
-    prompt: str, answers: Mapping[str, tuple[str, str]], *, cancel: tuple[str, str], plain: bool
+    prompt: str,
+    answers: Mapping[str, tuple[str, str]],
+    *,
+    cancel: tuple[str, str],
+    plain: bool,
+    enter: tuple[str, str] | None = None,
 ) -> str:
     """Show `prompt` and wait for a key of `answers` (key → (answer, word shown after the
-    prompt)); upper case works too. Returns the answer, or `cancel`'s for Esc, Ctrl+C, Ctrl+D."""
+    prompt)); upper case works too. Returns the answer, `cancel`'s for Esc, Ctrl+C, Ctrl+D, and
+    `enter`'s (the default, when given) for Enter."""
     chosen: list[str] = []  # the word shown after the prompt once answered
+    hint: list[str] = []  # the line under the question after a key it does not take
 
     def fragments() -> list[tuple[str, str]]:
-        return [("", visible_text(prompt)), (ANSWER_STYLE, " ".join(chosen)), ("[SetCursorPosition]", "")]
+        shown = [("", visible_text(prompt)), (ANSWER_STYLE, " ".join(chosen)), ("[SetCursorPosition]", "")]
+        if hint and not chosen:
+            shown.append((HINT_STYLE, "\n" + hint[0]))
+        return shown
 
     bindings = KeyBindings()
 
@@ -46,7 +63,12 @@ def read_key_answer(
             bindings.add(variant)(answer_with(answer, word))
     for key in CANCEL_KEYS:
         bindings.add(key)(answer_with(*cancel))
-    bindings.add("<any>")(lambda event: None)  # everything else: no answer, nothing typed
+    if enter is not None:
+        bindings.add("enter")(answer_with(*enter))
+
+    @bindings.add("<any>")
+    def _not_an_answer(event: KeyPressEvent) -> None:  # nothing typed, nothing answered: say what is
+        hint[:] = [keys_hint(answers, cancel=cancel, enter=enter)]
 
     app: Application[str] = Application(
         layout=Layout(Window(FormattedTextControl(fragments), wrap_lines=True, dont_extend_height=True)),
@@ -57,3 +79,25 @@ def read_key_answer(
     )
     app.ttimeoutlen = ESCAPE_WAIT_S
     return app.run()
+
+
+def keys_hint(
+    answers: Mapping[str, tuple[str, str]], *, cancel: tuple[str, str], enter: tuple[str, str] | None = None
+) -> str:
+    """`Press y/1 for yes, n/3/Esc for no`: every key the question takes, by what it answers."""
+    keys_by_word: dict[str, list[str]] = {}
+    for key, (_, word) in answers.items():
+        keys_by_word.setdefault(word, []).append(key)
+    if enter is not None:
+        keys_by_word.setdefault(enter[1], []).append(ENTER_KEY_NAME)
+    keys_by_word.setdefault(cancel[1], []).append(CANCEL_KEY_NAME)
+    return "Press " + ", ".join(f"{'/'.join(keys)} for {word}" for word, keys in keys_by_word.items())
+
+
+def confirm_by_key(question: str, *, plain: bool) -> bool:
+    """`question [y/N]` answered by one key: `y` is yes; `n`, Enter (the default) and Esc are no,
+    as is a terminal that went away."""
+    try:
+        return read_key_answer(f"{question} [y/N]: ", YES_NO, cancel=NO, enter=NO, plain=plain) == "y"
+    except (EOFError, OSError):
+        return False

@@ -1,6 +1,7 @@
 """Asking a permission question in the REPL: the question laid out (`permission_question.py`),
 then one key: `y` yes, `a` always for this tool (when the rules allow it), `n` no, `v` view what
-the question left out. Esc, Ctrl+C and Ctrl+D are no."""
+the question left out. Esc, Ctrl+C and Ctrl+D are no. Claude Code's menu digits work too, each
+always meaning the same: `1` yes, `2` always (only where `a` is offered), `3` no."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from mini_claude.ui.permission_question import VIEW_ALL_KEY, QuestionView, quest
 if TYPE_CHECKING:
     from rich.console import Console
 
-YES = {"y": ("y", "yes")}
-ALWAYS = {"a": ("a", "always")}
-NO = {"n": ("n", "no")}
+YES = {"y": ("y", "yes"), "1": ("y", "yes")}
+ALWAYS = {"a": ("a", "always"), "2": ("a", "always")}
+NO = {"n": ("n", "no"), "3": ("n", "no")}
 VIEW_ALL = {VIEW_ALL_KEY: (VIEW_ALL_KEY, "view all")}
 CANCEL = ("n", "no")
 

@@ -27,6 +27,7 @@ from mini_claude.ui.commands import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.draft_recall import DraftRecall
 from mini_claude.ui.input_history import open_history
+from mini_claude.ui.key_answer import confirm_by_key
 from mini_claude.ui.live_tail import preload_markdown
 from mini_claude.ui.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.mention_completion import MentionCompleter
@@ -230,15 +231,9 @@ class Repl:
             return ask_permission(request, self.console, plain=self.plain)
 
     def confirm(self, question: str) -> bool:
-        try:
-            return self.prompt_line(f"{question} [y/N]: ").strip().lower() in ("y", "yes")
-        except (EOFError, KeyboardInterrupt):
-            return False
-
-    def prompt_line(self, message: str) -> str:
-        # A separate session: the main prompt's history and bindings are not for these answers.
-        with typeahead_set_aside(self.prompt.input):
-            return PromptSession().prompt(visible_text(message))
+        """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is."""
+        with typeahead_set_aside(self.prompt.input):  # keys typed before it are not its answer
+            return confirm_by_key(question, plain=self.plain)
 
 
 def _looks_like_command(text: str) -> bool:
