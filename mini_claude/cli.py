@@ -11,7 +11,13 @@ import argparse
 import sys
 
 from mini_claude import __version__
-from mini_claude.config import PERMISSION_MODES, ConfigError, Settings, load_settings
+from mini_claude.config import (
+    PERMISSION_MODE_ALIASES,
+    PERMISSION_MODES,
+    ConfigError,
+    Settings,
+    load_settings,
+)
 
 COMMANDS = ("memory", "sessions")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -51,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"mini-claude {__version__}")
+    parser.add_argument("-v", "--version", action="version", version=f"mini-claude {__version__}")
     parser.add_argument(
         *PRINT_FLAGS,
         dest="print_mode",
@@ -76,7 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns", type=_positive_int, help="model calls allowed per message (default: 50)"
     )
     parser.add_argument(
-        "--permission-mode", choices=PERMISSION_MODES, help="ask (default), accept-edits, or bypass"
+        "--permission-mode",
+        choices=(*PERMISSION_MODES, *PERMISSION_MODE_ALIASES),
+        metavar="MODE",
+        help="ask (default), accept-edits, or bypass; Claude Code's default, acceptEdits and "
+        "bypassPermissions work too",
+    )
+    parser.add_argument(
+        "--dangerously-skip-permissions",
+        action="store_true",
+        help="the same as --permission-mode bypass (Claude Code's name): nothing asks first",
     )
     parser.add_argument(
         "--plain", action="store_true", help="plain text output: no colour, no live rendering"
@@ -152,12 +167,24 @@ def _split_at_dashes(argv: list[str]) -> tuple[list[str], bool, list[str]]:
     return argv[:at], True, argv[at + 1 :]
 
 
+def _permission_mode(parser: argparse.ArgumentParser, options: argparse.Namespace) -> str | None:
+    mode = options.permission_mode
+    if not options.dangerously_skip_permissions:
+        return mode
+    if mode is not None and PERMISSION_MODE_ALIASES.get(mode, mode) != "bypass":
+        parser.error(
+            f"--dangerously-skip-permissions means bypass; it does not go with --permission-mode {mode}"
+        )
+    return "bypass"
+
+
 def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> Settings:
+    mode = _permission_mode(parser, options)
     try:
         settings = load_settings(
             model=options.model,
             max_turns=options.max_turns,
-            permission_mode=options.permission_mode,
+            permission_mode=mode,
             plain=options.plain,
         )
     except ConfigError as error:

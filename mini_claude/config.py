@@ -17,6 +17,8 @@ DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
 PERMISSION_MODES = ("ask", "accept-edits", "bypass")
+# Claude Code's names for the same modes: `--permission-mode acceptEdits` works as it does there.
+PERMISSION_MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "bypass"}
 ANTHROPIC_API_URL = "https://api.anthropic.com"  # the real API: where an unset or blank base URL goes
 BASE_URL_SCHEMES = ("http", "https")  # all the SDK's HTTP client speaks
 _URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -199,8 +201,10 @@ def load_settings(
     env = os.environ
     chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or DEFAULT_MODEL
     mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip() or "ask"
+    mode = PERMISSION_MODE_ALIASES.get(mode, mode)
     if mode not in PERMISSION_MODES:
-        raise ConfigError(f"permission mode {mode!r} is not one of: {', '.join(PERMISSION_MODES)}")
+        names = ", ".join((*PERMISSION_MODES, *PERMISSION_MODE_ALIASES))
+        raise ConfigError(f"permission mode {mode!r} is not one of: {names}")
     context_window = int(_env_number("MINI_CLAUDE_CONTEXT_WINDOW", DEFAULT_CONTEXT_WINDOW, int))
     if context_window < MIN_CONTEXT_WINDOW:
         raise ConfigError(
