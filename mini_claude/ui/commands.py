@@ -152,6 +152,7 @@ class CommandCompleter(Completer):
 KEYS_HELP = (
     ("Enter", "send the message"),
     ("Alt+Enter, Ctrl+J", "insert a newline"),
+    ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
     ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
     ("Esc", "interrupt the reply or the running tool"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),

@@ -35,6 +35,7 @@ from mini_claude.ui.mentions import attach, find_mentions
 from mini_claude.ui.permission_prompt import ask_permission
 from mini_claude.ui.session_commands import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.shell_line import run_shell_line
+from mini_claude.ui.terminal_keys import read_shift_enter_as_line_break
 from mini_claude.ui.turn_keys import TurnKeys
 from mini_claude.ui.typeahead import (
     typeahead_passed_to_prompt,
@@ -103,6 +104,7 @@ class Repl:
         self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
+        read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
         completer = merge_completers(
             [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
         )
