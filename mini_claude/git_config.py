@@ -4,21 +4,29 @@ hooks folder git runs instead of `<gitdir>/hooks`) and `include.path` / `include
 
 Read as git reads them (git-config(1), "Syntax"): a UTF-8 BOM at the start skipped, sections and
 keys in any letter case, quoted and escaped values, `#`/`;` comments, a backslash continuing a
-line, a key on the header's line; a relative include taken from the folder of the path as opened.
-A file that is missing, unreadable, not a regular file or too large is treated as empty: nothing
-here is an error, a config git cannot read cannot point anywhere either.
+line, a key on the header's line; a relative include taken from the folder of the path as opened;
+`~/` and `~user/` expanded. A file that is missing, unreadable or not a regular file is treated as
+empty: a config git cannot read cannot point anywhere either. One too large to read here is
+reported as such (RunsCode.too_large): git reads it, so what it names is unknown.
+
+Settings also come from the environment: `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>` and
+`GIT_CONFIG_VALUE_<n>`, and `GIT_CONFIG_PARAMETERS` (what `git -c` hands to the git it runs).
 """
 
 from __future__ import annotations
 
 import os
+import pwd
 import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_CONFIG_BYTES = 1 << 20  # larger is skipped: no real config is, and reading it must stay cheap
+MAX_CONFIG_BYTES = 1 << 20  # larger is not read (no real config is; reading must stay cheap): unknown
+MAX_ENV_CONFIG_ENTRIES = 1_000  # GIT_CONFIG_COUNT read this far: git takes any count, none needs more
 MAX_INCLUDE_DEPTH = 10  # git's own limit (config.c, MAX_INCLUDE_DEPTH)
 BOM = "\ufeff"
+Entries = Sequence[tuple[str, str, str]]  # (section, key, value), as config_entries gives them
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 
 
@@ -29,14 +37,81 @@ class RunsCode:
 
     hooks_paths: list[str] = field(default_factory=list)
     config_files: list[Path] = field(default_factory=list)
+    too_large: list[Path] = field(default_factory=list)  # read by git, over MAX_CONFIG_BYTES here
+    _read: set[Path] = field(default_factory=set, repr=False)  # config_files, to look up at once
 
 
-def read_configs(files: list[Path], home: Path) -> RunsCode:
-    """What `files` (and everything they include, up to git's depth) name."""
+def read_configs(files: list[Path], home: Path, settings: Entries = ()) -> RunsCode:
+    """What `files` and `settings` (from env_entries), and everything they include up to git's
+    depth, name."""
     found = RunsCode()
+    _take(settings, None, home, found, depth=0)
     for file in files:
         _read(file, home, found, depth=0)
     return found
+
+
+def env_entries(environ: Mapping[str, str]) -> Entries:
+    """The settings git takes from the environment, as (section, key, value) like config_entries."""
+    pairs: list[tuple[str, str]] = []
+    try:
+        count = min(int(environ.get("GIT_CONFIG_COUNT", "0").strip() or 0), MAX_ENV_CONFIG_ENTRIES)
+    except ValueError:
+        count = 0  # git refuses to run with a bad count
+    for n in range(count):
+        if f"GIT_CONFIG_KEY_{n}" in environ:
+            pairs.append((environ[f"GIT_CONFIG_KEY_{n}"], environ.get(f"GIT_CONFIG_VALUE_{n}", "")))
+    pairs += _parameters(environ.get("GIT_CONFIG_PARAMETERS", ""))
+    entries: list[tuple[str, str, str]] = []
+    for name, value in pairs:
+        section, dot, key = name.rpartition(".")
+        if dot and section:
+            head, sub_dot, sub = section.partition(
+                "."
+            )  # `includeIf.<cond>.path`: the condition keeps its case
+            entries.append((head.lower() + sub_dot + sub, key.lower(), value))
+    return entries
+
+
+def _parameters(text: str) -> list[tuple[str, str]]:
+    """`GIT_CONFIG_PARAMETERS`: words in git's shell quoting, `'key'='value'` (or an older
+    `'key=value'`) apart by blanks; read up to the first thing git would reject."""
+    pairs: list[tuple[str, str]] = []
+    i, end = 0, len(text)
+    while i < end:
+        if text[i].isspace():
+            i += 1
+            continue
+        key = _quoted_word(text, i)
+        if key is None:
+            break
+        name, i = key
+        if text.startswith("='", i):
+            value = _quoted_word(text, i + 1)
+            if value is None:
+                break
+            pairs.append((name, value[0]))
+            i = value[1]
+        else:
+            name, equals, rest = name.partition("=")
+            pairs.append((name, rest if equals else "true"))
+    return pairs
+
+
+def _quoted_word(text: str, i: int) -> tuple[str, int] | None:
+    """The word starting at `text[i]`: quoted pieces `'…'` joined by escaped characters (git's
+    sq_quote writes `'` as `'\\''`), and where it ends; None when it is no such word."""
+    pieces: list[str] = []
+    while i < len(text) and text[i] == "'":
+        close = text.find("'", i + 1)
+        if close < 0:
+            return None
+        pieces.append(text[i + 1 : close])
+        i = close + 1
+        if text.startswith("\\", i) and i + 1 < len(text):
+            pieces.append(text[i + 1])
+            i += 2
+    return ("".join(pieces), i) if pieces else None
 
 
 def _read(opened: Path, home: Path, found: RunsCode, depth: int) -> None:
@@ -44,35 +119,60 @@ def _read(opened: Path, home: Path, found: RunsCode, depth: int) -> None:
     the folder of the file a symlink there leads to (~/.gitconfig -> dotfiles/git/gitconfig
     including `shared.inc` reads ~/shared.inc, as `git config --show-origin` shows)."""
     file = Path(os.path.realpath(opened))
-    if file in found.config_files or depth > MAX_INCLUDE_DEPTH:
+    if file in found._read or depth > MAX_INCLUDE_DEPTH:
         return
+    found._read.add(file)
     found.config_files.append(file)
-    for section, key, value in config_entries(_text(file)):
+    data = read_small_file(file, MAX_CONFIG_BYTES)
+    if data is None:
+        if _larger_than(file, MAX_CONFIG_BYTES):
+            found.too_large.append(file)
+        return
+    _take(config_entries(data.decode("utf-8", "surrogateescape")), opened, home, found, depth)
+
+
+def _take(entries: Entries, opened: Path | None, home: Path, found: RunsCode, depth: int) -> None:
+    """The hooks folders and includes among `entries`, read from `opened` (None: the environment)."""
+    for section, key, value in entries:
         if section == "core" and key == "hookspath" and value:
             found.hooks_paths.append(value)
         elif key == "path" and value and (section == "include" or section.startswith("includeif.")):
             # Every includeIf counts, whatever its condition: conditions can come true later.
+            expanded = _expand_user(value, home)
+            if expanded is None or (opened is None and not os.path.isabs(expanded)):
+                continue  # git stops on both: an unknown user; a relative include not in a file
             # Joined as text, `..` kept: the kernel resolves it after the symlinks before it, as for git.
-            included = os.path.join(os.path.dirname(opened), _expand_user(value, home))
+            included = os.path.join(os.path.dirname(opened or ""), expanded)
             _read(Path(included), home, found, depth + 1)
 
 
-def hooks_folder(value: str, work_tree: Path, home: Path) -> Path:
+def hooks_folder(value: str, work_tree: Path, home: Path) -> Path | None:
     """Where `core.hooksPath = value` points for hooks run in `work_tree` (git runs them there:
-    a relative value is taken from the top of the work tree)."""
-    return Path(os.path.realpath(work_tree / _expand_user(value, home)))
+    a relative value is taken from the top of the work tree); None where git would stop."""
+    expanded = _expand_user(value, home)
+    return Path(os.path.realpath(work_tree / expanded)) if expanded is not None else None
 
 
-def _expand_user(value: str, home: Path) -> str:
-    """`~/x` and `~` as git expands them (only the current user's home)."""
-    if value == "~" or value.startswith("~/"):
-        return str(home) + value[1:]
-    return value
+def _expand_user(value: str, home: Path) -> str | None:
+    """`~`, `~/x` and `~user/x` as git expands them (expand_user_path): None for a user that
+    does not exist, where git stops with an error."""
+    if not value.startswith("~"):
+        return value
+    user, slash, rest = value[1:].partition("/")
+    if not user:
+        return str(home) + slash + rest
+    try:
+        return os.path.join(pwd.getpwnam(user).pw_dir, rest)
+    except KeyError:
+        return None
 
 
-def _text(file: Path) -> str:
-    data = read_small_file(file, MAX_CONFIG_BYTES)
-    return data.decode("utf-8", "surrogateescape") if data is not None else ""
+def _larger_than(file: Path, limit: int) -> bool:
+    try:
+        info = os.stat(file)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > limit
 
 
 def read_small_file(file: Path, limit: int) -> bytes | None:

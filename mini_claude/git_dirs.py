@@ -10,6 +10,11 @@ it leads nowhere, or a file holding `ref: refs/…` or an object id; validate_he
 common folder (`commondir`, or itself), `objects` and `refs` entries git may enter
 (access(X_OK)). We also take `HEAD` with a `commondir` file as one, and the target of every
 `.git` symlink or `gitdir:` file, and every `commondir` target, whatever they hold.
+
+The repositories that matter for a write are those of the project's folder, of the written
+path's folder and of every folder above them, and those just below the project (a workspace
+folder holding checkouts): those are found by a bounded scan, kept until a folder it looked at
+changes (folder_cache).
 """
 
 from __future__ import annotations
@@ -20,20 +25,21 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-from mini_claude.git_config import hooks_folder, read_configs, read_small_file
+from mini_claude.folder_cache import FolderCache
+from mini_claude.git_config import read_small_file
 
 GIT_DIR_NAME = ".git"  # a folder in a plain checkout; a `gitdir: …` file in a worktree or submodule
 HEAD_READ_BYTES = 255  # what git reads of HEAD (validate_headref's buffer)
-POINTER_READ_BYTES = 4096  # a `gitdir:` or `commondir` file holds one path
+POINTER_READ_BYTES = 1 << 20  # git reads a `gitdir:` file up to 1 MB (setup.c, read_gitfile_gently)
+GIT_SEARCH_DEPTH = 2  # repositories this deep below the project are found too (ws/app, ws/group/app)
+GIT_SEARCH_FOLDER_MAX_ENTRIES = 2_000  # entries read of one folder there: a huge one cannot hide the rest
+GIT_SEARCH_MAX_ENTRIES = 10_000  # entries read looking for them, all folders together
 _OBJECT_ID = re.compile(rb"[0-9a-fA-F]{40}")  # sha1; a sha256 id starts the same way
 _GIT_SPACE = b" \t\n\r"  # git's isspace()
 # What the written entry completes: writing HEAD, objects/…, refs/… or commondir into a folder
 # holding the rest makes it a git directory, so that write asks like one made inside it.
 _SHAPE_ENTRIES = ("HEAD", "objects", "refs", "commondir")
-
-Risk = Literal["git_dir", "hooks", "git_config"]
 
 
 @dataclass
@@ -50,42 +56,22 @@ class Repositories:
             self.work_trees.append(work_tree)
 
 
-def git_write_risk(resolved: Path, written: Path, project_dir: Path, home: Path) -> Risk | None:
-    """Why writing `resolved` (real), asked for under the name `written`, changes what git runs:
-    "git_dir", "hooks", "git_config"; None for an ordinary file."""
-    named = Path(os.path.normpath(written))
-    if any(part.casefold() == GIT_DIR_NAME for part in (*resolved.parts, *written.parts)):
-        return "git_dir"  # any letter case: some file systems ignore it
-    if _completes_or_lies_in_a_git_dir(resolved, named):
-        return "git_dir"
-    repos = repositories_around([project_dir, resolved.parent, named.parent])
-    if any(resolved.is_relative_to(git_dir) for git_dir in repos.git_dirs):
-        return "git_dir"
-    runs = read_configs(_config_files(repos, home), home)
-    bases = [*repos.work_trees, *repos.git_dirs]  # a relative hooksPath: from the work tree, or a bare repo
-    hooks = {hooks_folder(value, base, home) for value in runs.hooks_paths for base in bases}
-    if any(resolved.is_relative_to(folder) for folder in hooks):
-        return "hooks"
-    if resolved in runs.config_files:
-        return "git_config"
-    return None
-
-
-def repositories_around(folders: Iterable[Path]) -> Repositories:
-    """The git directories of every folder in `folders` and above them: a folder that is one, the
-    target of a `.git` symlink or `gitdir:` file in it, their `commondir` targets, `$GIT_DIR`."""
+def repositories_around(folders: Iterable[Path], *, below: Path | None = None) -> Repositories:
+    """The git directories of every folder in `folders` and above them, and of the folders up to
+    GIT_SEARCH_DEPTH below `below`: a folder that is one, the target of a `.git` symlink or
+    `gitdir:` file in it, their `commondir` targets, `$GIT_DIR`."""
     repos = Repositories()
+    if below is not None:
+        for git_dir, work_tree in _below.get(Path(os.path.realpath(below))):
+            repos.add(git_dir, work_tree)
     seen: set[Path] = set()
     for start in folders:
         for folder in (start, *start.parents):
             if folder in seen:
                 break  # the rest of the way up was looked at already
             seen.add(folder)
-            if is_git_dir(folder):
-                repos.add(Path(os.path.realpath(folder)))
-            pointed = _dot_git_target(folder / GIT_DIR_NAME)
-            if pointed is not None:
-                repos.add(pointed, Path(os.path.realpath(folder)))
+            for git_dir, work_tree in _repositories_at(folder):
+                repos.add(git_dir, work_tree)
     for variable in ("GIT_DIR", "GIT_COMMON_DIR"):
         if os.environ.get(variable):
             repos.add(Path(os.path.realpath(os.environ[variable])))
@@ -94,6 +80,68 @@ def repositories_around(folders: Iterable[Path]) -> Repositories:
         if common is not None:
             repos.add(common)
     return repos
+
+
+def _repositories_at(folder: Path) -> list[tuple[Path, Path | None]]:
+    """`folder` as a git directory, and where its `.git` entry leads (with `folder` as work tree)."""
+    found: list[tuple[Path, Path | None]] = []
+    if is_git_dir(folder):
+        found.append((Path(os.path.realpath(folder)), None))
+    pointed = _dot_git_target(folder / GIT_DIR_NAME)
+    if pointed is not None:
+        found.append((pointed, Path(os.path.realpath(folder))))
+    return found
+
+
+def _scan_below(project: Path) -> tuple[list[str], tuple[tuple[Path, Path | None], ...]]:
+    """The repositories of the folders up to GIT_SEARCH_DEPTH below `project` (breadth first,
+    symlinked folders followed, a git directory not entered), and the folders whose change could
+    change that: those read and those looked at."""
+    found: list[tuple[Path, Path | None]] = []
+    watched = [str(project)]
+    level, left = [project], GIT_SEARCH_MAX_ENTRIES
+    for _ in range(GIT_SEARCH_DEPTH):
+        deeper: list[Path] = []
+        for folder in level:
+            if left <= 0:
+                break
+            entries = _folder_entries(folder, min(GIT_SEARCH_FOLDER_MAX_ENTRIES, left))
+            left -= len(entries)
+            for name, is_folder in entries:
+                candidate = folder / name
+                if name == GIT_DIR_NAME or not is_folder:
+                    continue  # the folder's own .git: found as its pointer
+                watched.append(str(candidate))  # a `git init` there changes it
+                here = _repositories_at(candidate)
+                found += here
+                if not any(work_tree is None for _, work_tree in here):
+                    deeper.append(candidate)  # a bare repository is not searched for more
+        level = deeper
+    return watched, tuple(dict.fromkeys(found))
+
+
+_below: FolderCache[Path, tuple[tuple[Path, Path | None], ...]] = FolderCache(_scan_below)
+
+
+def _folder_entries(folder: Path, limit: int) -> list[tuple[str, bool]]:
+    """(name, whether it is a folder or a symlink to one) for up to `limit` entries of `folder`."""
+    found: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if len(found) >= limit:
+                    break
+                found.append((entry.name, _is_folder(entry)))
+    except OSError:
+        pass  # an unreadable folder holds no repository we could know of
+    return found
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def is_git_dir(folder: Path, written_entry: str | None = None) -> bool:
@@ -107,7 +155,9 @@ def is_git_dir(folder: Path, written_entry: str | None = None) -> bool:
     return objects and (written_entry == "refs" or _enterable(folder / "refs"))
 
 
-def _completes_or_lies_in_a_git_dir(resolved: Path, named: Path) -> bool:
+def completes_or_lies_in_a_git_dir(resolved: Path, named: Path) -> bool:
+    """Whether `resolved` or `named` lies in a folder git takes for a git directory, or is the
+    entry whose writing would make its folder one."""
     checked: set[tuple[Path, str]] = set()
     for target in (resolved, named):
         entry = target.name  # what this write creates or changes in `folder`
@@ -185,12 +235,3 @@ def _object_dir_from_env() -> bool:
     """git looks for objects in $GIT_OBJECT_DIRECTORY instead, when it is set."""
     objects = os.environ.get("GIT_OBJECT_DIRECTORY")
     return bool(objects) and _enterable(objects)
-
-
-def _config_files(repos: Repositories, home: Path) -> list[Path]:
-    """The config files git reads for these repositories: each one's own, and the user's."""
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    files = [home / ".gitconfig", Path(xdg) / "git" / "config"]
-    for git_dir in repos.git_dirs:
-        files += [git_dir / "config", git_dir / "config.worktree"]
-    return files

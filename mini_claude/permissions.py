@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from mini_claude import prompts
 from mini_claude.config import PERMISSION_MODES
 from mini_claude.errors import PermissionDenied
-from mini_claude.git_dirs import git_write_risk
+from mini_claude.git_risk import git_write_risk
 from mini_claude.home_dotfiles import is_home_dotfile, private_targets
 from mini_claude.paths import display_path, is_within, stays_in_its_folder, visible_path
 from mini_claude.untrusted import visible_text
@@ -34,8 +34,16 @@ log = logging.getLogger("mini_claude")
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
 GIT_HOOKS_REASON = "in the hooks folder the repository's config names (core.hooksPath): git runs them"
-GIT_CONFIG_REASON = "a config file the repository's git config includes (its settings run code)"
-_GIT_REASONS = {"git_dir": GIT_DIR_REASON, "hooks": GIT_HOOKS_REASON, "git_config": GIT_CONFIG_REASON}
+GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"
+GIT_CONFIG_UNCHECKED_REASON = (
+    "a git config file here is too large to check (over 1 MB): its hooks or includes may name any file"
+)
+_GIT_REASONS = {
+    "git_dir": GIT_DIR_REASON,
+    "hooks": GIT_HOOKS_REASON,
+    "git_config": GIT_CONFIG_REASON,
+    "git_config_unchecked": GIT_CONFIG_UNCHECKED_REASON,
+}
 OWN_SETTINGS_REASON = "mini-claude's own settings"
 HOME_DOTFILE_REASON = "a dotfile in your home folder"
 INSTRUCTIONS_FILE = "CLAUDE.md"  # as system_prompt.PROJECT_INSTRUCTIONS_FILE (which imports the memory store)
