@@ -194,7 +194,9 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> S
         parser.exit(2, f"{parser.prog}: error: {visible_text(str(error))}\n")
     from mini_claude.logging_setup import setup_logging
 
-    setup_logging()
+    warning = setup_logging()
+    if warning is not None:
+        print(f"mini-claude: {warning}", file=sys.stderr)
     return settings
 
 
