@@ -21,10 +21,10 @@ from typing import TextIO
 
 from mini_claude.config import log_file
 from mini_claude.paths import visible_path
+from mini_claude.private_files import FILE_MODE, narrow, private_folder
 
 LOG_MAX_BYTES = 1_000_000
 LOG_FORMAT = "%(asctime)s %(process)d %(threadName)s %(name)s %(levelname)s %(message)s"
-LOG_FILE_MODE = 0o600  # what was said and run in a session: for its user only
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -37,7 +37,7 @@ def setup_logging() -> str | None:
     path = log_file()
     warning = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)  # what was said and run in a session: for its user only
         handler: logging.Handler = OwnLogFile(path)
     except OSError as error:
         # An unusable log must not stop the agent.
@@ -102,10 +102,11 @@ def open_own_file(path: Path) -> TextIO:
         if stat.S_ISDIR(found.st_mode):
             raise IsADirectoryError(errno.EISDIR, "a folder is in its place", str(path))
         os.unlink(path)  # our own folder: whatever was put here is not ours to write through
-    fd = os.open(path, _OPEN_FLAGS, LOG_FILE_MODE)
+    fd = os.open(path, _OPEN_FLAGS, FILE_MODE)
     try:
         if not _own_regular_file(os.fstat(fd)):  # replaced again since: a race someone is running
             raise OSError(errno.EEXIST, "not a regular file of its own", str(path))
+        narrow(fd, FILE_MODE, path)  # a log an older version left 0644
         os.set_blocking(fd, True)
         return os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
     except BaseException:

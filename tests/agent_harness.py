@@ -61,8 +61,10 @@ class Harness:
         return self.of_type(ToolFinished)
 
 
-def wait_for_recalls(timeout: float = 5.0) -> bool:
-    """Every memory recall running now has finished (each runs on its own "memory-recall" thread)."""
+def wait_for_recalls(timeout: float = 30.0) -> bool:
+    """Every memory recall running now has finished (each runs on its own "memory-recall" thread);
+    the bound is generous: the first side query of a process imports the SDK, seconds on a busy
+    machine."""
     deadline = time.monotonic() + timeout
     for thread in threading.enumerate():
         if thread.name == "memory-recall":

@@ -92,7 +92,7 @@ def test_cjk_words_and_several_words_are_worth_a_recall(
 
     recall.start(message)
 
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     [query] = side_queries(api_env)
     assert message in query.messages[0]["content"]
     assert recall.take_ready() is not None
@@ -122,7 +122,7 @@ def test_recall_stops_once_60_kb_of_memories_were_injected(
         assert rounds < 5, f"only {injected} bytes injected after {rounds} rounds"
         api_env.plain_replies.append(choose(*names[rounds * 5 : rounds * 5 + 5]))
         recall.start(QUESTION)
-        assert wait_for_recalls(5)
+        assert wait_for_recalls()
         recalled = recall.take_ready()
         assert recalled is not None
         injected += sum(len(block["text"].encode()) for block in recalled.blocks)
@@ -162,11 +162,11 @@ def test_a_result_is_injected_once_and_not_offered_again(
     api_env.plain_replies.extend([choose(first), choose(first, second)])
 
     recall.start(QUESTION)
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     recalled = recall.take_ready()
     again = recall.take_ready()
     recall.start("and the rollback procedure?")
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     later = recall.take_ready()
 
     assert recalled is not None and recalled.file_names == [first]
@@ -186,7 +186,7 @@ def test_a_newer_message_replaces_an_unfinished_recall_whose_result_is_dropped(
     recall.start(QUESTION)
     api_env.wait_for_requests(1)
     recall.start("what about rollbacks then?")
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     assert wait_for_recalls()  # stale ones included
 
     recalled = recall.take_ready()
@@ -201,7 +201,7 @@ def test_a_settled_result_not_yet_taken_survives_a_later_message(
     api_env.plain_replies.extend([choose(settled), text_reply(NOTHING, delay=2.0)])
 
     recall.start(QUESTION)
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     recall.start("a later message while nothing was taken")
 
     recalled = recall.take_ready()
@@ -240,7 +240,7 @@ def test_a_failed_or_useless_side_query_injects_nothing_and_logs_one_line(
 
     recall.start(QUESTION)
 
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     assert recall.take_ready() is None
     # The failure is one line of the recall's log (the client's own start-up line may precede it).
     new_lines = [line for line in log_lines(debug_log)[len(before) :] if "model client ready" not in line]
@@ -256,7 +256,7 @@ def test_the_side_query_is_small_non_streaming_without_tools_and_holds_manifest_
 
     recall.start(QUESTION)
 
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     [query] = side_queries(api_env)
     assert query.validation_error is None
     assert query.body.get("stream") in (None, False)
@@ -282,7 +282,7 @@ def test_a_message_matching_no_memory_offers_the_newest_200(
 
     recall.start(QUESTION)
 
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     content = side_queries(api_env)[0].messages[0]["content"]
     offered = [i for i in range(230) if f"project_m{i:03}.md" in content]
     assert offered == list(range(30, 230))
@@ -301,7 +301,7 @@ def test_a_broken_or_oddly_named_file_does_not_stop_recall_of_the_others(
 
     recall.start(QUESTION)
 
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     recalled = recall.take_ready()
     assert recalled is not None and recalled.file_names == [good]
     manifest = side_queries(api_env)[0].messages[0]["content"].split("<memories>")[1]
@@ -327,8 +327,8 @@ def test_a_recall_that_gets_no_thread_is_skipped_and_the_next_one_runs(
     monkeypatch.setattr(threading.Thread, "start", start_refusing_the_first_recall)
 
     recall.start(QUESTION)
-    assert wait_for_recalls(5) and refused and side_queries(api_env) == []
+    assert wait_for_recalls() and refused and side_queries(api_env) == []
 
     recall.start(QUESTION + " again")
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     assert len(side_queries(api_env)) == 1 and recall.take_ready() is not None

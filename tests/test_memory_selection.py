@@ -205,7 +205,7 @@ def recall(memory_recall: MemoryRecall, fake: FakeAnthropic, file_name: str) -> 
     """Have the side model choose `file_name`; return the reminder the agent would inject."""
     fake.plain_replies.append(text_reply(f'{{"selected_memories": ["{file_name}"]}}'))
     memory_recall.start("how do we deploy the service?")
-    assert wait_for_recalls(5)
+    assert wait_for_recalls()
     recalled = memory_recall.take_ready()
     assert recalled is not None and recalled.file_names == [file_name]
     [block] = recalled.blocks

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -19,11 +18,9 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from mini_claude import safe_read
 from mini_claude.config import history_file
 from mini_claude.paths import visible_path
+from mini_claude.private_files import FILE_MODE, FOLDER_MODE, make_private, private_folder
 
 HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
-FOLDER_MODE = 0o700
-FILE_MODE = 0o600
-OTHERS_BITS = 0o077  # group and other permissions: none on the history or its folder
 # O_NONBLOCK: a FIFO put in its place fails at once (no reader) instead of hanging the start.
 OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -36,29 +33,15 @@ def open_history() -> tuple[History, str | None]:
     except OSError:
         return InMemoryHistory(), None  # an unwritable data dir costs history, not the session
     try:
-        _make_private(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, FOLDER_MODE)
+        private_folder(path.parent)
         with contextlib.suppress(FileNotFoundError):  # the first session: created below
             safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES)
         # Created (or narrowed) here: prompt-toolkit's own append would make it 0644 under umask 022.
-        _make_private(Path(os.path.realpath(path)), OPEN_FLAGS, FILE_MODE)
+        make_private(Path(os.path.realpath(path)), OPEN_FLAGS, FILE_MODE)
     except OSError as error:
         warning = f"Input history not loaded: {_reason(error)}; this session keeps it in memory"
         return InMemoryHistory(), warning
     return FileHistory(os.fspath(path)), None
-
-
-def _make_private(path: Path, flags: int, mode: int) -> None:
-    """Open `path` (creating a missing file with `mode`) and take away what others may do with it;
-    raises OSError (UnreadableFile when it is no longer what it was checked to be)."""
-    fd = os.open(path, flags, mode)
-    try:
-        info = os.fstat(fd)
-        if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-            raise safe_read.UnreadableFile(f"{visible_path(str(path))} is {safe_read.kind(info.st_mode)}")
-        if info.st_mode & OTHERS_BITS:
-            os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
 
 
 def _reason(error: OSError) -> str:

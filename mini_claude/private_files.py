@@ -1,0 +1,43 @@
+"""Files only their user may read: the input history and the debug log hold what was typed and
+run. They are created 0600 in a 0700 folder whatever the umask, and narrowed when an older
+version (or a umask of 022 at the time) left them wider."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from mini_claude import safe_read
+from mini_claude.paths import visible_path
+
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+OTHERS_BITS = 0o077  # group and other permissions: none on a private file or its folder
+FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def private_folder(path: Path) -> None:
+    """Create `path` (and what is missing above it) and make `path` itself 0700; the platform's
+    folders above keep their modes. Raises OSError."""
+    path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    make_private(path, FOLDER_FLAGS, FOLDER_MODE)
+
+
+def make_private(path: Path, flags: int, mode: int) -> None:
+    """Open `path` (creating a missing file with `mode`) and take away what others may do with it;
+    raises OSError (UnreadableFile when it is neither a folder nor a regular file)."""
+    fd = os.open(path, flags, mode)
+    try:
+        narrow(fd, mode, path)
+    finally:
+        os.close(fd)
+
+
+def narrow(fd: int, mode: int, path: Path) -> None:
+    """Give the open folder or regular file `fd` exactly `mode` if others may use it."""
+    info = os.fstat(fd)
+    if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+        raise safe_read.UnreadableFile(f"{visible_path(str(path))} is {safe_read.kind(info.st_mode)}")
+    if info.st_mode & OTHERS_BITS:
+        os.fchmod(fd, mode)
