@@ -60,6 +60,10 @@ def recall(api_env: FakeAnthropic, store: MemoryStore) -> Iterator[MemoryRecall]
         ("#remember we deploy on Thursdays", False),  # a memory shortcut
         ("export GITHUB_TOKEN=ghp_" + "a1B2" * 9, False),  # looks like a secret: never sent
         ("the DB_PASSWORD=hunter2hunter2 works", False),
+        ("use the password Tr0ub4dor&3x for the staging db", False),  # prose, not `name = value`
+        ("mysql -u root -pS3cr3tPass!! -h db", False),
+        ("あのパスワードは hunter2hunter2 です", False),
+        ("where does the staging db password live", True),  # names a password, holds none
         ("   ", False),
     ],
 )
