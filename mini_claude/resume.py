@@ -9,6 +9,7 @@ hung mini-claude holds it, and two writers in one file would interleave two conv
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,8 @@ from mini_claude.sessions.transcript import TranscriptWriter
 
 if TYPE_CHECKING:
     from mini_claude.session import Session
+
+log = logging.getLogger("mini_claude")
 
 
 @dataclass(frozen=True)
@@ -130,25 +133,34 @@ def open_session(session: Session, summary: SessionSummary) -> Opened:
 def finish_resume(session: Session, opened: Opened) -> Resumed:
     """Load the opened transcript and go on with it in `session`: the slow part (a 20 MB
     transcript takes ~150 ms), which the REPL does while its prompt is up. Raises ResumeError
-    (the transcript released, a copy removed), and then nothing has changed."""
+    (the transcript released, a copy removed) whatever goes wrong, and then nothing has changed.
+    The answers the repair gave calls a crash left open are saved, so they are given once."""
     writer = opened.writer
     try:
         loaded = load_transcript(writer.path)
-    except TranscriptError as error:
+        saved = loaded.last_compaction
+        compaction = None if saved is None else Compaction(saved.summary, saved.replaced, saved.focus)
+    except Exception as error:  # a bug of ours in reading a damaged file must not end the session
         writer.close()
         if opened.copied_from is not None:
             with contextlib.suppress(OSError):
                 writer.path.unlink()
-        raise ResumeError(str(error)) from None
+        if isinstance(error, TranscriptError):
+            raise ResumeError(str(error)) from None
+        log.exception("loading %s failed", writer.path)
+        raise ResumeError(
+            f"{visible_path(str(writer.path))} could not be loaded ({type(error).__name__}: {error}; "
+            "details in the debug log)"
+        ) from error
     recorder = session.transcript
     changed = {"model": recorder.model, "cwd": recorder.cwd}
     changed = {key: value for key, value in changed.items() if getattr(loaded, key) != value}
     if changed:
         writer.note_settings(**changed)
     recorder.switch_to(writer)
-    saved = loaded.last_compaction
-    compaction = None if saved is None else Compaction(saved.summary, saved.replaced, saved.focus)
     session.agent.continue_conversation(
         loaded.messages, compaction=compaction, recalled=loaded.recalled_files
     )
+    if loaded.appended:
+        writer.add("tool_results", loaded.appended)
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

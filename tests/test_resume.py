@@ -182,7 +182,9 @@ def test_a_session_that_cannot_be_resumed_changes_nothing(api_env: FakeAnthropic
     broken.write_text("not a transcript\n")
     settings = harness.session.settings
 
-    with pytest.raises(ResumeError, match=r"bbbbbbbbbbbb cannot be resumed: .*no session header"):
+    with pytest.raises(
+        ResumeError, match=r"bbbbbbbbbbbb cannot be resumed: .*no line of it is a session header or a record"
+    ):
         resume_session(harness.session, named_session(settings, "bbbb"))
     with pytest.raises(ResumeError, match="is the one in use here"):
         resume_session(harness.session, named_session(settings, current))
@@ -227,7 +229,7 @@ def test_a_transcript_spoiled_between_opening_and_loading_changes_nothing(
     opened = open_session(harness.session, named_session(harness.session.settings, saved.session_id))
     opened.writer.path.write_text("spoiled by hand\n")  # while the REPL's prompt was up
 
-    with pytest.raises(ResumeError, match="not a mini-claude session header"):
+    with pytest.raises(ResumeError, match="no line of it is a session header or a record"):
         finish_resume(harness.session, opened)
 
     assert harness.session.agent.messages == messages

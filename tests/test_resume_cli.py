@@ -134,3 +134,27 @@ def test_a_corrupt_line_is_named_and_the_rest_goes_on(
     assert f"{path}: line 3: not valid JSON" in result.stderr
     assert api_env.requests[-1].validation_error is None
     assert texts_sent(api_env) == ["first question", "second question", "second answer", "go on"]
+
+
+def test_a_call_a_crash_left_open_is_answered_once_and_the_answer_saved(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    root = memory_project_root(project_dir)
+    writer = TranscriptWriter(project_sessions_dir(project_dir), cwd=project_dir, project=root, model="m")
+    writer.add("user", [{"type": "text", "text": "wait for the build"}])
+    call = {"type": "tool_use", "id": "toolu_sleepy", "name": "run_shell", "input": {"command": "sleep 30"}}
+    writer.add("assistant", [{"type": "text", "text": "Waiting."}, call])  # then kill -9
+    writer.close()
+    api_env.stream_replies.extend([text_reply("It was cut off."), text_reply("Still cut off.")])
+
+    first = cli.run("-c", "-p", "what happened?")
+    again = cli.run("-c", "-p", "and now?")
+
+    assert "1 tool call left without a result when the session ended: answered as interrupted" in first.stderr
+    assert again.returncode == 0 and "interrupted" not in again.stderr, again.stderr
+    assert [r.validation_error for r in api_env.requests] == [None, None]
+    loaded = load_transcript(writer.path)
+    assert loaded.repairs == [] and loaded.problems == []
+    [answer] = [b for b in loaded.messages[2]["content"] if b["type"] == "tool_result"]
+    assert answer["tool_use_id"] == "toolu_sleepy" and answer["is_error"] is True
+    assert [m["role"] for m in loaded.messages] == ["user", "assistant"] * 3

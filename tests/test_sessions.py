@@ -269,16 +269,15 @@ def test_many_corrupt_lines_are_summed_up_after_the_first_ten(sessions_dir: Path
     ("content", "reason"),
     [
         (b"", "is empty"),
-        (b'{"type":"user","n":1,"content":[]}\n', "line 1 is not a mini-claude session header"),
-        (b"not json\n", "line 1 is not a mini-claude session header"),
+        (b'{"type":"user","n":1,"content":[]}\n', "no line of it is a session header or a record"),
+        (b"not json\nnor this\n", "no line of it is a session header or a record"),
         (
             b'{"type":"session","format":2,"id":"x","started":"s","cwd":"/","model":"m"}\n',
             "update mini-claude",
         ),
-        (b'{"type":"session","format":1,"id":"x","started":"s"}\n', "the session header lacks cwd, model"),
     ],
 )
-def test_a_missing_or_unusable_header_is_a_clear_error(
+def test_a_file_with_nothing_to_load_or_of_a_newer_format_is_a_clear_error(
     sessions_dir: Path, content: bytes, reason: str
 ) -> None:
     sessions_dir.mkdir(parents=True)
@@ -398,7 +397,8 @@ def test_repair_leaves_a_valid_conversation_as_it_is() -> None:
     ]
     before = json.dumps(messages)
     repaired = repair_conversation(messages)
-    assert repaired.messages == messages and repaired.repairs == [] and repaired.prepended == 0
+    assert repaired.messages == messages and repaired.repairs == []
+    assert repaired.index_map == list(range(len(messages) + 1)) and repaired.appended == []
     assert json.dumps(messages) == before  # the input is not changed
 
 

@@ -91,7 +91,9 @@ def test_a_broken_transcript_is_listed_with_why_it_cannot_be_resumed(cli: Cli, s
     broken = next(line for line in lines if line.startswith("f" * 32))
     assert LINE.fullmatch(broken)["count"].strip() == "-"
     assert broken.endswith(
-        "(cannot be resumed: " + "f" * 32 + ".jsonl has no session header: not a transcript)"
+        "(cannot be resumed: "
+        + "f" * 32
+        + ".jsonl: no line of it is a session header or a record: not a transcript)"
     )
 
 

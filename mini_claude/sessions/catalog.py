@@ -121,20 +121,27 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
         header_end = head.find(b"\n")
     header = _json_object(head[: header_end if header_end >= 0 else len(head)])
     if header is None or header.get("type") != HEADER_TYPE:
-        return _broken(base, f"{base.path.name} has no session header: not a transcript")
+        # A damaged header costs only what it held (the loader reports it): records from line 1.
+        header, records = {}, head
+    else:
+        records = head[header_end + 1 :] if header_end >= 0 else b""
     summary = SessionSummary(
         base.id, base.path, base.last_used, base.size,
         started=_text(header.get("started")), project=_text(header.get("project")),
-        first_message=_first_message(head[header_end + 1 :] if header_end >= 0 else b""),
+        first_message=_first_message(records),
     )  # fmt: skip
     if size > MAX_TRANSCRIPT_BYTES:
         return replace(summary, problem=too_large_problem(base.path.name, size))
-    return replace(summary, message_count=_message_count(base.path, fd, size))
+    try:
+        return replace(summary, message_count=_message_count(base.path, fd, size))
+    except TranscriptError as error:
+        return _broken(base, str(error))
 
 
 def _message_count(path: Path, fd: int, size: int) -> int | None:
     """From the last record's first bytes; by loading the file when it was edited by hand (and
-    is small enough to load on the way); else unknown."""
+    is small enough to load on the way); else unknown. Raises TranscriptError when loading it
+    shows it is no transcript."""
     record = last_record(fd, read_tail(fd, size, scan_limit=COUNT_SCAN_MAX_BYTES))
     if record is not None:
         return record[1]
@@ -142,10 +149,7 @@ def _message_count(path: Path, fd: int, size: int) -> int | None:
         return None
     from mini_claude.sessions.loader import load_transcript  # rarely needed: not on the common path
 
-    try:
-        return len(load_transcript(path).messages)
-    except TranscriptError:
-        return None
+    return len(load_transcript(path, shown=path.name).messages)
 
 
 def _first_message(head: bytes) -> str:

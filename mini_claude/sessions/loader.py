@@ -2,8 +2,10 @@
 next request is valid), the memories it recalled, its last compaction, and its problems.
 
 A torn last line (a crash mid-write) is ignored silently; any other bad line is reported with the
-file and line number and skipped, and the rest loads. Only a missing or unusable header, or a
-file that cannot be read at all, is an error.
+file and line number and skipped, and the rest loads. A record is loaded only if its content is
+what the API accepts (content.py). A damaged header is reported too, and the session loads with
+its id taken from the file name (the other header fields unknown). Only a file that cannot be
+read, holds nothing readable, or was written in a newer format is an error.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import codecs
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mini_claude.paths import visible_path
+from mini_claude.sessions.content import ContentProblem, checked_content, checked_summary
 from mini_claude.sessions.folder import TranscriptError, read_transcript
 from mini_claude.sessions.records import (
     COMPACTION_TYPE,
@@ -22,6 +25,7 @@ from mini_claude.sessions.records import (
     HEADER_TYPE,
     MAX_TRANSCRIPT_BYTES,
     RECORD_ROLES,
+    RECORD_TYPES,
     SETTINGS_TYPE,
     too_large_problem,
 )
@@ -63,11 +67,16 @@ class LoadedTranscript:
     cwd: str
     problems: list[str] = field(default_factory=list)  # one line each, naming the file and line
     repairs: list[str] = field(default_factory=list)  # what was added so the conversation can go on
+    # Tool results the repair added at the end (calls a crash left unanswered): saved on resume,
+    # so the next load finds them in the file and has nothing to repair.
+    appended: list[Block] = field(default_factory=list)
 
 
-def load_transcript(path: Path) -> LoadedTranscript:
-    """Raises TranscriptError (one line) when the file cannot be read or has no usable header."""
-    shown = visible_path(str(path))
+def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript:
+    """Raises TranscriptError (one line) when the file cannot be read, is too large, holds no
+    header nor record, or was written in a newer format. `shown`: how messages name the file
+    (its path, unless the caller names it otherwise)."""
+    shown = shown or visible_path(str(path))
     data = read_transcript(path)
     if len(data) > MAX_TRANSCRIPT_BYTES:
         raise TranscriptError(too_large_problem(shown, len(data)))
@@ -75,10 +84,10 @@ def load_transcript(path: Path) -> LoadedTranscript:
         raise TranscriptError(f"{shown} is empty: no session was saved in it")
     lines = _lines(data)
     torn_index = len(lines) - 1  # the part after the last newline: b"" in a whole file
-    header = _header(shown, lines[0])
-    conversation = _Conversation(header)
-    problems: list[str] = []
-    for index in range(1, len(lines)):
+    read = _header(shown, path.stem, lines[0])
+    conversation = _Conversation(read.header)
+    problems = [] if read.problem is None else [f"{shown}: line 1: {read.problem}"]
+    for index in range(0 if read.is_record else 1, len(lines)):
         raw = lines[index]
         if not raw or raw.isspace():  # isspace() stops at the first "{": no copy of a long line
             continue
@@ -91,18 +100,19 @@ def load_transcript(path: Path) -> LoadedTranscript:
         problem = conversation.add(record)
         if problem is not None:
             problems.append(f"{shown}: line {index + 1}: {problem}; skipped")
+    if not read.is_header and not conversation.records:
+        raise TranscriptError(f"{shown}: no line of it is a session header or a record: not a transcript")
     if len(problems) > MAX_PROBLEMS_LISTED:
         more = len(problems) - MAX_PROBLEMS_LISTED
         problems = [*problems[:MAX_PROBLEMS_LISTED], f"{shown}: {more} more bad lines skipped"]
     repaired = repair_conversation(conversation.messages)
     compaction = conversation.compaction
-    if compaction is not None and repaired.prepended:
-        compaction = Compaction(
-            compaction.summary, compaction.replaced + repaired.prepended, compaction.focus, compaction.at
-        )
+    if compaction is not None:
+        moved = repaired.new_index(compaction.replaced)
+        compaction = Compaction(compaction.summary, moved, compaction.focus, compaction.at)
     return LoadedTranscript(
-        path, header, repaired.messages, conversation.recalled, compaction, conversation.model,
-        conversation.cwd, problems, repaired.repairs,
+        path, read.header, repaired.messages, conversation.recalled, compaction, conversation.model,
+        conversation.cwd, problems, repaired.repairs, repaired.appended,
     )  # fmt: skip
 
 
@@ -111,6 +121,7 @@ class _Conversation:
 
     def __init__(self, header: SessionHeader) -> None:
         self.messages: list[Message] = []
+        self.records = 0  # records taken
         self.recalled: list[str] = []
         self._recalled_set: set[str] = set()
         self.compaction: Compaction | None = None
@@ -122,9 +133,10 @@ class _Conversation:
             return "not a JSON object"
         kind = record.get("type")
         if kind in RECORD_ROLES:
-            content = record.get("content")
-            if not _is_blocks(content):
-                return f"a {kind} record without a list of content blocks"
+            try:
+                content = checked_content(record.get("content"), RECORD_ROLES[kind])
+            except ContentProblem as problem:
+                return f"{'an' if kind == 'assistant' else 'a'} {kind} record the API would refuse: {problem}"
             files = record.get("files", [])
             if kind == "memories" and not _is_strings(files):
                 return "a memories record whose files are not a list of names"
@@ -134,8 +146,12 @@ class _Conversation:
                     self._recalled_set.add(name)
                     self.recalled.append(name)
         elif kind == COMPACTION_TYPE:
-            summary, replaced, focus = record.get("content"), record.get("replaced"), record.get("focus")
-            if not _is_blocks(summary) or type(replaced) is not int or replaced < 0:
+            replaced, focus = record.get("replaced"), record.get("focus")
+            try:
+                summary = checked_summary(record.get("content"))
+            except ContentProblem:
+                summary = None
+            if summary is None or type(replaced) is not int or replaced < 0:
                 return "a compaction record without a summary or a count of replaced messages"
             focus = focus if isinstance(focus, str) else None
             at = record.get("at") if isinstance(record.get("at"), str) else ""
@@ -146,7 +162,9 @@ class _Conversation:
                 return "a settings record whose model or cwd is not text"
             self.model, self.cwd = model, cwd
         else:
-            return f"unknown record type {kind!r} (written by a newer mini-claude?)"
+            shown = repr(kind)[:40] if isinstance(kind, str) else "no type"
+            return f"unknown record type {shown} (written by a newer mini-claude?)"
+        self.records += 1
         return None
 
     def _append(self, role: str, content: list[Block]) -> None:
@@ -173,42 +191,52 @@ def _lines(data: bytes) -> list[bytes]:
     return data.removeprefix(codecs.BOM_UTF8).split(b"\n")  # an editor may add a BOM
 
 
-def _header(shown: str, line: bytes) -> SessionHeader:
+class _HeaderRead(NamedTuple):
+    header: SessionHeader
+    problem: str | None  # what is wrong with line 1, if anything
+    is_header: bool  # line 1 is a session header (whole or not)
+    is_record: bool  # line 1 is a record, to be loaded as one
+
+
+def _header(shown: str, file_id: str, line: bytes) -> _HeaderRead:
+    """Line 1. A damaged header costs only what it held: the id is the file's name, the rest is
+    unknown (""). Raises TranscriptError for a header of a newer format (misreading it would be
+    worse than not reading it)."""
+    unknown = SessionHeader(id=file_id, started="", cwd="", project="", model="", version="")
+    named = "the id is the file's name"
     try:
         header = json.loads(line)
-    except (ValueError, RecursionError):
-        header = None
+    except (ValueError, RecursionError) as error:
+        return _HeaderRead(
+            unknown, f"not a readable session header: {_json_problem(error)}; {named}", False, False
+        )
+    if isinstance(header, dict) and header.get("type") in RECORD_TYPES:
+        return _HeaderRead(unknown, f"no session header (a record instead); {named}", False, True)
     if not isinstance(header, dict) or header.get("type") != HEADER_TYPE:
-        raise TranscriptError(f"{shown}: line 1 is not a mini-claude session header: not a transcript")
+        return _HeaderRead(unknown, f"not a mini-claude session header; {named}", False, False)
     version = header.get("format")
-    if type(version) is not int or version > FORMAT:
+    if type(version) is int and version > FORMAT:
         raise TranscriptError(
             f"{shown} was written in transcript format {version!r}, newer than this mini-claude reads "
             f"({FORMAT}): update mini-claude to open it"
         )
-    missing = [name for name in HEADER_FIELDS if not isinstance(header.get(name), str)]
-    if missing:
-        raise TranscriptError(f"{shown}: the session header lacks {', '.join(missing)}: not loaded")
-    return SessionHeader(
-        id=header["id"],
-        started=header["started"],
-        cwd=header["cwd"],
-        project=_text_or_empty(header.get("project")),
-        model=header["model"],
-        version=_text_or_empty(header.get("version")),
+    missing = [name for name in ("format", *HEADER_FIELDS) if not _is_field(header, name)]
+    fields = {name: "" if name in missing else header[name] for name in HEADER_FIELDS}
+    fields["id"] = fields["id"] or file_id
+    parsed = SessionHeader(
+        **fields, project=_text_or_empty(header.get("project")), version=_text_or_empty(header.get("version"))
     )
+    problem = f"the session header lacks {', '.join(missing)} (taken as unknown)" if missing else None
+    return _HeaderRead(parsed, problem, True, False)
+
+
+def _is_field(header: dict[str, Any], name: str) -> bool:
+    value = header.get(name)
+    return type(value) is int if name == "format" else isinstance(value, str)
 
 
 def _text_or_empty(value: Any) -> str:
     return value if isinstance(value, str) else ""
-
-
-def _is_blocks(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in value)
-    )
 
 
 def _is_strings(value: Any) -> bool:
@@ -222,8 +250,9 @@ def _refuse_constant(name: str) -> None:
 
 
 def _json_problem(error: ValueError | RecursionError) -> str:
-    if isinstance(error, json.JSONDecodeError):
-        return f"not valid JSON ({error.msg} at column {error.colno})"
+    if isinstance(error, json.JSONDecodeError):  # a msg may end in "at": "Unterminated string starting at"
+        at = " " if error.msg.endswith(" at") else " at "
+        return f"not valid JSON ({error.msg}{at}column {error.colno})"
     if isinstance(error, UnicodeDecodeError):
         return "not valid UTF-8 text"
     if isinstance(error, RecursionError):

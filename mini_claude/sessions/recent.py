@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mini_claude.sessions.content import ContentProblem, checked_content
 from mini_claude.sessions.folder import TranscriptError, open_transcript_for_reading
 from mini_claude.sessions.loader import encodable_record
 from mini_claude.sessions.records import RECORD_PREFIX, RECORD_ROLES
@@ -71,10 +72,11 @@ def _add(messages: list[Message], line: bytes) -> None:
         return
     if not isinstance(record, dict) or record.get("type") not in RECORD_ROLES:
         return
-    content = record.get("content")
-    if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
-        return
     role = RECORD_ROLES[record["type"]]
+    try:
+        content = checked_content(record.get("content"), role)  # as the loader takes it
+    except ContentProblem:
+        return
     if messages and messages[-1]["role"] == role:
         messages[-1]["content"].extend(content)
     else:

@@ -94,8 +94,12 @@ def _load(ctx: CommandContext, opened: Opened) -> None:
     try:
         resumed = finish_resume(ctx.session, opened)
         log.debug("resumed session loaded in %.3f s", time.perf_counter() - started)
-    except ResumeError as error:
+    except ResumeError as error:  # finish_resume turns any failure into one
         ctx.renderer(Notice(f"Not resumed: {error}", "error"))  # the conversation before goes on
+        return
+    except Exception as error:  # nothing may escape a thread: it would print a traceback
+        log.exception("resuming a session failed")
+        ctx.renderer(Notice(f"Not resumed: internal error: {type(error).__name__}: {error}", "error"))
         return
     for warning in resumed.warnings:
         ctx.renderer(Notice(warning, "warning"))

@@ -158,6 +158,86 @@ def test_a_corrupt_middle_line_is_named_and_the_rest_goes_on(
     assert "toolu_1" not in sent
 
 
+# Line 3 again, still JSON but no longer what the API takes back in a conversation.
+REFUSED_BY_THE_API = {
+    "call_without_id": lambda line: line.replace(b'"id":"toolu_1",', b""),
+    "id_not_text": lambda line: line.replace(b'"id":"toolu_1"', b'"id":["toolu_1"]'),
+    "text_not_text": lambda line: line.replace(b'"text":"Reading."', b'"text":["Reading."]'),
+    "text_missing": lambda line: line.replace(b'"text":"Reading."', b'"words":"Reading."'),
+    "unknown_block": lambda line: line.replace(b'"type":"tool_use"', b'"type":"telepathy"'),
+    "input_not_an_object": lambda line: line.replace(b'{"file_path":"a.txt"}', b'"a.txt"'),
+    "name_not_text": lambda line: line.replace(b'"name":"read_file"', b'"name":7'),
+}
+
+
+@case("crashes", "a line that is JSON but not a message the API takes: named by line, skipped, rest loaded")
+@pytest.mark.parametrize("damage", list(REFUSED_BY_THE_API))
+def test_a_line_the_api_would_refuse_is_named_and_the_rest_goes_on(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, damage: str
+) -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"file_path": "a.txt"}}
+    path = transcript(
+        project_dir,
+        [
+            ("user", text("read a.txt")),
+            ("assistant", [*text("Reading."), call]),
+            ("tool_results", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "apple"}]),
+            ("assistant", text("It says apple.")),
+        ],
+        session_id="a" * 32,
+    )
+    lines = _lines(path)
+    lines[2] = REFUSED_BY_THE_API[damage](lines[2])
+    path.write_bytes(b"\n".join(lines))
+    api_env.stream_replies.extend([text_reply("Going on."), text_reply("Still going.")])
+
+    first = cli.run("-r", "aaaa", "-p", "go on")
+    again = cli.run("-r", "aaaa", "-p", "and on")
+
+    assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
+    assert f"{path}: line 3: an assistant record the API would refuse: " in first.stderr
+    assert again.returncode == 0 and again.stdout == "Still going.\n", again.stderr
+    assert [r.validation_error for r in api_env.requests] == [None, None]
+    sent = json.dumps(api_env.requests[-1].messages)
+    assert "read a.txt" in sent and "It says apple." in sent and "and on" in sent
+
+
+@case(
+    "crashes",
+    "`/resume ID` of a line the API would refuse: one warning, and the resumed conversation goes on",
+)
+def test_the_repl_resumes_past_a_line_the_api_would_refuse(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    path = transcript(project_dir, [("user", text("the saved question"))], session_id="1" * 32)
+    with path.open("ab") as file:
+        file.write(b'{"type":"assistant","n":2,"content":[{"type":"tool_use"}]}\n')
+    api_env.stream_replies.extend([text_reply("Here first."), text_reply("Back in the saved one.")])
+
+    with cli.terminal(columns=400) as term:
+        term.wait_until_ready()
+        term.submit("a question here")
+        term.expect("Here first.")
+        term.expect_prompt()
+        term.submit("/resume 1111")
+        term.expect(RULE)
+        warning = term.expect("skipped")
+        term.expect_prompt()
+        term.submit("next message")
+        term.expect("Back in the saved one.")
+        term.expect_prompt()
+        term.submit("/exit")
+        term.wait_exit()
+        printed = term.child.before or ""
+
+    assert "Traceback" not in warning + printed
+    assert f"{path}: line 3: an assistant record the API would refuse: block 1, a tool_use block" in warning
+    request = api_env.requests[-1]
+    assert request.validation_error is None
+    sent = json.dumps(request.messages)
+    assert "the saved question" in sent and "next message" in sent and "a question here" not in sent
+
+
 @case("crashes", "the REPL resumes a transcript with a corrupt middle line: one warning naming file and line")
 def test_the_repl_names_a_corrupt_line_and_goes_on(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
@@ -181,6 +261,25 @@ def test_the_repl_names_a_corrupt_line_and_goes_on(
 
     assert f"{path}: line 2: not valid JSON" in warning
     assert api_env.requests[-1].validation_error is None
+
+
+@case("crashes", "one bad byte in the header line: named (line 1); `-c` and the list still find the session")
+def test_a_damaged_header_costs_only_what_it_held(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    path = transcript(project_dir, [("user", text("the only question")), ("assistant", text("An answer."))])
+    path.write_bytes(b"X" + path.read_bytes()[1:])
+    api_env.stream_replies.append(text_reply("Going on."))
+
+    listed = cli.run("sessions", "list")
+    resumed = cli.run("-c", "-p", "go on")
+
+    assert listed.stdout.startswith(path.stem) and "the only question" in listed.stdout, listed.stdout
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{path}: line 1: not a readable session header: not valid JSON" in resumed.stderr
+    assert "the id is the file's name" in resumed.stderr
+    assert api_env.requests[-1].validation_error is None
+    assert "the only question" in json.dumps(api_env.requests[-1].messages)
 
 
 @case("paths", "a transcript replaced by a FIFO or a symlink: `-r ID` says it cannot be resumed, never hangs")
@@ -217,7 +316,7 @@ def test_an_id_with_escape_codes_is_refused_written_out(cli: Cli, api_env: FakeA
 DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
-@case("crashes", "a header or first message nested 100,000 deep: listed as unusable or loaded without it")
+@case("crashes", "a header or first message nested 100,000 deep: loaded without that line, which is named")
 @pytest.mark.parametrize("where", ["header", "first_message", "last_line"])
 def test_a_line_nested_deep_enough_to_exhaust_the_stack(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path, where: str
@@ -237,9 +336,9 @@ def test_a_line_nested_deep_enough_to_exhaust_the_stack(
     resumed = cli.run("-r", "ffff", "-p", "go on")
 
     assert listed.returncode == 0 and listed.stdout.startswith("f" * 32), listed.stderr
-    if where == "header":
-        assert "cannot be resumed" in listed.stdout
-        assert resumed.returncode == 1 and "cannot be resumed" in resumed.stderr
-    else:
-        assert resumed.returncode == 0, resumed.stderr
-        assert api_env.requests[-1].validation_error is None
+    assert "cannot be resumed" not in listed.stdout
+    assert resumed.returncode == 0, resumed.stderr
+    assert api_env.requests[-1].validation_error is None
+    if where == "header":  # the session's id is its file's name; the rest of it loads
+        assert f"{path}: line 1: not a readable session header" in resumed.stderr
+        assert "an answer" in json.dumps(api_env.requests[-1].messages)
