@@ -188,3 +188,43 @@ def test_resume_with_only_the_session_in_use_says_there_is_no_other(
         term.expect_prompt()
         term.submit("/exit")
         assert term.wait_exit() == 0
+
+
+def test_the_list_and_the_resumed_screen_show_what_the_user_typed(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    """Not mini-claude's words around a `!command`'s output or an attached file: the list shows
+    and filters by the command and the text typed, the resumed screen shows them as typed."""
+    (project_dir / "notes.txt").write_text("the notes\n")
+    api_env.stream_replies.extend([text_reply("It fails."), text_reply("A summary."), text_reply("Again.")])
+    with cli.terminal(columns=120) as term:
+        term.wait_until_ready()
+        term.submit("!echo some output")
+        term.expect("the output goes with your next message")
+        term.expect_prompt()
+        term.submit("why does this fail?")
+        term.expect("It fails.")
+        term.expect_prompt()
+        term.submit("/clear")
+        term.expect_prompt()
+        term.submit("summarise @notes.txt for me")
+        term.expect("A summary.")
+        term.expect_prompt()
+        term.submit("/clear")
+        term.expect_prompt()
+        term.submit("/resume")
+        term.expect(r"1/2")
+        term.type("fail")
+        filtered = term.expect(r"1/1")
+        assert "!echo some output · why does this fail?" in filtered.split("Filter:")[-1]
+        term.type("\r")
+        shown = term.expect(RULE)
+        term.expect_prompt()
+        term.submit("/exit")
+        term.wait_exit()
+    screen = shown
+    assert "> !echo some output" in screen and "> why does this fail?" in screen
+    assert "The user ran" not in screen and "shell-output" not in screen
+    listed = cli.run("sessions", "list").stdout
+    assert "summarise @notes.txt for me" in listed and "The user attached" not in listed
+    assert "!echo some output · why does this fail?" in listed

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
+from mini_claude import config, prompts
 from mini_claude.sessions.catalog import list_sessions, most_recent_session
 from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.lookup import SessionNotFound, find_session
 from mini_claude.sessions.retention import remove_expired_sessions
 from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.untrusted import wrap
 
 DAY = 86_400
 
@@ -76,6 +77,47 @@ def test_a_first_message_too_long_for_the_head_still_gets_a_preview(sessions_dir
     (summary,) = list_sessions(sessions_dir)
     assert summary.first_message.startswith('start "quoted" \\ 中文 yyy')
     assert long_message.startswith(summary.first_message)
+
+
+def context_block(key: str, **values: str) -> dict[str, str]:
+    """What the REPL puts before the text typed: a `!command`'s output, an attached file."""
+    return text(prompts.fill(prompts.load_toml("prompt_input.toml")[key].strip(), **values))
+
+
+def shell_block(command: str, output: str) -> dict[str, str]:
+    return context_block("shell_output", output=wrap("shell-output", f"$ {command}\n{output}"))
+
+
+def file_block(path: str, content: str) -> dict[str, str]:
+    return context_block("attached_file", path=path, content=wrap("attached-file", content, path=path))
+
+
+@pytest.mark.parametrize("size", [100, 40_000, 3_000_000], ids=["in_the_head", "past_the_head", "megabytes"])
+def test_the_first_message_is_what_the_user_typed_not_what_went_with_it(
+    sessions_dir: Path, size: int
+) -> None:
+    output = "o" * size
+    writer = TranscriptWriter(sessions_dir, cwd="/work", project="/work", model="m")
+    writer.add(
+        "user", [shell_block("make test", output), file_block("a.py", output), text("why does it fail?")]
+    )
+    writer.add("assistant", [text("done")])
+    writer.close()
+    attached = TranscriptWriter(sessions_dir, cwd="/work", project="/work", model="m")
+    attached.add("user", [file_block("notes.txt", output), text("summarise @notes.txt for me")])
+    attached.close()
+
+    listed = {s.id: s.first_message for s in list_sessions(sessions_dir)}
+
+    assert listed[writer.session_id] == "!make test · why does it fail?"
+    assert listed[attached.session_id] == "summarise @notes.txt for me"
+
+
+def test_words_shaped_like_an_attachment_but_typed_are_shown(sessions_dir: Path) -> None:
+    saved(sessions_dir, "The user attached a file to their message yesterday")
+    assert (
+        list_sessions(sessions_dir)[0].first_message == "The user attached a file to their message yesterday"
+    )
 
 
 def test_a_transcript_ending_in_a_large_output_is_counted_from_its_last_line(sessions_dir: Path) -> None:

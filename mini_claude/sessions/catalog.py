@@ -25,12 +25,24 @@ from mini_claude.sessions.records import (
     too_large_problem,
 )
 from mini_claude.sessions.tail import last_record, read_tail
+from mini_claude.sessions.typed_input import (
+    PART_SEPARATOR,
+    SHELL_KEY,
+    added_context,
+    shell_command,
+    typed_preview,
+)
 
 HEAD_BYTES = 16 * 1024  # the header and, usually, the whole first message
 HEADER_MAX_BYTES = 1 * 2**20  # a header longer than the head is read up to this size
 FIRST_USER_LINE = b'{"type":"user",'
 TEXT_KEY = b'"text":"'
 PREVIEW_BYTES = 2048  # of a first message too long for the head, enough for a one-line preview
+# A first record longer than the head (attachments, a command's output): its end is looked for this
+# far on, in chunks, and the text the user typed, its last block, in its last bytes.
+FIRST_LINE_MAX_BYTES = 16 * 2**20
+LINE_END_CHUNK_BYTES = 1 * 2**20
+TYPED_TAIL_BYTES = 64 * 1024
 LOOKAHEAD_LINES = 8  # records looked at for the first user message (a settings record may precede it)
 # At most this much of a file is read to count its messages (a last line longer than this is rare).
 COUNT_SCAN_MAX_BYTES = 16 * 2**20
@@ -122,13 +134,13 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
     header = _json_object(head[: header_end if header_end >= 0 else len(head)])
     if header is None or header.get("type") != HEADER_TYPE:
         # A damaged header costs only what it held (the loader reports it): records from line 1.
-        header, records = {}, head
+        header, records_start = {}, 0
     else:
-        records = head[header_end + 1 :] if header_end >= 0 else b""
+        records_start = header_end + 1 if header_end >= 0 else len(head)
     summary = SessionSummary(
         base.id, base.path, base.last_used, base.size,
         started=_text(header.get("started")), project=_text(header.get("project")),
-        first_message=_first_message(records),
+        first_message=_first_message(fd, head, records_start),
     )  # fmt: skip
     if size > MAX_TRANSCRIPT_BYTES:
         return replace(summary, problem=too_large_problem(base.path.name, size))
@@ -152,18 +164,54 @@ def _message_count(path: Path, fd: int, size: int) -> int | None:
     return len(load_transcript(path, shown=path.name).messages)
 
 
-def _first_message(head: bytes) -> str:
-    """The first text the user typed, from the records after the header (which may be cut short)."""
-    for line in head.split(b"\n")[:LOOKAHEAD_LINES]:
-        if not line.startswith(FIRST_USER_LINE):
-            continue
-        record = _json_object(line)
-        if record is not None:
-            blocks = record.get("content")
-            texts = [b.get("text") for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
-            return next((text for text in texts if isinstance(text, str)), "")
-        return _text_prefix(line)  # longer than the head: its start is enough for a preview
+def _first_message(fd: int, head: bytes, start: int) -> str:
+    """What the user typed first (typed_input.py), from the records at `start` in the head of the
+    file (which may cut the first message short: its end is then read from the file)."""
+    lines = head[start:].split(b"\n")
+    offset = start
+    for line in lines[:LOOKAHEAD_LINES]:
+        if line.startswith(FIRST_USER_LINE):
+            record = _json_object(line)
+            if record is not None:
+                return typed_preview(record.get("content"))
+            if offset + len(line) < len(head):
+                return ""  # a whole line that is not JSON: the loader reports it
+            return _first_message_cut(fd, offset, line)
+        offset += len(line) + 1
     return ""
+
+
+def _first_message_cut(fd: int, start: int, line_start: bytes) -> str:
+    """The first message of a record longer than the head: its first text, unless mini-claude
+    added that (the output of a `!command`, an attached file): then the command, and the last text
+    of the record, which is what the user typed (the agent adds it after what it carries)."""
+    first = _text_prefix(line_start)
+    kind, rest = added_context(first)
+    if kind is None:
+        return first
+    parts = [shell_command(rest) if kind == SHELL_KEY else None]
+    end = _line_end(fd, start + len(line_start))
+    if end is not None:
+        tail_start = max(start, end - TYPED_TAIL_BYTES)
+        tail = os.pread(fd, end - tail_start, tail_start)
+        at = tail.rfind(TEXT_KEY)
+        if at >= 0:
+            parts.append(_text_prefix(tail[at:]))
+    return PART_SEPARATOR.join(part for part in parts if part)
+
+
+def _line_end(fd: int, position: int) -> int | None:
+    """Where the line going on at `position` ends (its newline), looking at most FIRST_LINE_MAX_BYTES on."""
+    limit = position + FIRST_LINE_MAX_BYTES
+    while position < limit:
+        chunk = os.pread(fd, min(LINE_END_CHUNK_BYTES, limit - position), position)
+        if not chunk:
+            return None
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return position + found
+        position += len(chunk)
+    return None
 
 
 def _text_prefix(line: bytes) -> str:

@@ -14,6 +14,7 @@ from mini_claude.events import TextDelta, TextDone, ToolFinished, ToolStarted, T
 from mini_claude.sessions.folder import TranscriptError
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS
 from mini_claude.sessions.recent import RecentPart, recent_messages
+from mini_claude.sessions.typed_input import typed_text
 from mini_claude.untrusted import visible_text
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ EXCHANGES_SHOWN = 3  # the last user messages, each with what answered it
 REPLY_LINES_SHOWN = 12  # of a longer reply, its end (from a paragraph's start)
 USER_CHARS_SHOWN = 300
 TOOL_LINES_SHOWN = 6  # per exchange: its last tool calls
-REMINDER_START = "<system-reminder>"
 FENCES = ("```", "~~~")
 UNANSWERED = "no result: the session ended while it ran"
 RULE_ENDS_CHARS = 6  # the rule's ends and the spaces around its label
@@ -79,7 +79,7 @@ def exchanges_start(messages: list[Message], count: int) -> int:
     """The index of the message that starts the last `count` exchanges (what the user typed)."""
     found = 0
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index]["role"] == "user" and any(_typed(block) for block in messages[index]["content"]):
+        if messages[index]["role"] == "user" and any(typed_text(b) for b in messages[index]["content"]):
             found += 1
             if found == count:
                 return index
@@ -87,27 +87,33 @@ def exchanges_start(messages: list[Message], count: int) -> int:
 
 
 def _exchanges(messages: list[Message], summarize_call: SummarizeCall) -> list[list[_Item]]:
+    """The messages as exchanges, each started by what the user typed (a command they ran, their
+    text: typed_input.py); what mini-claude added to their messages is not shown."""
     exchanges: list[list[_Item]] = []
     calls: dict[str, _Item] = {}  # tool calls waiting for their results
     for message in messages:
+        typed_here = False  # a command and the text typed after it are one exchange
         for block in message["content"]:
             kind = block.get("type")
             if message["role"] == "assistant":
-                if kind == "text" and block.get("text", "").strip():
-                    _current(exchanges).append(_Item("reply", block["text"]))
+                if kind == "text" and str(block.get("text", "")).strip():
+                    _current(exchanges).append(_Item("reply", str(block["text"])))
                 elif kind == "tool_use":
                     name = str(block.get("name", ""))
                     call_id = str(block.get("id", ""))
                     argument = summarize_call(name, block.get("input"))
                     calls[call_id] = _Item("tool", argument, name, call_id=call_id)
             elif kind == "tool_result":
-                call = calls.pop(block.get("tool_use_id", ""), None)
+                call = calls.pop(str(block.get("tool_use_id", "")), None)
                 if call is not None:
                     error = block.get("is_error") is True
                     result = _first_line(_result_text(block.get("content"))) if error else ""
                     _current(exchanges).append(replace(call, result=result, is_error=error))
-            elif kind == "text" and _typed(block):
-                exchanges.append([_Item("user", block["text"])])
+            elif (typed := typed_text(block)) is not None:
+                if not typed_here:
+                    exchanges.append([])
+                typed_here = True
+                exchanges[-1].append(_Item("user", typed))
             elif kind == "text" and block.get("text") == prompts.notice("user_interrupted"):
                 _current(exchanges).append(_Item("note", "Interrupted."))
             elif kind == "text" and block.get("text") == prompts.notice("transcript_gap"):
@@ -172,16 +178,6 @@ def reply_tail(text: str, max_lines: int) -> tuple[str, int]:
     if lines[last].lstrip().startswith(FENCES):
         tail = [lines[last], *lines[-(max_lines - 1) :]]
     return "\n".join(tail), len(lines) - max_lines
-
-
-def _typed(block: dict[str, Any]) -> bool:
-    """A text block the user typed (not a recalled memory nor a note mini-claude added)."""
-    if block.get("type") != "text" or not isinstance(block.get("text"), str):
-        return False
-    text = block["text"]
-    if text.startswith(REMINDER_START):
-        return False
-    return text not in (prompts.notice("user_interrupted"), prompts.notice("transcript_gap"))
 
 
 def _dim(console: Console, text: str) -> None:

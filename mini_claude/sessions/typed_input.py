@@ -1,0 +1,75 @@
+"""What the user typed, told apart from what mini-claude puts into their message for the model: the
+output of a `!command` they ran (prompts/prompt_input.toml's wording), the files they attached
+with `@path`, recalled memories, notices. The session list, its filter and the resumed screen
+show the user's own words; a command they ran as `!command`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from mini_claude import prompts
+
+REMINDER_START = "<system-reminder>"  # recalled memories (memory/recall.py)
+NOTICES = ("user_interrupted", "transcript_gap")  # texts mini-claude adds (prompts/notices.toml)
+SHELL_KEY = "shell_output"  # prompts/prompt_input.toml: the output of `!command`
+CONTEXT_KEYS = (SHELL_KEY, "attached_file", "attached_folder")
+COMMAND_START = "$ "  # the wrapped output's first line: `$ <command>` (ui/shell_line.py)
+PART_SEPARATOR = " · "  # between a command and the text in a one-line preview
+
+
+def typed_text(block: Any) -> str | None:
+    """What the user typed, if this block of a user message holds it: their text as it is, or
+    `!command` (its first line) for a command they ran; None for anything mini-claude added."""
+    if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
+        return None
+    text = block["text"]
+    if text.startswith(REMINDER_START) or text in _notices():
+        return None
+    kind, rest = added_context(text)
+    if kind is None:
+        return text
+    return shell_command(rest) if kind == SHELL_KEY else None
+
+
+def typed_preview(blocks: Any) -> str:
+    """A user message's own words on one line: `!command · their text` (parts in order)."""
+    parts = [typed_text(block) for block in blocks] if isinstance(blocks, list) else []
+    return PART_SEPARATOR.join(part for part in parts if part)
+
+
+def added_context(text: str) -> tuple[str | None, str]:
+    """(which prompt_input.toml text `text` is, or None; what follows its fixed words and the
+    tag opening the content). Works on the start of a text as well: a preview of a long one."""
+    for key, pattern in _context_patterns().items():
+        match = pattern.match(text)
+        if match is not None:
+            return key, text[match.end() :]
+    return None, text
+
+
+def shell_command(rest: str) -> str | None:
+    """`!<command>` from what follows the shell-output text's opening tag: its first line (a
+    command typed over several lines cannot be told from its output there)."""
+    line = rest.lstrip("\n").partition("\n")[0]
+    return "!" + line.removeprefix(COMMAND_START) if line.startswith(COMMAND_START) else None
+
+
+@cache
+def _context_patterns() -> dict[str, re.Pattern[str]]:
+    """Each text's fixed words up to the content it wraps (its last placeholder), placeholders
+    before that matching one line of anything, then the opening tag of the wrapped content."""
+    templates = prompts.load_toml("prompt_input.toml")
+    patterns = {}
+    for key in CONTEXT_KEYS:
+        template = templates[key].strip()
+        words = re.split(r"\{\{\w+\}\}", template[: template.rindex("{{")])
+        patterns[key] = re.compile("[^\n]*?".join(map(re.escape, words)) + r"\s*<[\w-]+[ >]")
+    return patterns
+
+
+@cache
+def _notices() -> frozenset[str]:
+    return frozenset(prompts.notice(name) for name in NOTICES)
