@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
+WINDOW_NOT_SAID = (
+    " (the server did not say how large its context window is: set MINI_CLAUDE_CONTEXT_WINDOW to it)"
+)
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
 )
@@ -164,16 +167,16 @@ class Agent:
     def _step(self) -> None:
         """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
         self._add_recalled_memories()
-        self.context.before_call(self.request_parts())
+        tokens = self.context.before_call(self.request_parts())
         try:
-            response = self._call_model(may_refuse=True)
+            response = self._call_model(tokens, may_refuse=True)
         except PromptTooLong as refused:
             self._streaming = None
             try:
-                self.context.after_refusal(self.request_parts(), refused.tokens)
+                tokens = self.context.after_refusal(self.request_parts(), refused.tokens, refused.window)
             except CompactionFailed as failure:
                 raise ModelFailed(f"{refused}. {failure}") from refused
-            response = self._call_model(may_refuse=False)  # once: a second refusal ends the turn
+            response = self._call_model(tokens, may_refuse=False)  # once: a second refusal ends the turn
         self._store_reply()
         self.sink(response.usage)
         if response.stop_reason == "max_tokens":
@@ -188,8 +191,9 @@ class Agent:
             self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
         self._close_open_calls("interrupted")
 
-    def _call_model(self, *, may_refuse: bool) -> StreamedResponse:
-        """Stream one response; PromptTooLong passes through when `may_refuse`."""
+    def _call_model(self, tokens: int, *, may_refuse: bool) -> StreamedResponse:
+        """Stream one response to a request of about `tokens`; PromptTooLong passes through when
+        `may_refuse`."""
         response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
         self.sink(RequestStarted())
         messages = self.context.view.request(self.messages)
@@ -199,14 +203,19 @@ class Agent:
                 system=self._system_blocks(),
                 messages=messages,
                 tools=self.tools.definitions(),
-                max_tokens=self.max_tokens,
+                max_tokens=self.context.view.output_limit(self.max_tokens, tokens),
                 response=response,
             ):
                 self.sink(update)
         except ModelError as error:
             if may_refuse and isinstance(error, PromptTooLong):
                 raise
-            raise ModelFailed(str(error)) from error
+            unknown = (
+                isinstance(error, PromptTooLong)
+                and not error.window
+                and not self.context.view.window_from_server
+            )
+            raise ModelFailed(f"{error}{WINDOW_NOT_SAID if unknown else ''}") from error
         self.context.view.note_usage(response.usage, messages)
         return response
 

@@ -13,6 +13,7 @@ import copy
 from collections.abc import Callable
 
 from mini_claude import prompts
+from mini_claude.config import MIN_CONTEXT_WINDOW
 from mini_claude.context import (
     BYTES_PER_TOKEN,
     CLEAR_STEP,
@@ -34,6 +35,7 @@ from mini_claude.untrusted import wrap
 KEEP_TURNS = 2  # the latest user turns stay verbatim after a compaction…
 KEEP_SHARE = 0.25  # …as long as they fit in this share of the window
 SUMMARY_MAX_TOKENS = 8_000
+SUMMARY_WINDOW_SHARE = 0.125  # …nor more than this share of a small window
 SUMMARY_MAX_CHARS_PER_TOKEN = 8  # no real tokenizer packs more into a token of prose
 FOCUS_TAG = "compact-focus"
 FOCUS_MAX_CHARS = 2_000
@@ -68,9 +70,10 @@ class ContextKeeper:
         self.view = view
         self._auto_failed_at: int | None = None  # tokens when an automatic compaction last failed
 
-    def before_call(self, parts: RequestParts) -> None:
+    def before_call(self, parts: RequestParts) -> int:
         """Make room for the next call: clear old tool output once due; past COMPACT_AT, summarise
-        (a failure is one warning: the call is still tried, and the server has the last word)."""
+        (a failure is one warning: the call is still tried, and the server has the last word).
+        Returns the estimate of the call's tokens."""
         tokens = self.view.estimate(parts)
         freed = self.view.clear_if_due(parts.messages, tokens)
         if freed:
@@ -80,19 +83,34 @@ class ContextKeeper:
         if tokens <= COMPACT_AT * self.view.window or (
             failed_at is not None and tokens < failed_at + CLEAR_STEP * self.view.window
         ):
-            return
+            return tokens
         try:
-            self._compact(parts, "auto", None, tokens)
+            return self._compact(parts, "auto", None, tokens).after_tokens
         except CompactionFailed as failure:
             self._auto_failed_at = tokens
             if not isinstance(failure, NothingToCompact | TooBigToSummarise):  # the call will tell
                 self.emit(Notice(str(failure), "warning"))
+        return tokens
 
-    def after_refusal(self, parts: RequestParts, tokens: int) -> None:
-        """The server refused the request as too long: summarise so the call can be made again.
-        Raises CompactionFailed."""
+    def after_refusal(self, parts: RequestParts, tokens: int, window: int = 0) -> int:
+        """The server refused the request as too long (its count of it: `tokens`; its context
+        window, if it said: `window`, which is this session's window from now on when smaller):
+        summarise so the call can be made again. Returns the estimate of the next request's
+        tokens. Raises CompactionFailed."""
+        before = self.view.window
+        adopted = self.view.adopt_window(window)
+        if adopted:
+            self.emit(Notice(
+                f"The server's context window is {window:,} tokens, smaller than the {before:,} set "
+                f"(MINI_CLAUDE_CONTEXT_WINDOW): this session keeps to {window:,} from now on.", "warning",
+            ))  # fmt: skip
         self.view.note_refused(tokens, self.view.request(parts.messages), parts.fixed_bytes)
-        self._compact(parts, "too_long", None, self.view.estimate(parts))
+        try:
+            return self._compact(parts, "too_long", None, self.view.estimate(parts)).after_tokens
+        except NothingToCompact:
+            if not adopted:
+                raise
+            return self.view.estimate(parts)  # asking for less output in the window may be enough
 
     def compact(self, parts: RequestParts, focus: str | None) -> ContextCompacted | None:
         """`/compact [focus]`: None when nothing changed (a notice says why)."""
@@ -119,7 +137,7 @@ class ContextKeeper:
             summarised = "is already summarised" if self.view.compaction else "is empty"
             raise NothingToCompact(f"Nothing to compact: the conversation {summarised}.")
         cut = self._cut(messages, start)
-        max_tokens = min(SUMMARY_MAX_TOKENS, parts.max_tokens)
+        max_tokens = min(SUMMARY_MAX_TOKENS, parts.max_tokens, int(SUMMARY_WINDOW_SHARE * self.view.window))
         request = self._summary_request(parts, start, cut, focus, max_tokens)
         self.emit(CompactionStarted(trigger))
         response = StreamedResponse()
@@ -174,6 +192,16 @@ class ContextKeeper:
 
         def tokens(view_bytes: int) -> int:
             return self.view.tokens_of(view_bytes + size_of(instruction), parts.fixed_bytes)
+
+        fixed = extra_bytes // BYTES_PER_TOKEN
+        if fixed > limit:  # no conversation at all would fit beside them
+            origin = "the server's" if self.view.window_from_server else "the MINI_CLAUDE_CONTEXT_WINDOW"
+            raise TooBigToSummarise(
+                f"Compaction failed: the system prompt (with CLAUDE.md and the memory index) and the tool "
+                f"definitions alone take ~{fixed:,} tokens, too many for {origin} context window of "
+                f"{self.view.window:,} tokens; a larger window is needed (mini-claude needs at least "
+                f"{MIN_CONTEXT_WINDOW:,})."
+            )
 
         view = self.view.view(messages, start=start, end=cut)
         if tokens(size_of(view)) > limit:

@@ -27,7 +27,12 @@ GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree
 MEMORY_FOLDER = "memory"
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
-MIN_CONTEXT_WINDOW = 1_000  # below this the system prompt and tools alone would not fit
+# The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
+# (13.5 KB at 4 bytes a token; tests/test_compaction.py measures them against it). Requests must
+# hold them, a conversation, and after a compaction a summary and the latest turns, below the 80%
+# that starts the next: a window under about twice their size cannot work.
+FIXED_PROMPT_TOKENS = 3_500
+MIN_CONTEXT_WINDOW = 8_000
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 
 
@@ -208,7 +213,9 @@ def load_settings(
     context_window = int(_env_number("MINI_CLAUDE_CONTEXT_WINDOW", DEFAULT_CONTEXT_WINDOW, int))
     if context_window < MIN_CONTEXT_WINDOW:
         raise ConfigError(
-            f"MINI_CLAUDE_CONTEXT_WINDOW={context_window} must be at least {MIN_CONTEXT_WINDOW:,} tokens"
+            f"MINI_CLAUDE_CONTEXT_WINDOW={context_window} is too small: it must be at least "
+            f"{MIN_CONTEXT_WINDOW:,} tokens (the system prompt and tool definitions alone take about "
+            f"{FIXED_PROMPT_TOKENS:,})"
         )
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)

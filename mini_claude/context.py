@@ -29,6 +29,8 @@ CLEAR_MIN_CHARS = 300  # a shorter result stays: its placeholder would save next
 # changes the request from the first newly cleared block on, and the prompt cache must store all
 # that follows again; a step frees enough to pay for that many times over.
 CLEAR_STEP = 0.1
+MIN_OUTPUT_TOKENS = 1_024  # a reply is never asked to be shorter, however full the window
+OUTPUT_MARGIN = 0.05  # of the window, left beside the estimated prompt and max_tokens
 SUMMARY_TAG = "conversation-summary"
 MEMORY_INDEX_TAG = "memory-index"
 
@@ -103,6 +105,7 @@ class RequestView:
 
     def __init__(self, window: int, describe_call: Callable[[str, object], str]) -> None:
         self.window = window
+        self.window_from_server = False  # the server said its window is smaller than the one set
         self.compaction: Compaction | None = None
         self.cleared_before = 0  # tool results in stored messages[:cleared_before] are shortened
         self.last_call: LastCall | None = None
@@ -153,9 +156,26 @@ class RequestView:
             self.last_call = LastCall(tokens, usage.output_tokens, size_of(sent))
 
     def note_refused(self, tokens: int, sent: list[Message], fixed_bytes: int) -> None:
-        """The server refused `sent` as too long (saying it held `tokens`, or 0 when it did not)."""
-        counted = max(tokens, self.window + 1, (size_of(sent) + fixed_bytes) // BYTES_PER_TOKEN)
+        """The server refused `sent` as too long, saying it held `tokens` (0: it did not say, and
+        its size is estimated: what the compaction's announcement shows must be real sizes)."""
+        counted = tokens or (size_of(sent) + fixed_bytes) // BYTES_PER_TOKEN
         self.last_call = LastCall(counted, 0, size_of(sent))
+
+    def adopt_window(self, window: int) -> bool:
+        """The server said its context window is `window` tokens: smaller than the one set (a
+        local model's), it is the window from now on. True when it changed."""
+        if not 0 < window < self.window:
+            return False
+        self.window, self.window_from_server = window, True
+        return True
+
+    def output_limit(self, max_tokens: int, input_tokens: int) -> int:
+        """The max_tokens of a call whose prompt takes about `input_tokens`: no more than the
+        window leaves (the Anthropic API and vLLM refuse a request whose prompt and max_tokens
+        together exceed it, and the estimate is an estimate), yet at least MIN_OUTPUT_TOKENS (or all
+        of `max_tokens`, if fewer)."""
+        room = self.window - input_tokens - int(OUTPUT_MARGIN * self.window)
+        return max(min(max_tokens, room), min(max_tokens, MIN_OUTPUT_TOKENS))
 
     def tokens_of(self, view_bytes: int, fixed_bytes: int) -> int:
         """Tokens of a request whose messages take `view_bytes`: the last call's count plus the

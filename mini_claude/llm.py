@@ -8,7 +8,6 @@ stream event adds to the response is read in streamed_response.py.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from typing import Any
 
 from mini_claude import model_errors
 from mini_claude.config import ANTHROPIC_API_URL, Settings
+from mini_claude.context_overflow import Overflow, context_overflow
 from mini_claude.events import UsageReport
 from mini_claude.retry_watch import RetryListener, retry_watch
 from mini_claude.streamed_response import StreamedResponse, StreamUpdate, apply_stream_event, describe_usage
@@ -28,6 +28,7 @@ CONNECT_TIMEOUT = 10.0
 SIDE_QUERY_MAX_RETRIES = 0  # recall is optional: a failed side query is skipped, never retried
 EVENT_STREAM = "text/event-stream"
 NOT_A_STREAM_READ_BYTES = 4096  # of a body that is no stream, enough to quote its start
+OVERFLOW_DETAIL_MAX_CHARS = 4096  # of an error's words looked through for a context window's size
 MISSING_CREDENTIALS = (
     "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
     "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
@@ -40,11 +41,13 @@ class ModelError(Exception):
 
 class PromptTooLong(ModelError):
     """The server refused the request as larger than the model's context window; `tokens` is its
-    count of the prompt when it said so (else 0). Compacting the conversation can make it fit."""
+    count of the prompt and `window` the window's size when it said them (else 0). Compacting
+    the conversation can make it fit."""
 
-    def __init__(self, message: str, tokens: int = 0) -> None:
+    def __init__(self, message: str, tokens: int = 0, window: int = 0) -> None:
         super().__init__(message)
         self.tokens = tokens
+        self.window = window
 
 
 class ModelClient:
@@ -134,7 +137,7 @@ class ModelClient:
             why = encodable(why)  # it quotes the server's own words
             too_long = prompt_too_long(error)
             if too_long is not None:
-                raise PromptTooLong(why, too_long) from error
+                raise PromptTooLong(why, too_long.tokens, too_long.window) from error
             raise ModelError(why) from error
         finally:
             self._add_usage(response.usage, model=model)
@@ -203,22 +206,13 @@ def describe_error(
     return model_errors.broke_mid_response(model_errors.root_cause(error))
 
 
-# The API's words: 400 invalid_request_error "prompt is too long: 208656 tokens > 200000 maximum", or
-# "input length and `max_tokens` exceed context limit: 190000 + 16000 > 200000"; 413 request_too_large
-# when the body passes the byte limit.
-_TOO_LONG = re.compile(r"prompt is too long|exceeds? (the )?context (limit|window)", re.IGNORECASE)
-_TOKEN_COUNT = re.compile(r"(\d[\d,]*) tokens? >")
-
-
-def prompt_too_long(error: BaseException) -> int | None:
-    """For a refusal because the request does not fit the context window: the server's count of
-    its tokens (0 when it gave none); else None."""
+def prompt_too_long(error: BaseException) -> Overflow | None:
+    """For a refusal because the request does not fit the context window (the wordings of the
+    servers we know: context_overflow.py), what the server said of its size; else None."""
     import anthropic
 
     if not isinstance(error, anthropic.APIStatusError):
         return None
-    detail = model_errors.error_detail(getattr(error, "body", None), str(getattr(error, "message", error)))
-    if error.status_code == 413 or (error.status_code == 400 and _TOO_LONG.search(detail)):
-        count = _TOKEN_COUNT.search(detail)
-        return int(count.group(1).replace(",", "")) if count else 0
-    return None
+    body = getattr(error, "body", None)
+    detail = model_errors.error_detail(body, str(getattr(error, "message", error)), OVERFLOW_DETAIL_MAX_CHARS)
+    return context_overflow(error.status_code, detail, body)

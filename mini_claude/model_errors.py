@@ -58,15 +58,15 @@ def status_error(
     return f"API error {status}: {detail}"
 
 
-def error_detail(body: Any, message: str) -> str:
+def error_detail(body: Any, message: str, max_chars: int = DETAIL_MAX_CHARS) -> str:
     """The error's own words: `type: message` from the JSON body, else the first line of the
-    SDK's message ("" when there is none), at most DETAIL_MAX_CHARS."""
+    SDK's message ("" when there is none), at most `max_chars`."""
     error_type, error_message = _error_fields(body)
     if error_message:
         detail = f"{error_type}: {error_message}" if error_type else error_message
     else:
         detail = message.strip().splitlines()[0] if message.strip() else ""
-    return detail[:DETAIL_MAX_CHARS]
+    return detail[:max_chars]
 
 
 def not_found(detail: str, error_message: str, url: str, *, settings: Settings, model: str) -> str:
