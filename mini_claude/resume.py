@@ -1,9 +1,11 @@
 """Resuming a saved session: which one (`-c`, `-r ID`, `/resume`), loading it, and handing it to
 the agent as a conversation that goes on saving in the same transcript.
 
-A session open in another mini-claude is continued in a copy (a new session id; the other goes
-on in the original): refusing would leave a session out of reach for as long as a forgotten or
-hung mini-claude holds it, and two writers in one file would interleave two conversations.
+A session open in another mini-claude is continued in a copy of its finished exchanges (a new
+session id; the other goes on in the original): refusing would leave a session out of reach for
+as long as a forgotten or hung mini-claude holds it, and two writers in one file would interleave
+two conversations. A session of a project folder that no longer exists (moved, renamed) is
+continued in a copy in this project's sessions.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ from mini_claude.config import Settings, memory_project_root
 from mini_claude.context import Compaction
 from mini_claude.paths import visible_path
 from mini_claude.sessions.catalog import SessionSummary, most_recent_session
-from mini_claude.sessions.copy import copy_transcript
+from mini_claude.sessions.copy import copy_transcript, finished_messages
 from mini_claude.sessions.folder import SessionsFolderError, TranscriptError
 from mini_claude.sessions.loader import LoadedTranscript, load_transcript
-from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND, SessionNotFound, find_session
-from mini_claude.sessions.reopen import SessionInUse
+from mini_claude.sessions.lookup import (
+    ID_SHOWN_CHARS,
+    LIST_COMMAND,
+    SessionNotFound,
+    SessionOfAMovedProject,
+    find_session,
+    newest_of_a_moved_project,
+)
+from mini_claude.sessions.reopen import SessionInUse, is_in_use
 from mini_claude.sessions.transcript import TranscriptWriter
 
 if TYPE_CHECKING:
@@ -56,7 +65,8 @@ class Opened:
     """A session about to be resumed: its transcript is ours to append to (locked), not loaded yet."""
 
     writer: TranscriptWriter
-    copied_from: str | None = None  # the session in use elsewhere that this one is a copy of
+    copied_from: str | None = None  # the session (in use elsewhere, or moved) this one is a copy of
+    moved_from: str | None = None  # the project folder, no longer there, the copied session was of
 
     @property
     def session_id(self) -> str:
@@ -67,9 +77,15 @@ class Opened:
         """What the user should know before going on (one line), if anything."""
         if self.copied_from is None:
             return None
+        original, copy = self.copied_from[:ID_SHOWN_CHARS], self.session_id[:ID_SHOWN_CHARS]
+        if self.moved_from is not None:
+            return (
+                f"Session {original} was saved for {visible_path(self.moved_from)}, which no longer exists: "
+                f"continuing it here as {copy} (the original stays in that project's folder)."
+            )
         return (
-            f"Session {self.copied_from[:ID_SHOWN_CHARS]} is open in another mini-claude: continuing in a "
-            f"copy, {self.session_id[:ID_SHOWN_CHARS]} (the other goes on in the original)."
+            f"Session {original} is open in another mini-claude: continuing in a copy of its finished "
+            f"exchanges, {copy} (a turn running there goes on in the original)."
         )
 
 
@@ -88,21 +104,46 @@ def requested_session(settings: Settings, request: ResumeRequest) -> SessionSumm
 
 
 def latest_session(settings: Settings) -> SessionSummary:
-    """The most recent session of this project that can be resumed (`-c`)."""
+    """The most recent session of this project that can be resumed (`-c`). When that is a copy
+    still open in another mini-claude without a finished exchange of its own yet, it is its
+    original over again: the original is the one (several `-c` at once copy the session they
+    mean, not each other's copies)."""
     try:
         summary = most_recent_session(settings.sessions_dir)
     except SessionsFolderError as error:
         raise ResumeError(str(error)) from None
     if summary is None:
         root = visible_path(str(memory_project_root(settings.project_dir)))
-        raise ResumeError(f"No saved session to continue in {root}: start one with mini-claude.")
+        moved = newest_of_a_moved_project(settings.sessions_dir)
+        hint = ""
+        if moved is not None:
+            hint = (
+                f" The newest session of {visible_path(moved.project)}, a folder that no longer exists, is "
+                f"{moved.id[:ID_SHOWN_CHARS]}: `mini-claude -r {moved.id[:8]}` continues it here."
+            )
+        raise ResumeError(f"No saved session to continue in {root}: start one with mini-claude.{hint}")
+    seen = {summary.id}
+    while summary.copied_from and is_in_use(summary.path):
+        try:
+            if finished_messages(summary.path) > summary.copied_messages:
+                break
+            original = find_session(settings.sessions_dir, summary.copied_from)
+        except (SessionNotFound, SessionsFolderError, TranscriptError):
+            break
+        if original.problem is not None or original.id in seen:
+            break
+        summary = original
+        seen.add(summary.id)
     return summary
 
 
 def named_session(settings: Settings, query: str, *, list_command: str = LIST_COMMAND) -> SessionSummary:
-    """The session whose id is `query` or starts with it (`-r ID`, `/resume ID`)."""
+    """The session whose id is `query` or starts with it (`-r ID`, `/resume ID`): of this project,
+    or of a project folder that no longer exists (it is then continued here, see open_session)."""
     try:
         return find_session(settings.sessions_dir, query, list_command=list_command)
+    except SessionOfAMovedProject as moved:
+        return moved.summary
     except (SessionNotFound, SessionsFolderError) as error:
         raise ResumeError(str(error)) from None
 
@@ -120,12 +161,22 @@ def open_session(session: Session, summary: SessionSummary) -> Opened:
         raise ResumeError(f"Session {short_id} is the one in use here.")
     if summary.problem is not None:
         raise ResumeError(f"Session {short_id} cannot be resumed: {summary.problem}")
+    recorder = session.transcript
+    fields = {"cwd": recorder.cwd, "project": recorder.project, "model": recorder.model}
     try:
+        if summary.path.parent != recorder.sessions_dir:  # of a project folder no longer there
+            copy = copy_transcript(
+                summary.path, into=recorder.sessions_dir, finished_only=is_in_use(summary.path), header=fields
+            )
+            writer = recorder.open_existing(copy.path, copy.fd)
+            return Opened(
+                writer, copied_from=summary.id, moved_from=summary.project or str(summary.path.parent)
+            )
         try:
-            return Opened(session.transcript.open_existing(summary.path))
+            return Opened(recorder.open_existing(summary.path))
         except SessionInUse:
-            copy = copy_transcript(summary.path)
-            return Opened(session.transcript.open_existing(copy), copied_from=summary.id)
+            copy = copy_transcript(summary.path, header=fields)
+            return Opened(recorder.open_existing(copy.path, copy.fd), copied_from=summary.id)
     except (TranscriptError, SessionInUse) as error:
         raise ResumeError(str(error)) from None
 

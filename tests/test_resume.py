@@ -235,3 +235,57 @@ def test_a_transcript_spoiled_between_opening_and_loading_changes_nothing(
     assert harness.session.agent.messages == messages
     assert harness.session.transcript.session_id == current
     assert opened.writer.stopped == "closed"  # released for another mini-claude
+
+
+def mid_turn(harness: Harness, text: str) -> None:
+    """What a mini-claude in the middle of a turn has saved: the message, a call still running."""
+    writer = harness.session.transcript.writer
+    writer.add("user", [{"type": "text", "text": text}])
+    call = {"type": "tool_use", "id": "toolu_running", "name": "run_shell", "input": {"command": "make"}}
+    writer.add("assistant", [{"type": "text", "text": "Building."}, call])
+
+
+def test_a_copy_of_a_session_in_use_takes_only_its_finished_exchanges(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    elsewhere = Harness().start()
+    api_env.stream_replies.append(text_reply("First."))
+    elsewhere.turn("a question")
+    mid_turn(elsewhere, "build it")  # that mini-claude is running this turn now
+
+    here = Harness().start()
+    opened = open_session(here.session, latest_session(here.session.settings))
+    resumed = finish_resume(here.session, opened)
+
+    assert [text_of(m) for m in resumed.loaded.messages] == ["a question", "First."]
+    assert resumed.warnings == []  # nothing of the running turn was copied to be "interrupted"
+    assert opened.note is not None and "a copy of its finished exchanges" in opened.note
+    header = json.loads(opened.writer.path.read_bytes().split(b"\n")[0])
+    assert header["copied_from"] == elsewhere.session.transcript.session_id and header["copied_messages"] == 2
+
+
+def test_several_continues_at_once_copy_the_session_they_mean_not_each_others_copies(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    first = Harness().start()
+    api_env.stream_replies.append(text_reply("First."))
+    first.turn("a question")
+    original = first.session.transcript.session_id
+    mid_turn(first, "first's next message")
+
+    second = Harness().start()
+    resume_session(second.session, latest_session(second.session.settings))
+    mid_turn(second, "second's next message")  # its copy is the newest session now, and in use
+    third = Harness().start()
+    chosen = latest_session(third.session.settings)
+    opened = open_session(third.session, chosen)
+
+    assert chosen.id == original and opened.copied_from == original
+    copied = finish_resume(third.session, opened).loaded.messages
+    assert [text_of(m) for m in copied] == ["a question", "First."]
+
+    # A copy with a finished exchange of its own is a conversation of its own: the newest one.
+    api_env.stream_replies.append(text_reply("Second's answer."))
+    second.turn("second's own question")
+    fourth = Harness().start()
+    assert latest_session(fourth.session.settings).id == second.session.transcript.session_id

@@ -3,6 +3,7 @@ on stderr, the exit code, and nothing on disk changed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,58 @@ def test_a_call_a_crash_left_open_is_answered_once_and_the_answer_saved(
     [answer] = [b for b in loaded.messages[2]["content"] if b["type"] == "tool_result"]
     assert answer["tool_use_id"] == "toolu_sleepy" and answer["is_error"] is True
     assert [m["role"] for m in loaded.messages] == ["user", "assistant"] * 3
+
+
+def test_a_session_of_a_project_folder_that_was_moved_goes_on_here(
+    api_env: FakeAnthropic, tmp_path: Path
+) -> None:
+    old = tmp_path / "app"
+    old.mkdir()
+    original = saved(old, "ab12" + "0" * 28, "a question before the move", "an answer before it")
+    before = original.read_bytes()
+    new = tmp_path / "app-renamed"
+    old.rename(new)
+    cli = Cli(new)
+    api_env.stream_replies.extend([text_reply("Going on here."), text_reply("And again.")])
+
+    nothing_here = cli.run("-c", "-p", "x")
+    moved = cli.run("-r", "ab12", "-p", "go on")
+    again = cli.run("-c", "-p", "and now?")
+
+    assert nothing_here.returncode == 1
+    assert f"The newest session of {old}, a folder that no longer exists, is ab12" in nothing_here.stderr
+    assert "`mini-claude -r ab120000` continues it here." in nothing_here.stderr
+    assert moved.returncode == 0, moved.stderr
+    assert (
+        f"Session ab1200000000 was saved for {old}, which no longer exists: continuing it here as "
+        in moved.stderr
+    )
+    assert again.returncode == 0 and again.stdout == "And again.\n", again.stderr
+    assert texts_sent(api_env) == [
+        "a question before the move",
+        "an answer before it",
+        "go on",
+        "Going on here.",
+        "and now?",
+    ]
+    [copy] = project_sessions_dir(new).iterdir()
+    header = json.loads(copy.read_bytes().split(b"\n")[0])
+    assert header["project"] == str(new) and header["copied_from"] == "ab12" + "0" * 28
+    assert original.read_bytes() == before  # the original stays as it was, in the old folder's
+
+
+def test_a_session_of_a_project_that_still_exists_is_resumed_there(
+    cli: Cli, api_env: FakeAnthropic, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-project"
+    other.mkdir()
+    saved(other, "cd34" + "0" * 28, "a question there", "an answer there")
+
+    result = cli.run("-r", "cd34", "-p", "x")
+
+    assert result.returncode == 1
+    assert (
+        f"belongs to another project: {other.resolve()} (start mini-claude there to resume it)"
+        in result.stderr
+    )
+    assert api_env.requests == []

@@ -60,6 +60,8 @@ class SessionSummary:
     message_count: int | None = 0  # None: not known without reading the whole file
     first_message: str = ""  # untrusted text: make it visible (untrusted.visible_text) before showing it
     problem: str | None = None  # why the session cannot be resumed (one line), if it cannot
+    copied_from: str = ""  # the session this one is a copy of ("" when it is none)
+    copied_messages: int = 0  # how many messages the copy was made with
 
 
 def list_sessions(sessions_dir: Path) -> list[SessionSummary]:
@@ -141,6 +143,7 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
         base.id, base.path, base.last_used, base.size,
         started=_text(header.get("started")), project=_text(header.get("project")),
         first_message=_first_message(fd, head, records_start),
+        copied_from=_text(header.get("copied_from")), copied_messages=_count(header.get("copied_messages")),
     )  # fmt: skip
     if size > MAX_TRANSCRIPT_BYTES:
         return replace(summary, problem=too_large_problem(base.path.name, size))
@@ -243,6 +246,10 @@ def _json_object(raw: bytes) -> dict | None:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int:
+    return value if type(value) is int and value >= 0 else 0
 
 
 def _broken(base: SessionSummary, problem: str) -> SessionSummary:

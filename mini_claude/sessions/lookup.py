@@ -11,7 +11,12 @@ from pathlib import Path
 
 from mini_claude.paths import visible_path
 from mini_claude.sessions.catalog import SessionSummary, summarize, transcript_entries
-from mini_claude.sessions.folder import TranscriptError, open_sessions_dir, open_transcript_for_reading
+from mini_claude.sessions.folder import (
+    SessionsFolderError,
+    TranscriptError,
+    open_sessions_dir,
+    open_transcript_for_reading,
+)
 from mini_claude.sessions.records import TRANSCRIPT_SUFFIX, is_transcript_name
 from mini_claude.untrusted import visible_text
 
@@ -26,6 +31,15 @@ _TYPED_ID = re.compile(r"[0-9a-f]{1,32}")
 
 class SessionNotFound(LookupError):
     """No one session matches; the message says what to type instead, in one line."""
+
+
+class SessionOfAMovedProject(SessionNotFound):
+    """The session belongs to a project whose folder no longer exists (moved or renamed): it can
+    be resumed here instead. `summary` is the session, in that project's folder."""
+
+    def __init__(self, message: str, summary: SessionSummary) -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 def find_session(sessions_dir: Path, query: str, *, list_command: str = LIST_COMMAND) -> SessionSummary:
@@ -54,7 +68,21 @@ def find_session(sessions_dir: Path, query: str, *, list_command: str = LIST_COM
             os.close(dir_fd)
     elsewhere = _in_other_project(sessions_dir, typed)
     if elsewhere is not None:
-        raise SessionNotFound(f"Session {typed} belongs to another project: {elsewhere}.")
+        path, root = elsewhere
+        if root is None:
+            raise SessionNotFound(
+                f"Session {typed} belongs to another project: {visible_path(str(path.parent))}."
+            )
+        if os.path.isdir(root):
+            shown = visible_path(root)
+            raise SessionNotFound(
+                f"Session {typed} belongs to another project: {shown} (start mini-claude there to resume it)."
+            )
+        summary = _summary_of(path)
+        message = f"Session {typed} belongs to {visible_path(root)}, a folder that no longer exists."
+        if summary is None:
+            raise SessionNotFound(message)
+        raise SessionOfAMovedProject(message, summary)
     ids = [name.removesuffix(TRANSCRIPT_SUFFIX) for name, _ in entries]
     if not ids:
         raise SessionNotFound(f"No session {typed}: this project has no saved sessions.")
@@ -82,9 +110,9 @@ def _ambiguous(typed: str, shown: list[SessionSummary], total: int) -> str:
     return f"{typed!r} matches {total} sessions: {', '.join(parts)}{more}. Type more of the id."
 
 
-def _in_other_project(sessions_dir: Path, typed: str) -> str | None:
-    """Where a session starting with `typed` lives if another project's folder holds one: that
-    project's root as its header records it, else the folder. A look at folder names only."""
+def _in_other_project(sessions_dir: Path, typed: str) -> tuple[Path, str | None] | None:
+    """A transcript starting with `typed` in another project's folder, if there is one, and that
+    project's root as its header records it (None: unknown). A look at folder names first."""
     projects_dir = sessions_dir.parent.parent
     own = sessions_dir.parent.name
     try:
@@ -100,11 +128,12 @@ def _in_other_project(sessions_dir: Path, typed: str) -> str | None:
         except OSError:
             continue
         if names:
-            return _project_of(folder / names[0]) or visible_path(str(folder))
+            return folder / sorted(names)[0], project_root_of(folder / sorted(names)[0])
     return None
 
 
-def _project_of(path: Path) -> str | None:
+def project_root_of(path: Path) -> str | None:
+    """The project root (else the working directory) the header of the transcript at `path` records."""
     try:
         fd, _ = open_transcript_for_reading(path)
     except TranscriptError:
@@ -120,4 +149,54 @@ def _project_of(path: Path) -> str | None:
     except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
         return None
     root = (header.get("project") or header.get("cwd")) if isinstance(header, dict) else None
-    return f"{visible_path(root)} (start mini-claude there to resume it)" if isinstance(root, str) else None
+    return root if isinstance(root, str) and os.path.isabs(root) else None
+
+
+def _summary_of(path: Path) -> SessionSummary | None:
+    try:
+        dir_fd = open_sessions_dir(path.parent, create=False)
+    except SessionsFolderError:
+        return None
+    if dir_fd is None:
+        return None
+    try:
+        return summarize(
+            path.parent, dir_fd, path.name, os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False)
+        )
+    except OSError:
+        return None
+    finally:
+        os.close(dir_fd)
+
+
+def newest_of_a_moved_project(sessions_dir: Path) -> SessionSummary | None:
+    """The newest session among other projects' whose folder no longer exists (as their headers
+    record it), for a hint where this project has none: its folder was moved or renamed."""
+    projects_dir = sessions_dir.parent.parent
+    newest: tuple[float, Path] | None = None
+    try:
+        projects = [entry.name for entry in os.scandir(projects_dir) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return None
+    for project in projects:
+        folder = projects_dir / project / sessions_dir.name
+        if project == sessions_dir.parent.name or folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            dir_fd = open_sessions_dir(folder, create=False)
+        except SessionsFolderError:
+            continue
+        if dir_fd is None:
+            continue
+        try:
+            entries = transcript_entries(dir_fd)
+        except OSError:
+            entries = []
+        finally:
+            os.close(dir_fd)
+        if not entries or (newest is not None and entries[0][1].st_mtime <= newest[0]):
+            continue
+        root = project_root_of(folder / entries[0][0])
+        if root is not None and not os.path.isdir(root):
+            newest = (entries[0][1].st_mtime, folder / entries[0][0])
+    return None if newest is None else _summary_of(newest[1])

@@ -44,11 +44,11 @@ class TranscriptRecorder:
         with the next message."""
         self.switch_to(self._new_writer())
 
-    def open_existing(self, path: Path) -> TranscriptWriter:
-        """A writer appending to the saved transcript at `path`, not in use yet (see switch_to).
-        Raises SessionInUse when another mini-claude has it open."""
+    def open_existing(self, path: Path, fd: int | None = None) -> TranscriptWriter:
+        """A writer appending to the saved transcript at `path` (`fd`: open and locked already),
+        not in use yet (see switch_to). Raises SessionInUse when another mini-claude has it open."""
         return TranscriptWriter.continuing(
-            path, model=self.model, cwd=self.cwd, project=self.project, warn=self._warn
+            path, model=self.model, cwd=self.cwd, project=self.project, warn=self._warn, fd=fd
         )
 
     def switch_to(self, writer: TranscriptWriter) -> None:

@@ -34,21 +34,25 @@ class Reopened(NamedTuple):
     last_role: str | None  # the role of the last record that added content
 
 
-def reopen_transcript(path: Path) -> Reopened:
-    """Open the transcript at `path` for appending. Raises SessionInUse when another mini-claude
+def reopen_transcript(path: Path, fd: int | None = None) -> Reopened:
+    """Open the transcript at `path` for appending (or take `fd`, a descriptor of it open for
+    appending and locked already: a copy just made). Raises SessionInUse when another mini-claude
     has it open; OSError or SessionsFolderError when it cannot be used (the descriptor closed)."""
-    dir_fd = open_sessions_dir(path.parent, create=True)
-    assert dir_fd is not None
-    try:
-        fd = os.open(path.name, EXISTING_FILE_FLAGS, dir_fd=dir_fd)
-    finally:
-        os.close(dir_fd)
+    locked = fd is not None
+    if fd is None:
+        dir_fd = open_sessions_dir(path.parent, create=True)
+        assert dir_fd is not None
+        try:
+            fd = os.open(path.name, EXISTING_FILE_FLAGS, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(0, "not a regular file")
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not locked:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise SessionInUse(f"session {path.stem} is open in another mini-claude") from None
         except OSError:

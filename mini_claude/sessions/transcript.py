@@ -76,13 +76,14 @@ class TranscriptWriter:
     @classmethod
     def continuing(
         cls, path: Path, *, model: str, cwd: str | os.PathLike[str], project: str | os.PathLike[str],
-        warn: Callable[[str], None] | None = None,
+        warn: Callable[[str], None] | None = None, fd: int | None = None,
     ) -> TranscriptWriter:  # fmt: skip
-        """Append to the existing transcript at `path` (a resumed session). Raises SessionInUse
-        when another mini-claude has it open; any other failure is reported through `warn`."""
+        """Append to the existing transcript at `path` (a resumed session; `fd`: its descriptor,
+        open and locked already, for a copy just made). Raises SessionInUse when another
+        mini-claude has it open; any other failure is reported through `warn`."""
         writer = cls(path.parent, cwd=cwd, project=project, model=model, warn=warn, session_id=path.stem)
         try:
-            writer._fd, writer._size, writer._message_count, writer._last_role = reopen_transcript(path)
+            writer._fd, writer._size, writer._message_count, writer._last_role = reopen_transcript(path, fd)
         except SessionInUse:
             raise
         except (OSError, SessionsFolderError) as error:
