@@ -27,7 +27,7 @@ from mini_claude.events import (
     TextDone,
     TurnEnded,
 )
-from mini_claude.interrupts import sigint_deferred
+from mini_claude.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.llm import ModelClient, ModelError, PromptTooLong
 from mini_claude.open_tool_calls import OpenToolCalls
 from mini_claude.streamed_response import StreamedResponse
@@ -121,6 +121,12 @@ class Agent:
         self._context.extend(blocks)
 
     def run_turn(self, user_text: str) -> TurnEnded:
+        """One message and all it leads to. SIGTERM or SIGHUP ends it as Ctrl+C does (the reply so
+        far kept), then raises interrupts.Terminated: the program should exit."""
+        with terminations_end_the_turn():
+            return self._run_turn(user_text)
+
+    def _run_turn(self, user_text: str) -> TurnEnded:
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         if self.recall is not None:
             self.recall.start(user_text)

@@ -223,6 +223,17 @@ def _run_command(
 
 
 def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None) -> int:
+    from mini_claude.interrupts import Terminated
+
+    try:
+        return _run_conversation(parser, options, prompt)
+    except Terminated as terminated:  # SIGTERM or SIGHUP during a turn: its reply is saved
+        return terminated.exit_status
+
+
+def _run_conversation(
+    parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None
+) -> int:
     from mini_claude.resume import ResumeRequest
 
     print_mode = options.print_mode or not sys.stdin.isatty()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -228,3 +229,44 @@ def test_the_list_and_the_resumed_screen_show_what_the_user_typed(
     listed = cli.run("sessions", "list").stdout
     assert "summarise @notes.txt for me" in listed and "The user attached" not in listed
     assert "!echo some output · why does this fail?" in listed
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
+def test_a_terminal_closed_or_a_kill_mid_reply_keeps_what_was_streamed(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, signum: int, status: int
+) -> None:
+    """As Ctrl+C does: the reply so far is saved, then the program exits (128 + the signal)."""
+    api_env.stream_replies.append(text_reply("streamed " * 200 + "THE END", delta_delay=0.05, chunk_size=9))
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        term.submit("tell me a long story")
+        term.expect("streamed streamed streamed")
+        term.child.kill(signum)
+        assert term.wait_exit() == status
+
+    [path] = project_sessions_dir(project_dir).iterdir()
+    loaded = load_transcript(path)
+    assert loaded.problems == [] and [m["role"] for m in loaded.messages] == ["user", "assistant", "user"]
+    reply = loaded.messages[1]["content"][0]["text"]
+    assert reply.startswith("streamed streamed streamed") and "THE END" not in reply
+    api_env.stream_replies.append(text_reply("Going on."))
+    result = cli.run("-c", "-p", "go on")
+    assert result.returncode == 0 and api_env.requests[-1].validation_error is None
+
+
+def test_a_kill_mid_reply_in_print_mode_keeps_what_was_streamed(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    api_env.stream_replies.append(text_reply("streamed " * 200 + "THE END", delta_delay=0.05, chunk_size=9))
+    process = cli.start("-p", "tell me a long story", stdin=subprocess.DEVNULL)
+    folder = project_sessions_dir(project_dir)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not any(api_env.requests):
+        time.sleep(0.05)
+    time.sleep(1)  # a part of the reply has streamed
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=15) == 143
+
+    [path] = folder.iterdir()
+    reply = load_transcript(path).messages[1]["content"][0]["text"]
+    assert reply.startswith("streamed") and "THE END" not in reply
