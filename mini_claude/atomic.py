@@ -14,14 +14,15 @@ from pathlib import Path
 NEW_FILE_MODE = 0o666  # narrowed by the umask, as for any newly created file
 
 
-def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> bool:
+def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8", mode: int | None = None) -> bool:
     """Replace the file at `path` with `data` (creating parent folders); True when `path` was new.
 
     The temp file lives in the same folder (so `os.replace` is atomic), is created exclusively
     (never through a planted symlink), fsynced before the rename, and takes an existing regular
-    file's permission bits. The path is replaced as given: a symlink there is replaced by a regular
-    file, never written through (a caller that means the target passes the resolved path, as the
-    file tools do with the path the user approved). Text is written without newline translation.
+    file's permission bits (or exactly `mode`, whatever the umask and an existing file's). The
+    path is replaced as given: a symlink there is replaced by a regular file, never written
+    through (a caller that means the target passes the resolved path, as the file tools do with
+    the path the user approved). Text is written without newline translation.
     """
     target = Path(path)
     payload = data.encode(encoding, errors="surrogateescape") if isinstance(data, str) else data
@@ -33,6 +34,7 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> b
     # A symlink's own bits (0777) or a FIFO's are not the file's: only a regular file's are kept.
     keep_mode = existing is not None and stat.S_ISREG(existing.st_mode)
     existing_mode = existing.st_mode & 0o7777 if existing is not None and keep_mode else None
+    existing_mode = mode if mode is not None else existing_mode
 
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     replace_through_temp(target, temp, payload, create_mode=NEW_FILE_MODE, exact_mode=existing_mode)

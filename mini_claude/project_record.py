@@ -9,6 +9,7 @@ hash is the folder's name is reported with the reason, and no path is taken from
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -28,6 +29,7 @@ from mini_claude.config import (
 from mini_claude.memory.folder import escape_problem
 from mini_claude.memory.headers import stat_memory_files
 from mini_claude.paths import visible_path
+from mini_claude.private_files import FILE_MODE, make_private
 
 log = logging.getLogger("mini_claude")
 
@@ -35,6 +37,7 @@ RECORD_FILE = "project.json"
 RECORD_MAX_BYTES = 64_000  # a path and a version: anything near this size was not written by us
 RECORD_VERSION = 1
 FOLDER_MODE = 0o700
+RECORD_MODE = FILE_MODE
 _HASH_NAME = re.compile(f"[0-9a-f]{{{PROJECT_HASH_CHARS}}}")
 
 
@@ -62,12 +65,19 @@ def remember_project(settings: Settings) -> None:
 
 
 def record_project(state_dir: Path, root: Path) -> bool:
-    """Make `state_dir/project.json` name `root`; True when it was (re)written. Raises OSError."""
+    """Make `state_dir/project.json` name `root`, readable by its owner only (it names where the
+    user works, like the transcripts beside it); True when it was (re)written. Raises OSError."""
     if read_record(state_dir).root == str(root):
+        _make_private(state_dir / RECORD_FILE)  # written by a version that left it as the umask did
         return False
     os.makedirs(state_dir, mode=FOLDER_MODE, exist_ok=True)
-    write_atomic(state_dir / RECORD_FILE, record_text(root))
+    write_atomic(state_dir / RECORD_FILE, record_text(root), mode=RECORD_MODE)
     return True
+
+
+def _make_private(path: Path) -> None:
+    with contextlib.suppress(OSError):  # missing, a symlink (never followed), a FIFO: left alone
+        make_private(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, RECORD_MODE)
 
 
 def read_record(state_dir: Path) -> ProjectRecord:

@@ -153,3 +153,20 @@ def test_odd_project_path_round_trips(tmp_path: Path) -> None:
     assert read_record(folder).root == str(odd)
     [line] = projects_output(tmp_path).splitlines()
     assert "$'" in line and "\\n" in line and "\\xff" in line
+
+
+@case("memory", "project.json under umask 0, or left 0666 by an older version: 0600, like the transcripts")
+def test_the_record_is_private_whatever_the_umask(api_env: FakeAnthropic, project_dir: Path) -> None:
+    folder = project_state_dir(str(project_dir))
+    previous = os.umask(0)
+    try:
+        record_project(folder, project_dir)
+    finally:
+        os.umask(previous)
+    record = folder / RECORD_FILE
+    assert oct(record.stat().st_mode & 0o777) == "0o600"
+
+    record.chmod(0o666)  # as an older version left it
+    api_env.stream_replies.append(text_reply("ok"))
+    assert Cli(project_dir).run("-p", "hello").returncode == 0
+    assert oct(record.stat().st_mode & 0o777) == "0o600" and read_record(folder).root == str(project_dir)
