@@ -15,6 +15,9 @@ list is rebuilt exactly.
     {"type":"notice","n":3,"at":"…","content":[{"type":"text","text":"[The user interrupted …]"}]}
     {"type":"compaction","n":3,"at":"…","replaced":2,"focus":null,"content":[…summary blocks…]}
     {"type":"settings","n":3,"at":"…","model":"…","cwd":"…"}
+
+A copy (of a session open elsewhere, or of a moved project's) adds to its header the session it
+was copied from and how many messages it was made with: `"copied_from":"…","copied_messages":4`.
 """
 
 from __future__ import annotations
