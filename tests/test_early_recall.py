@@ -17,11 +17,12 @@ from mini_claude.memory.recall_rules import adds_little, draft_covers, grown_eno
 from mini_claude.memory.store import MemoryStore
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, text_reply
+from tests.fake_api import FakeAnthropic, error_reply, text_reply
 from tests.kit import choose, main_calls, reminders_in, side_queries, side_query_message, wait_for_log_line
 
 DRAFT = "how do we deploy the payments service"
 SENT = DRAFT + "?"
+PREAMBLE = "could you please explain to me how we"
 BODY = "Deploys go through the release train on Thursdays."
 
 
@@ -77,11 +78,18 @@ def test_which_drafts_are_worth_a_side_query(draft: str, worth: bool) -> None:
         (DRAFT, DRAFT, True, True),
         (DRAFT, SENT, True, True),  # one character more
         (DRAFT, "How  do we deploy the PAYMENTS service?", True, True),  # case and spaces fold
-        (DRAFT, DRAFT + " today", True, True),  # a word, under a quarter of it
-        (DRAFT, DRAFT + " to production on Friday evening", True, False),  # more: a recall of its own
+        (DRAFT, DRAFT + ", please? ...", True, True),  # only stopwords and punctuation added
+        (DRAFT, DRAFT + " today", True, False),  # one new word: a recall of its own
+        (DRAFT, DRAFT + " to production on Friday evening", True, False),
+        # The word that matters comes last, after a long preamble: that word alone counts.
+        (PREAMBLE, PREAMBLE + " deploy?", True, False),
+        ("how do we deploy the payments serv", SENT, True, False),  # a word finished, not only added
+        (DRAFT, DRAFT + " service", True, True),  # a word it had already
         ("how do we deploy", DRAFT + " to production on Friday evening", False, False),  # under half
         ("how do we roll back", SENT, False, False),  # not what was sent
         ("部署流程", "部署流程是什么", True, False),
+        ("部署流程", "部署流程？", True, True),  # full-width punctuation adds no term
+        ("数据库迁", "数据库迁移", True, False),  # one character finishes a word: 迁移 is new
     ],
 )
 def test_when_a_drafts_recall_stands_for_the_message(
@@ -158,6 +166,101 @@ def test_a_message_that_extends_the_draft_a_lot_gets_its_own_recall_too(
     later = recall.take_ready()
     assert later is not None and later.file_names == [rollbacks]  # by the usual poll
     assert [sent in side_query_message(q) for q in side_queries(api_env)] == [False, True]
+
+
+def test_a_last_word_the_draft_lacked_gets_the_message_its_own_recall(
+    recall: MemoryRecall, api_env: FakeAnthropic, deploys: str
+) -> None:
+    # The draft says nothing yet (its side query chooses nothing); " deploy?" is what matters.
+    api_env.plain_replies.extend([choose(), choose(deploys)])
+    recall.start_draft(PREAMBLE)
+    assert wait_for_recalls()
+    recall.start(PREAMBLE + " deploy?")
+
+    assert wait_for_recalls()
+    recalled = recall.take_ready()
+    assert recalled is not None and recalled.file_names == [deploys]
+    assert ["deploy?" in side_query_message(q) for q in side_queries(api_env)] == [False, True]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [error_reply(529), error_reply(500), error_reply(400, message="transient")],
+    ids=["overloaded", "server error", "bad request"],
+)
+def test_a_failed_draft_recall_stands_for_nothing(
+    recall: MemoryRecall, api_env: FakeAnthropic, deploys: str, failure: object
+) -> None:
+    api_env.plain_replies.extend([failure, choose(deploys)])
+
+    recall.start_draft(DRAFT)
+    assert wait_for_recalls()
+    recall.start(SENT)  # the sent text adds nothing to the draft, yet the draft recalled nothing
+
+    assert wait_for_recalls()
+    recalled = recall.take_ready()
+    assert recalled is not None and recalled.file_names == [deploys]
+    assert len(side_queries(api_env)) == 2
+
+
+def test_a_draft_recall_that_fails_after_enter_is_replaced_by_the_messages_own(
+    recall: MemoryRecall, api_env: FakeAnthropic, deploys: str
+) -> None:
+    api_env.plain_replies.extend([error_reply(529, delay=0.4), choose(deploys)])
+
+    recall.start_draft(DRAFT)
+    api_env.wait_for_requests(1)
+    recall.start(SENT)  # adopted while still running: no recall of its own yet
+    assert len(side_queries(api_env)) == 1
+
+    assert wait_for_recalls()
+    assert wait_for_recalls()  # the message's own, started when the adopted one failed
+    recalled = recall.take_ready()
+    assert recalled is not None and recalled.file_names == [deploys]
+    assert SENT in side_query_message(side_queries(api_env)[1])
+
+
+def test_a_settled_draft_recall_survives_a_newer_draft_still_running_at_enter(
+    recall: MemoryRecall, api_env: FakeAnthropic, deploys: str, store: MemoryStore
+) -> None:
+    prod = store.save(
+        name="prod access", description="who may deploy to prod", memory_type="project", body="Ops only.\n"
+    ).path.name
+    longer = DRAFT + " to prod safely"
+    api_env.plain_replies.extend([choose(deploys), choose(prod, delay=0.5)])
+
+    recall.start_draft(DRAFT)
+    assert wait_for_recalls()
+    recall.start_draft(longer)
+    api_env.wait_for_requests(2)
+    recall.start(longer)
+
+    first = recall.take_ready()  # what the message's first request gets: the settled draft's
+    assert first is not None and first.file_names == [deploys]
+    assert wait_for_recalls()
+    later = recall.take_ready()  # the newer draft, adopted: by the usual poll
+    assert later is not None and later.file_names == [prod]
+    assert len(side_queries(api_env)) == 2  # the message adds nothing to the newer draft
+
+
+def test_a_settled_draft_the_message_edited_away_is_not_injected(
+    recall: MemoryRecall, api_env: FakeAnthropic, deploys: str, store: MemoryStore
+) -> None:
+    rollbacks = store.save(
+        name="rollbacks", description="how to roll back", memory_type="project", body="Use the button.\n"
+    ).path.name
+    api_env.plain_replies.extend([choose(deploys), choose(rollbacks, delay=0.3)])
+
+    recall.start_draft(DRAFT)
+    assert wait_for_recalls()
+    recall.start_draft("how do we roll back the payments service")
+    api_env.wait_for_requests(2)
+    recall.start("how do we roll back the payments service?")
+
+    assert recall.take_ready() is None  # the settled draft is not what was sent
+    assert wait_for_recalls()
+    later = recall.take_ready()
+    assert later is not None and later.file_names == [rollbacks]
 
 
 def test_a_draft_the_user_did_not_send_is_never_injected(
@@ -261,3 +364,32 @@ def test_in_the_repl_a_paused_draft_is_recalled_before_enter(
 
     first = main_calls(api_env)[0]
     assert bool(reminders_in(first)) is (early == "on")
+
+
+def test_in_the_repl_the_word_typed_after_the_pause_still_reaches_the_model(
+    api_env: FakeAnthropic, project_dir: Path, deploys: str
+) -> None:
+    # A side model that reads the query: only a query naming the deploy recalls that memory.
+    def side_model(request):  # type: ignore[no-untyped-def]
+        if not request.stream:
+            query = side_query_message(request).split("</user-message>")[0]
+            return choose(deploys) if "deploy" in query else choose()
+        return None
+
+    api_env.responder = side_model
+    api_env.stream_replies.extend([text_reply("Let me see."), text_reply("On Thursdays.")])
+    preamble = PREAMBLE
+
+    with Cli(project_dir).terminal() as term:
+        term.wait_until_ready()
+        typed_slowly(term, preamble)
+        wait_for_log_line(log_file(), f"memory recall chose [] for {preamble!r}")  # the pause's draft
+        term.submit(" deploy?")  # the word that matters, then Enter at once
+        term.expect("Let me see.")
+        wait_for_log_line(log_file(), f"memory recall chose [{deploys!r}]")
+        term.submit("thanks")
+        term.expect("On Thursdays.")
+
+    queries = [side_query_message(q) for q in side_queries(api_env)]
+    assert any(preamble + " deploy?" in q for q in queries)
+    assert BODY in "".join(reminders_in(main_calls(api_env)[1]))

@@ -57,12 +57,17 @@ class _Job:
     kind: Literal["draft", "message"]
     done: bool = False
     stale: bool = False  # superseded: its result is dropped
+    failed: bool = False  # the side query failed (error, timeout, overload): it chose nothing
+    # An adopted draft the sent message relies on instead of a recall of its own: if it fails,
+    # that recall runs after all.
+    stands_for: str | None = None
     result: list[tuple[str, str]] = field(default_factory=list)  # (file name, reminder text)
 
 
 class MemoryRecall:
     """Recalls for sent messages (a newer message makes an older one's recall stale) and for
-    drafts (at most one in flight; the newest draft waiting while it runs)."""
+    drafts (at most one in flight; the newest draft waiting while it runs; the newest settled
+    one kept while a newer one runs, since the message may extend either)."""
 
     def __init__(
         self,
@@ -81,6 +86,7 @@ class MemoryRecall:
         self._lock = threading.Lock()
         self._messages: list[_Job] = []  # running recalls of sent messages
         self._draft: _Job | None = None  # the latest draft's recall, running or done
+        self._settled_draft: _Job | None = None  # the newest draft recall that succeeded
         self._waiting_draft: str | None = None  # typed while a draft's recall ran
         self._settled: list[_Job] = []
         self.surfaced: set[str] = set()
@@ -88,26 +94,35 @@ class MemoryRecall:
         self.history: list[RecallRecord] = []
 
     def start(self, query: str) -> None:
-        """The user sent `query`: recall for it, unless a draft's recall already stands for it."""
+        """The user sent `query`: recall for it, unless a draft's recall already stands for it.
+
+        The newest settled draft recall that the message extends goes into its first request; a
+        draft recall still running that it extends is adopted (it lands by the usual poll). A
+        recall of the message's own runs unless one of those drafts leaves it no new search term
+        (`adds_little`); a failed draft recall stands for nothing."""
         with self._lock:
             for job in self._messages:
                 job.stale = True
             self._messages = []
-            draft, self._draft, self._waiting_draft = self._draft, None, None
-            covered = draft is not None and draft_covers(draft.query, query)
-            if covered:
-                assert draft is not None
-                draft.kind = "message"
-                if not draft.done:
-                    self._messages.append(draft)  # adopted: it lands by the usual poll
-                elif draft.result:
-                    self._settled.append(draft)  # ready for the message's first request
-            elif draft is not None:
-                draft.stale = True
-        if covered and adds_little(draft.query, query):  # type: ignore[union-attr]
-            return
-        if self._worth_a_recall() and not is_single_word(query):
-            self._launch(_Job(query, "message"))
+            running, settled = self._draft, self._settled_draft
+            self._draft, self._settled_draft, self._waiting_draft = None, None, None
+            if running is not None and running.done:
+                running = None  # settled already (then it is `settled`), or failed
+            enough = False  # a covering draft leaves the message nothing new to recall for
+            if settled is not None and draft_covers(settled.query, query):
+                settled.kind = "message"
+                if settled.result:
+                    self._settled.append(settled)  # ready for the message's first request
+                enough = adds_little(settled.query, query)
+            if running is not None and draft_covers(running.query, query):
+                running.kind = "message"
+                self._messages.append(running)
+                if not enough and adds_little(running.query, query):
+                    running.stands_for, enough = query, True
+            elif running is not None:
+                running.stale = True
+        if not enough:
+            self._recall_message(query)
 
     def start_draft(self, draft: str) -> None:
         """The user paused while typing `draft`: recall for it ahead of Enter, if it is worth it."""
@@ -152,9 +167,14 @@ class MemoryRecall:
         with self._lock:
             for job in [*self._messages, *([self._draft] if self._draft else [])]:
                 job.stale = True
-            self._messages, self._draft, self._waiting_draft, self._settled = [], None, None, []
+            self._messages, self._settled = [], []
+            self._draft, self._settled_draft, self._waiting_draft = None, None, None
         self.surfaced = set()
         self.injected_bytes = 0
+
+    def _recall_message(self, query: str) -> None:
+        if self._worth_a_recall() and not is_single_word(query):
+            self._launch(_Job(query, "message"))
 
     def _worth_a_recall(self) -> bool:
         return self.injected_bytes < SESSION_INJECTION_BUDGET_BYTES and self.store.has_memories()
@@ -176,20 +196,29 @@ class MemoryRecall:
         try:
             job.result = self._recall(job.query)
         except Exception as error:
+            job.failed = True
             log.info("memory recall skipped: %s: %s", type(error).__name__, error)
         next_draft = None
+        fallback = None
         with self._lock:
             job.done = True
             if job in self._messages:
                 self._messages.remove(job)
                 if not job.stale and job.result:
                     self._settled.append(job)
-            elif job is self._draft and self._waiting_draft is not None:
-                waiting, self._waiting_draft = self._waiting_draft, None
-                if grown_enough(job.query, waiting):
-                    next_draft = self._draft = _Job(waiting, "draft")
+                if job.failed and not job.stale:
+                    fallback = job.stands_for  # the message relied on it: recall for it after all
+            elif job is self._draft:
+                if not job.failed:
+                    self._settled_draft = job
+                if self._waiting_draft is not None:
+                    waiting, self._waiting_draft = self._waiting_draft, None
+                    if grown_enough(job.query, waiting):
+                        next_draft = self._draft = _Job(waiting, "draft")
         if next_draft is not None:
             self._launch(next_draft)
+        if fallback is not None:
+            self._recall_message(fallback)
         if self.on_settled is not None:
             self.on_settled()
 

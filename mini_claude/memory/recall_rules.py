@@ -3,9 +3,10 @@ typed) stands for the message the user then sends.
 
 The rule for a draft: its recall's memories go into the message's first request when the sent
 text starts with the draft (compared after folding case and spaces) and the draft holds at least
-DRAFT_MIN_SHARE of it. When the sent text adds little to the draft (at most DRAFT_SLIGHT_WORDS
-words and DRAFT_SLIGHT_SHARE of its length), that is all; otherwise a recall for the whole text
-runs too, and what it adds arrives by the usual poll.
+DRAFT_MIN_SHARE of it. When the sent text adds no new search term to the draft (see terms.py: a
+word that is no stopword, or a pair of CJK characters; punctuation and stopwords do not count),
+that is all; otherwise a recall for the whole text runs too, and what it adds arrives by the usual
+poll. So "how do we" + " deploy?" gets a recall of its own: the word that matters may come last.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from __future__ import annotations
 import re
 
 from mini_claude.memory.secrets import find_secret
+from mini_claude.memory.terms import terms
 
 MIN_CJK_CHARS_FOR_ONE_WORD = 2
 DRAFT_MIN_WORDS = 3  # "at least a few words" before a draft is worth a side query
 DRAFT_MIN_CJK_CHARS = 2
 DRAFT_MIN_NEW_WORDS = 2  # a draft is recalled again only once it has grown by this much
 DRAFT_MIN_SHARE = 0.5
-DRAFT_SLIGHT_WORDS = 3
-DRAFT_SLIGHT_SHARE = 0.25
 # Inputs that are not messages for the model: commands, and the shell / memory shortcuts.
 NOT_A_MESSAGE_PREFIXES = ("/", "!", "#")
 
@@ -69,14 +69,14 @@ def draft_covers(draft: str, sent: str) -> bool:
 
 
 def adds_little(draft: str, sent: str) -> bool:
-    """The sent message is the draft or a slight extension of it: no recall of its own needed."""
-    old, new = _folded(draft), _folded(sent)
-    added = new[len(old) :]
-    return (
-        new.startswith(old)
-        and len(added.split()) <= DRAFT_SLIGHT_WORDS
-        and len(added) <= DRAFT_SLIGHT_SHARE * len(new)
-    )
+    """The sent message extends the draft by no new search term: no recall of its own needed.
+
+    The whole texts' terms are compared, not the added tail's: a draft cut mid-word ("how do we
+    dep") gains a term when the word is finished, and so does a CJK word finished by one character
+    (its pair across the cut is new)."""
+    if not _folded(sent).startswith(_folded(draft)):
+        return False
+    return set(terms(sent)) <= set(terms(draft))
 
 
 def _folded(text: str) -> str:
