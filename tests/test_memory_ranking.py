@@ -15,10 +15,18 @@ import pytest
 from mini_claude.memory.ranking import RecallRanking
 from mini_claude.memory.ranking_index import INDEX_FILE
 from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.terms import match_query, terms
+from mini_claude.memory.terms import MAX_QUERY_TERMS, MAX_TERMS_WEIGHED, match_expression, query_parts, terms
 
 DAY = 86_400
 LIMIT = 200
+# A worker's traceback and log lines: far more than MAX_QUERY_TERMS distinct terms, many of them
+# words the distractors below hold.
+LOG = "\n".join(
+    f"2026-11-30T12:{i:02}:01Z ERROR worker-{i} kafka consumer orders-v{i} lag partition={i} offset={i}77 "
+    f"circuit breaker upstream inventory{i} latency retries queue{i} handler{i} processor{i} decode{i}"
+    for i in range(12)
+)
+QUESTION = "can I push this payments fix out today?"
 
 
 @pytest.fixture
@@ -247,17 +255,65 @@ def test_terms_split_words_and_pair_cjk_characters() -> None:
 @pytest.mark.parametrize(
     "query",
     ['"deploy', 'deploy" OR "x', "deploy*", "NEAR(deploy tests)", "-deploy", "name:deploy", "{name}: deploy",
-     "deploy\x00tests", "^deploy", "deploy AND NOT tests", "(((deploy", "deploy + tests"],
+     "deploy\x00tests", "^deploy", "deploy AND NOT tests", "(((deploy", "deploy + tests",
+     LOG + '"deploy* NEAR(x'],
 )  # fmt: skip
 def test_a_query_is_only_quoted_terms_whatever_the_message_holds(query: str) -> None:
-    expression = match_query(query)
-
-    assert expression is not None
-    for part in expression.split(" OR "):
-        assert part.startswith('"') and part.endswith('"') and part[1:-1].isalnum()
+    for part in query_parts(query):
+        for quoted in match_expression(part).split(" OR "):
+            assert quoted.startswith('"') and quoted.endswith('"') and quoted[1:-1].isalnum()
 
 
-def test_a_long_message_makes_a_bounded_query() -> None:
-    expression = match_query(" ".join(f"word{i}" for i in range(5000)))
+def test_a_huge_paste_is_weighed_by_a_bounded_number_of_terms() -> None:
+    parts = query_parts(" ".join(f"word{i}" for i in range(5000)) + "\nhow do we deploy?")
 
-    assert expression is not None and expression.count(" OR ") == 63
+    assert parts and all(len(part) <= MAX_TERMS_WEIGHED for part in parts)
+    assert "deploy" in parts[0]  # the question's line, first
+
+
+# --- long messages: a log or code pasted with the question ----------------------------------------
+
+
+@pytest.fixture
+def busy_store(store: MemoryStore) -> MemoryStore:
+    """The memory the question needs, the oldest, among newer ones full of the log's words."""
+    write(store, "project_payments_train.md", "payments release train",
+          "the payments service ships only with the Thursday release train", days=300)  # fmt: skip
+    for i in range(40):
+        about = f"worker {i} kafka consumer lag, circuit breaker and retries on the inventory queue"
+        write(store, f"project_log_{i:02}.md", f"kafka consumer lag {i}", about, days=i)
+    return store
+
+
+@pytest.mark.parametrize(
+    "message",
+    [LOG + "\n" + QUESTION, QUESTION + "\n\n" + LOG, LOG + "\n" + QUESTION + "\n" + LOG],
+    ids=["pasted before", "pasted after", "in the middle"],
+)
+def test_a_question_with_a_pasted_log_still_finds_its_memory(busy_store: MemoryStore, message: str) -> None:
+    assert len(set(terms(LOG))) > MAX_QUERY_TERMS
+
+    top = [m.file_name for m in RecallRanking(busy_store).candidates(message, 8)]
+
+    assert "project_payments_train.md" in top
+    assert any(name.startswith("project_log_") for name in top)  # the log's own memories too
+
+
+def test_a_cjk_question_after_a_pasted_log_finds_its_memory(busy_store: MemoryStore) -> None:
+    write(busy_store, "project_deploy_cn.md", "部署流程", "部署流程和发布时间", days=200)
+
+    top = [m.file_name for m in RecallRanking(busy_store).candidates(LOG + "\n部署流程是什么？", 8)]
+
+    assert "project_deploy_cn.md" in top
+
+
+def test_a_long_message_keeps_its_rare_terms_wherever_they_are(store: MemoryStore) -> None:
+    write(store, "project_vault.md", "secrets live in vault", "where credentials are kept", days=300)
+    fill(store, 30)
+    # One line of 300 distinct words: only the 200th is a word any memory holds.
+    words = [f"w{i}x" for i in range(300)]
+    words[200] = "vault"
+
+    top = [m.file_name for m in RecallRanking(store).candidates(" ".join(words), 5)]
+
+    assert top[0] == "project_vault.md"

@@ -1,6 +1,7 @@
 """Which memories a recall offers the side model: the most relevant to the message (BM25 over each
 memory's name, description, type and body start, newer ones preferred a little), found in an
-SQLite FTS5 index derived from the files.
+SQLite FTS5 index derived from the files. A long message is searched by its parts, taken in turn
+(see terms.query_parts): a question after a pasted log still finds its memory.
 
 The files stay the only truth. The index is a cache: it lives in memory, is brought up to date
 from the files' stats at every recall (so hand edits, deletions and other sessions' saves count at
@@ -33,7 +34,7 @@ from mini_claude.memory.ranking_index import (
     write_index,
 )
 from mini_claude.memory.store import FileStat, MemoryFile, MemoryStore
-from mini_claude.memory.terms import document_text, match_query
+from mini_claude.memory.terms import MAX_QUERY_TERMS, document_text, match_expression, query_parts
 
 log = logging.getLogger("mini_claude.recall")
 
@@ -56,6 +57,8 @@ _RANKED = f"""
            / ({RECENCY_HALF_DAYS} + max(0, ?2 - files.mtime_ns) / {_NS_PER_DAY}.0)),
         files.mtime_ns DESC
     LIMIT ?3"""
+
+_HOLDERS = "SELECT count(*) FROM terms WHERE terms MATCH ?1"
 
 _StatKey = tuple[int, int, int]
 
@@ -122,10 +125,13 @@ class RecallRanking:
     def _ranked(self, query: str, stats: dict[str, FileStat], limit: int, now_ns: int) -> list[str]:
         db = self._open(len(stats))
         changed = self._sync(db, stats)
-        expression = match_query(query)
-        ranked = []
-        if expression is not None:
-            ranked = [row[0] for row in db.execute(_RANKED, (expression, now_ns, limit))]
+        results = []
+        for part in query_parts(query):
+            if telling := _telling(db, part):
+                results.append(
+                    [row[0] for row in db.execute(_RANKED, (match_expression(telling), now_ns, limit))]
+                )
+        ranked = _in_turn(results, limit)
         if changed or (not self._save_failed and not os.path.lexists(self.path)):
             self._save(db)
         return ranked
@@ -240,6 +246,23 @@ def ranking_for(store: MemoryStore) -> RecallRanking:
         if ranking is None:
             ranking = _rankings[store] = RecallRanking(store)
         return ranking
+
+
+def _telling(db: sqlite3.Connection, part: list[str]) -> list[str]:
+    """At most MAX_QUERY_TERMS of `part`: all when they fit, else the rarest in the index (a term
+    few memories hold says most about which is meant; one that none holds matches nothing)."""
+    if len(part) <= MAX_QUERY_TERMS:
+        return part
+    held = {term: db.execute(_HOLDERS, (match_expression([term]),)).fetchone()[0] for term in part}
+    rarest = set(sorted((term for term in part if held[term]), key=held.__getitem__)[:MAX_QUERY_TERMS])
+    return [term for term in part if term in rarest]
+
+
+def _in_turn(results: list[list[str]], limit: int) -> list[str]:
+    """The parts' rankings merged by taking one from each in turn: each part of a long message (the
+    question, the paste) gets an equal share of the manifest, whichever matches more words."""
+    merged = dict.fromkeys(name for row in itertools.zip_longest(*results) for name in row if name)
+    return list(merged)[:limit]
 
 
 def _newest_first(stats: dict[str, FileStat]) -> Iterator[FileStat]:

@@ -11,7 +11,11 @@ import unicodedata
 # usual way to search text without spaces; Korean spaces its words but glues particles to them.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff"
 TERM_MAX_CHARS = 40  # a pasted blob is one "word"; cut it so it cannot bloat the index
-MAX_QUERY_TERMS = 64  # a long message (a pasted log) still makes a query that runs in milliseconds
+MAX_QUERY_TERMS = 64  # per query: a pasted log still makes queries that run in milliseconds
+LONG_QUERY_TERMS = 16  # more distinct terms than this, on several lines: ranked by parts too
+PART_MIN_TERMS = 4  # a part of a long message (its first lines, its last lines) holds this many
+PROSE_MIN_STOPWORDS = 2  # a line with fewer reads like no sentence (a log line, code)
+MAX_TERMS_WEIGHED = 400  # of a huge paste, the first and the last half of this many distinct terms
 # Words that say nothing about which memory is meant; they would only make every memory match.
 _STOPWORDS_TEXT = """
     a about after again all also am an and any are as at be because been before being both but
@@ -51,10 +55,59 @@ def document_text(text: str) -> str:
     return " ".join(terms(text))
 
 
-def match_query(text: str) -> str | None:
-    """An FTS5 query matching any of the message's terms, or None when it has none.
+def query_parts(text: str) -> list[list[str]]:
+    """The term lists recall ranks `text` by: one query each, their results taken in turn.
+
+    A short message is one list, its distinct terms. A long one (several lines, more than
+    LONG_QUERY_TERMS terms: a log or code pasted before or after the question) is searched by its
+    parts too, so the question's few words are not outvoted by the paste's many: the line that
+    reads most like a sentence (the most stopwords), the last lines and the first lines (each
+    until it holds PART_MIN_TERMS terms), then all of its terms (ranking.py keeps the rarest)."""
+    whole = _distinct(terms(text))
+    lines = [found for line in text.splitlines() if (found := _distinct(terms(line)))]
+    if len(lines) < 2 or len(whole) <= LONG_QUERY_TERMS:
+        return [_bounded(whole)] if whole else []
+    parts: list[list[str]] = []
+    for part in (_prose_line(text), _leading(lines), _leading(lines[::-1]), whole):
+        if part and (part := _bounded(part)) not in parts:
+            parts.append(part)
+    return parts
+
+
+def match_expression(query_terms: list[str]) -> str:
+    """An FTS5 query matching any of `query_terms` (as `terms` makes them).
 
     Each term is a quoted string of letters and digits only, so nothing a user types (quotes,
     `*`, `NEAR`, `-`, `col:`, NUL) can reach the query syntax."""
-    unique = list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
-    return " OR ".join(f'"{term}"' for term in unique) if unique else None
+    return " OR ".join(f'"{term}"' for term in query_terms)
+
+
+def _distinct(found: list[str]) -> list[str]:
+    return list(dict.fromkeys(found))
+
+
+def _bounded(part: list[str]) -> list[str]:
+    """Of a huge paste's terms, the first and the last half of MAX_TERMS_WEIGHED."""
+    half = MAX_TERMS_WEIGHED // 2
+    return part if len(part) <= MAX_TERMS_WEIGHED else part[:half] + part[-half:]
+
+
+def _leading(lines: list[list[str]]) -> list[str]:
+    """The terms of the first of `lines` until there are PART_MIN_TERMS of them."""
+    part: list[str] = []
+    for line in lines:
+        part += [term for term in line if term not in part]
+        if len(part) >= PART_MIN_TERMS:
+            break
+    return part
+
+
+def _prose_line(text: str) -> list[str]:
+    """The terms of the line with the most stopwords (the last of equals): in a log or code,
+    the question asked about it; [] when no line has PROSE_MIN_STOPWORDS."""
+    best, most = "", PROSE_MIN_STOPWORDS
+    for line in text.splitlines():
+        count = sum(word in STOPWORDS for _, word in _runs().findall(line.casefold()))
+        if count >= most:
+            best, most = line, count
+    return _distinct(terms(best))

@@ -40,8 +40,9 @@ recall in the first request (typing): 12 messages typed into the REPL at ~6 char
   (of 100) is in the message's first request; baseline: MINI_CLAUDE_EARLY_RECALL=off
 side queries per message (typing): recall's side queries for those messages, per message; baseline:
   MINI_CLAUDE_EARLY_RECALL=off (one per message)
-relevant memory in the manifest: share of labelled messages (some in Chinese, Japanese, Korean)
-  whose memory is among the 200 a recall offers, 5,000 memories of every age; baseline: the newest 200
+relevant memory in the manifest: share of labelled messages (some in Chinese, Japanese, Korean; each
+  memory's first message also after a pasted traceback, log, code or test run) whose memory is among
+  the 200 a recall offers, 5,000 memories of every age; baseline: the newest 200
 choosing candidates at scale: a fresh process (the index saved by an earlier one) chooses the 200 of
   10,000 memory files; baseline: a fresh process reads every header (what ranking them would need)
 recall manifest at scale: a recall's candidate choice + manifest over 10,000 memory files, fresh

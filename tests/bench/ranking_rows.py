@@ -91,6 +91,18 @@ def write_labelled_dir(root: Path, count: int = FOR_COVERAGE) -> list[tuple[str,
     return labelled
 
 
+def pasted_messages(labelled: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each memory's first message again, after a log or code pasted before it (the question last,
+    as people ask about what they paste)."""
+    firsts: dict[str, str] = {}
+    for message, file_name in labelled:
+        firsts.setdefault(file_name, message)
+    return [
+        (f"{data.PASTES[number % len(data.PASTES)]}\n{message}", file_name)
+        for number, (file_name, message) in enumerate(firsts.items())
+    ]
+
+
 def restamp(root: Path, seed: int) -> None:
     """Every memory a new age, spread over MAX_AGE_DAYS: each run sees the labelled ones elsewhere."""
     rng = random.Random(seed)
@@ -101,8 +113,10 @@ def restamp(root: Path, seed: int) -> None:
 
 
 def coverage_row(root: Path, runs: int) -> Row:
-    """Share of messages whose relevant memory is offered, against today's newest 200."""
-    labelled = write_labelled_dir(root)
+    """Share of messages (short ones, and with a paste before them) whose relevant memory is
+    offered, against today's newest 200."""
+    written = write_labelled_dir(root)
+    labelled = written + pasted_messages(written)
     measured, baseline = Samples(unit="share"), Samples(unit="share")
     for run in range(runs):
         restamp(root, SEED + run)

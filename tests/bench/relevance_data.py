@@ -2,7 +2,8 @@
 
 A message shares some but not all of its memory's key terms (with the name, the description, or
 only the body), says it in other words, or is in Chinese, Japanese or Korean; the distractors
-(`DISTRACTOR_*`) are memories of the same kind, full of the same common words."""
+(`DISTRACTOR_*`) are memories of the same kind, full of the same common words. `PASTES` are logs
+and code a message may start with, its question coming last."""
 
 from __future__ import annotations
 
@@ -350,6 +351,48 @@ def _targets(text: str) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
 
 
 TARGETS = _targets(_TARGETS_TEXT)
+
+# What people paste before their question (the coverage row asks each memory's first message again
+# after one of these): a traceback, a service log, code, a test run. Their words are the
+# distractors' words (worker, queue, orders, billing, payments, retries, latency).
+PASTES = (
+    """Traceback (most recent call last):
+  File "/srv/app/worker/handlers.py", line 212, in handle_message
+    result = processor.process(envelope, context=ctx, retries=3)
+  File "/srv/app/worker/processor.py", line 88, in process
+    payload = self.decoder.decode(envelope.body, schema=self.schema_registry.lookup(envelope.kind))
+  File "/srv/app/lib/codec/json_codec.py", line 41, in decode
+    raise DecodeError(f"unexpected token at offset {offset}: {snippet!r}")
+lib.codec.errors.DecodeError: unexpected token at offset 1837: '\\x00\\x00garbage'
+2026-11-30T12:01:33Z ERROR kafka consumer group orders-v2 lag exceeded threshold partition=7 offset=99812
+2026-11-30T12:01:34Z WARN  circuit breaker opened upstream=inventory latency_ms=5012 attempts=4
+""",
+    """2026-12-02 09:14:07,112 INFO  [scheduler] starting job sync_inventory (run 5521)
+2026-12-02 09:14:07,480 INFO  [worker-2] fetched 1200 orders from the orders api page=1
+2026-12-02 09:14:09,031 WARN  [worker-2] retrying request to billing gateway after timeout (attempt 2 of 5)
+2026-12-02 09:14:12,902 ERROR [worker-2] billing gateway returned 503 Service Unavailable
+2026-12-02 09:14:12,903 ERROR [scheduler] job sync_inventory failed: upstream unavailable
+2026-12-02 09:14:13,000 INFO  [metrics] queue depth=842 cache hit ratio=0.71 p99 latency=2300ms
+""",
+    """def apply_discount(order, code):
+    rules = load_rules(settings.DISCOUNT_RULES_PATH)
+    for rule in rules:
+        if rule.matches(order.customer, code):
+            order.total = round(order.total * (1 - rule.percent / 100), 2)
+            log.info("discount %s applied to order %s", code, order.id)
+            return order
+    raise InvalidDiscount(code)
+""",
+    """$ pnpm test --filter web
+ FAIL  src/components/Checkout.test.tsx (8.214 s)
+  ● Checkout › submits the payment form
+    TypeError: Cannot read properties of undefined (reading 'amount')
+      at PaymentSummary (src/components/PaymentSummary.tsx:27:31)
+      at renderWithHooks (node_modules/react-dom/cjs/react-dom.development.js:16305:18)
+Test Suites: 1 failed, 41 passed, 42 total
+Tests:       1 failed, 318 passed, 319 total
+""",
+)
 
 # Distractors: memories a busy project piles up, made from the words the messages above use too.
 DISTRACTOR_COMPONENTS = (
