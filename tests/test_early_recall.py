@@ -23,6 +23,7 @@ from tests.kit import choose, main_calls, reminders_in, side_queries, side_query
 DRAFT = "how do we deploy the payments service"
 SENT = DRAFT + "?"
 PREAMBLE = "could you please explain to me how we"
+LONGER = DRAFT + " to production on friday evening"
 BODY = "Deploys go through the release train on Thursdays."
 
 
@@ -51,7 +52,8 @@ def recall(api_env: FakeAnthropic, store: MemoryStore) -> Iterator[MemoryRecall]
 @pytest.mark.parametrize(
     ("draft", "worth"),
     [
-        ("how do we", True),
+        ("how do we deploy", True),
+        ("how do we", False),  # no search term: nothing to recall by
         ("部署", True),
         ("デプロイ手順", True),
         ("how do", False),  # fewer than three words
@@ -103,10 +105,16 @@ def test_when_a_drafts_recall_stands_for_the_message(
     ("recalled", "draft", "again"),
     [
         ("how do we deploy", "how do we deploy", False),
-        ("how do we deploy", "how do we deploy the", False),  # one word more
-        ("how do we deploy", "how do we deploy the service", True),
+        ("how do we deploy", "how do we deploy the", False),  # a stopword more
+        ("how do we deploy", "how do we deploy the service", False),  # one search term more
+        ("how do we deploy", "how do we deploy the payments service", True),
         ("how do we deploy", "how do we roll back", True),  # edited
+        ("how do we deploy the payments service", "how do we deploy the service", False),  # one less
+        # The longer the draft, the more it must change: half as many terms as it had.
+        (LONGER, LONGER + " after lunch tomorrow", False),  # 6 terms: 2 new are not enough
+        (LONGER, LONGER + " after lunch tomorrow, check it", True),  # 3 are
         ("部署", "部署流程", True),
+        ("部署流程", "部署流程是", False),  # one CJK pair more
     ],
 )
 def test_a_draft_is_recalled_again_only_once_it_has_grown(recalled: str, draft: str, again: bool) -> None:

@@ -11,6 +11,7 @@ poll. So "how do we" + " deploy?" gets a recall of its own: the word that matter
 
 from __future__ import annotations
 
+import math
 import re
 
 from mini_claude.memory.secrets import find_secret
@@ -19,7 +20,11 @@ from mini_claude.memory.terms import terms
 MIN_CJK_CHARS_FOR_ONE_WORD = 2
 DRAFT_MIN_WORDS = 3  # "at least a few words" before a draft is worth a side query
 DRAFT_MIN_CJK_CHARS = 2
-DRAFT_MIN_NEW_WORDS = 2  # a draft is recalled again only once it has grown by this much
+# A draft is recalled again only once its search terms changed by this many, and by this share of
+# the last recalled draft's: a pause every few words of a long message costs a few side queries
+# (their number grows with the log of its length), not one per pause.
+DRAFT_MIN_CHANGED_TERMS = 2
+DRAFT_CHANGED_SHARE = 0.5
 DRAFT_MIN_SHARE = 0.5
 # Inputs that are not messages for the model: commands, and the shell / memory shortcuts.
 NOT_A_MESSAGE_PREFIXES = ("/", "!", "#")
@@ -41,25 +46,24 @@ def is_single_word(text: str) -> bool:
 
 def worth_a_draft_recall(draft: str) -> bool:
     """A draft is sent to the side model only when it could be a message (not a command or a
-    shortcut), holds a few words (or two CJK characters), and looks like no secret: the user may
-    yet delete what they typed, so nothing that could be a credential leaves while typing."""
+    shortcut), holds a few words (or two CJK characters) with a search term among them ("how do
+    we" names nothing to recall), and looks like no secret: the user may yet delete what they
+    typed, so nothing that could be a credential leaves while typing."""
     text = draft.strip()
     if not text or text.startswith(NOT_A_MESSAGE_PREFIXES):
         return False
     if len(text.split()) < DRAFT_MIN_WORDS and cjk_chars(text) < DRAFT_MIN_CJK_CHARS:
         return False
-    return find_secret(text) is None
+    return bool(terms(text)) and find_secret(text) is None
 
 
 def grown_enough(recalled: str, draft: str) -> bool:
-    """Whether `draft` is worth another recall after one was made on `recalled`."""
-    old, new = _folded(recalled), _folded(draft)
-    if old == new:
-        return False
-    if not new.startswith(old):
-        return True  # edited, not only extended: what it is about may have changed
-    added = new[len(old) :]
-    return len(added.split()) >= DRAFT_MIN_NEW_WORDS or cjk_chars(added) >= DRAFT_MIN_CJK_CHARS
+    """Whether `draft` is worth another recall after one was made on `recalled`: its search terms
+    (added, or removed by an edit) changed by DRAFT_MIN_CHANGED_TERMS, and by DRAFT_CHANGED_SHARE
+    of those `recalled` had."""
+    old, new = set(terms(recalled)), set(terms(draft))
+    needed = max(DRAFT_MIN_CHANGED_TERMS, math.ceil(DRAFT_CHANGED_SHARE * len(old)))
+    return len(old ^ new) >= needed
 
 
 def draft_covers(draft: str, sent: str) -> bool:
