@@ -35,8 +35,9 @@ The recall rows run against the fake server with realistic latency: a first toke
   a side query answered after 0.5-0.7 s (uniform).
 recall costs no wait: submit → first streamed token, 100 memories on disk (a side query runs beside
   the reply); baseline: the same with no memory files; each run's latency is the same on both sides
-recall in the first request (typing): 12 messages typed into the REPL at ~6 characters a second
-  (log-normal gaps, ~4% over 0.5 s), a 1-2 s pause before Enter; the share whose relevant memory
+recall in the first request (typing): 12 messages (10 of 8-15 words, 2 of 40-50) typed into the
+  REPL at ~6 characters a second (log-normal gaps, ~4% over 0.5 s), half of them with a 0.6-1.2 s
+  thinking pause every 6-10 words, a 1-2 s pause before Enter; the share whose relevant memory
   (of 100) is in the message's first request; baseline: MINI_CLAUDE_EARLY_RECALL=off
 side queries per message (typing): recall's side queries for those messages, per message; baseline:
   MINI_CLAUDE_EARLY_RECALL=off (one per message)
@@ -97,7 +98,7 @@ def main() -> int:
         recall_runs = RECALL_RUNS_FACTOR * runs
         recall, idle_rss, side_query = first_token_row(home, with_memories, without, fake, recall_runs)
         rows.append(recall)
-        print("recall while typing (about two minutes of typing)…", file=sys.stderr, flush=True)
+        print("recall while typing (about three minutes of typing)…", file=sys.stderr, flush=True)
         rows.extend(typing_rows(home, root, fake))
         print("memory at scale…", file=sys.stderr, flush=True)
         big_memory_dir = project_memory_dir(str(big))

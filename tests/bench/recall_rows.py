@@ -37,7 +37,13 @@ SIDE_QUERY_SECONDS = (0.5, 0.7)
 KEY_GAP_MEDIAN = 0.125
 KEY_GAP_SPREAD = 0.77
 ENTER_PAUSE_SECONDS = (1.0, 2.0)  # people reread what they typed before they send it
+# Half the messages are typed with a thinking pause every 6-10 words, as people stop mid-sentence.
+THINKING_PAUSE_SHARE = 0.5
+THINKING_PAUSE_WORDS = (6, 10)
+THINKING_PAUSE_SECONDS = (0.6, 1.2)
 TYPED_MESSAGES = 12
+LONG_MESSAGES = 2  # of them, 40-50 words long (the rest 8-15)
+LONG_MESSAGE_WORDS = 30
 FOR_TYPING = 100  # memories in the typing row's project, the labelled ones among them
 NONE_CHOSEN = '{"selected_memories": []}'
 
@@ -102,8 +108,14 @@ def typing_rows(home: Path, root: Path, fake: FakeAnthropic) -> tuple[Row, Row]:
     project.mkdir()
     labelled = write_labelled_dir(project_memory_dir(str(project)), FOR_TYPING)
     # One message per memory: a second message about the same memory would find it recalled already.
-    firsts = {f: m for m, f in reversed(labelled) if m.isascii() and len(m.split()) >= 5}
-    messages = [(m, f) for f, m in reversed(list(firsts.items()))][:TYPED_MESSAGES]
+    longs = [(m, f) for m, f in labelled if len(m.split()) >= LONG_MESSAGE_WORDS][:LONG_MESSAGES]
+    firsts = {
+        f: m
+        for m, f in reversed(labelled)
+        if m.isascii() and 5 <= len(m.split()) < LONG_MESSAGE_WORDS and f not in dict(longs).values()
+    }
+    shorts = [(m, f) for f, m in reversed(list(firsts.items()))][: TYPED_MESSAGES - len(longs)]
+    messages = shorts[: len(shorts) // 2] + longs[:1] + shorts[len(shorts) // 2 :] + longs[1:]
     memory_dir = project_memory_dir(str(project))
     shares, queries = [], []
     for early in ("on", "off"):
@@ -157,9 +169,16 @@ def type_messages(
 
 
 def type_like_a_person(child: pexpect.spawn, text: str, rng: random.Random) -> None:
+    thinking = rng.random() < THINKING_PAUSE_SHARE
+    words_to_pause = rng.randint(*THINKING_PAUSE_WORDS)
     for char in text:
         child.send(char)
         time.sleep(rng.lognormvariate(0, KEY_GAP_SPREAD) * KEY_GAP_MEDIAN)
+        if thinking and char == " ":
+            words_to_pause -= 1
+            if words_to_pause == 0:
+                time.sleep(rng.uniform(*THINKING_PAUSE_SECONDS))
+                words_to_pause = rng.randint(*THINKING_PAUSE_WORDS)
     time.sleep(rng.uniform(*ENTER_PAUSE_SECONDS))
 
 

@@ -350,7 +350,23 @@ def _targets(text: str) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
     return targets
 
 
-TARGETS = _targets(_TARGETS_TEXT)
+# Messages of 40-50 words, as people write when they explain a problem (the typing row types them).
+LONG_MESSAGES = {
+    "characterization tests before refactors": (
+        "the invoice module has grown into one huge file where a dozen functions share the same global "
+        "state and I would like to clean it up this week, can you suggest a plan for splitting it into "
+        "smaller pieces without breaking what it does today"
+    ),
+    "billing jobs moved to Temporal": (
+        "so the monthly invoices did not go out this morning and finance is already asking, I checked "
+        "the crontab on worker-3 and the invoice entry is still in there but nothing ran last night, "
+        "can you help me work out why the invoice job never ran"
+    ),
+}
+TARGETS = [
+    (memory_type, name, description, body, messages + tuple(m for n, m in LONG_MESSAGES.items() if n == name))
+    for memory_type, name, description, body, messages in _targets(_TARGETS_TEXT)
+]
 
 # What people paste before their question (the coverage row asks each memory's first message again
 # after one of these): a traceback, a service log, code, a test run. Their words are the
