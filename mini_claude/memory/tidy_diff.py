@@ -2,6 +2,9 @@
 
 The model wrote most of it, so every line comes out made visible (`untrusted.visible_text`): an
 escape code in a reason or a memory cannot reach the terminal, a line break cannot fake a line.
+A diff is shown whole, however long (what the user approves is what they saw): nothing a change
+writes is left out, and what could push a line out of sight is drawn as one counted marker (a
+run of blank lines, a long run of blanks within a line).
 """
 
 from __future__ import annotations
@@ -9,12 +12,13 @@ from __future__ import annotations
 import difflib
 
 from mini_claude import safe_read
+from mini_claude.change_preview import blank_runs_marked
 from mini_claude.memory.tidy_proposal import FileChange, Proposal
 from mini_claude.paths import visible_path
 from mini_claude.untrusted import visible_text
 
 DIFF_CONTEXT_LINES = 3
-DIFF_MAX_LINES = 150  # of one change's diff; the rest is counted
+BLANK_RUN_MIN_LINES = 3  # this many blank lines in a row, all added (or removed, or kept): one line
 LABELS = {"create": "created", "change": "changed", "delete": "deleted"}
 NO_FILE = "/dev/null"
 
@@ -55,6 +59,29 @@ def change_diff(change: FileChange) -> list[str]:
     )
     if change.old is not None and not change.old.whole:
         lines.append(f"[… the file goes on: {safe_read.format_size(change.old.size)} in all]")
-    if len(lines) > DIFF_MAX_LINES:
-        lines = [*lines[:DIFF_MAX_LINES], f"[… {len(lines) - DIFF_MAX_LINES} more lines of diff]"]
-    return [visible_text(line) for line in lines]
+    return _blank_runs_counted([blank_runs_marked(line) for line in lines])
+
+
+def _blank_runs_counted(lines: list[str]) -> list[str]:
+    """Each run of BLANK_RUN_MIN_LINES or more blank lines with the same mark as one line saying
+    how many: 300 added blank lines cannot push the line after them out of sight."""
+    shown: list[str] = []
+    start = 0
+    while start < len(lines):
+        end = start
+        mark = lines[start][:1]
+        while (
+            end < len(lines)
+            and mark
+            and mark in "+- "
+            and lines[end][:1] == mark
+            and not lines[end][1:].strip()
+        ):
+            end += 1
+        if end - start >= BLANK_RUN_MIN_LINES:
+            shown.append(f"{mark}⟨{end - start:,} blank lines⟩")
+            start = end
+        else:
+            shown.append(lines[start])
+            start += 1
+    return shown
