@@ -60,9 +60,10 @@ def tidy_requests(fake: FakeAnthropic) -> list[str]:
 
 @dataclass
 class ScriptedUser:
-    """Answers the review's yes/no questions from `answers`, in order; records what was shown."""
+    """Answers the review's yes/no questions from `answers`, in order (None: the user cancels,
+    as Ctrl+C or Esc do); records what was shown."""
 
-    answers: list[bool] = field(default_factory=list)
+    answers: list[bool | None] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
 
@@ -71,7 +72,7 @@ class ScriptedUser:
             self.shown.append, self.shown.append, lambda lines: self.shown.extend(lines), self._confirm
         )
 
-    def _confirm(self, question: str) -> bool:
+    def _confirm(self, question: str) -> bool | None:
         self.questions.append(question)
         if not self.answers:
             raise AssertionError(f"unexpected question: {question}")

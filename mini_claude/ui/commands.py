@@ -25,7 +25,7 @@ class CommandContext:
     console: Console
     session: Session
     renderer: Renderer
-    confirm: Callable[[str], bool]  # asks the user a yes/no question
+    confirm: Callable[[str], bool | None]  # asks a yes/no question; None: cancelled (Ctrl+C, Esc)
     should_exit: bool = False
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
     # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.

@@ -27,6 +27,7 @@ ANSWER_STYLE = "bold"
 HINT_STYLE = "italic"  # not a colour: --plain shows it too
 YES_NO = {"y": ("y", "yes"), "n": ("n", "no")}
 NO = ("n", "no")
+CANCELLED = ("cancel", "no")  # what Esc answers a yes/no question: shown as no, told apart
 
 
 def read_key_answer(
@@ -94,10 +95,12 @@ def keys_hint(
     return "Press " + ", ".join(f"{'/'.join(keys)} for {word}" for word, keys in keys_by_word.items())
 
 
-def confirm_by_key(question: str, *, plain: bool) -> bool:
-    """`question [y/N]` answered by one key: `y` is yes; `n`, Enter (the default) and Esc are no,
-    as is a terminal that went away."""
+def confirm_by_key(question: str, *, plain: bool) -> bool | None:
+    """`question [y/N]` answered by one key: `y` is yes; `n`, Enter (the default) and a terminal
+    that went away are no; Esc, Ctrl+C and Ctrl+D are no too (so shown), returned as None: a
+    caller may take them as cancelling more than this question (a tidy's whole review)."""
     try:
-        return read_key_answer(f"{question} [y/N]: ", YES_NO, cancel=NO, enter=NO, plain=plain) == "y"
+        answer = read_key_answer(f"{question} [y/N]: ", YES_NO, cancel=CANCELLED, enter=NO, plain=plain)
     except (EOFError, OSError):
         return False
+    return None if answer == CANCELLED[0] else answer == "y"

@@ -232,8 +232,9 @@ class Repl:
         with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
             return ask_permission(request, self.console, plain=self.plain)
 
-    def confirm(self, question: str) -> bool:
-        """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is."""
+    def confirm(self, question: str) -> bool | None:
+        """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is;
+        None when cancelled (Esc, Ctrl+C, Ctrl+D), which a caller may treat apart from no."""
         with typeahead_set_aside(self.prompt.input):  # keys typed before it are not its answer
             return confirm_by_key(question, plain=self.plain)
 

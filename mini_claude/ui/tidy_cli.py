@@ -34,12 +34,17 @@ def _progress(text: str) -> None:
     print(visible_text(text), file=sys.stderr, flush=True)
 
 
-def _confirm(question: str) -> bool:
+def _confirm(question: str) -> bool | None:
+    """y or n, Enter meaning no; None for Ctrl+C, the end of input, or Esc (then Enter: the
+    terminal hands over no key before it), which cancel the whole review."""
     try:
-        return input(visible_text(question) + " [y/N]: ").strip().lower() in ("y", "yes")
+        answer = input(visible_text(question) + " [y/N]: ")
     except (EOFError, KeyboardInterrupt):
         print(file=sys.stderr)
-        return False
+        return None
+    if "\x1b" in answer:
+        return None
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _io() -> ReviewIO:

@@ -27,12 +27,17 @@ NOTHING_CHANGED = "Nothing was changed."
 @dataclass
 class ReviewIO:
     """How a front end talks to the user: `say` prints lines, `progress` a quiet status line,
-    `diff` a diff's lines (coloured where it can), `confirm` asks yes or no (False when unanswered)."""
+    `diff` a diff's lines (coloured where it can), `confirm` asks yes or no: True, False, or
+    None when the user cancelled (Ctrl+C, Esc, the end of input), which stops the whole review."""
 
     say: Callable[[str], None]
     progress: Callable[[str], None]
     diff: Callable[[list[str]], None]
-    confirm: Callable[[str], bool]
+    confirm: Callable[[str], bool | None]
+
+
+class _Cancelled(Exception):
+    """The user cancelled the review: nothing is applied, not even changes accepted already."""
 
 
 def build_proposal(
@@ -64,28 +69,44 @@ def show_change(change: FileChange, number: int, total: int, io: ReviewIO) -> No
 
 
 def review_and_apply(store: MemoryStore, proposal: Proposal, io: ReviewIO) -> bool:
-    """Show the proposal, ask, apply what was accepted; False when applying failed."""
-    show_proposal(proposal, io)
+    """Show the proposal, ask, apply what was accepted; False when applying failed. Cancelling
+    at any question (Ctrl+C, Esc) applies nothing, even changes accepted one by one before it."""
     changes = proposal.changes
-    if not changes:
+    try:
+        show_proposal(proposal, io)
+        if not changes:
+            return True
+        io.say("")
+        accepted = _accepted(changes, io)
+    except (_Cancelled, KeyboardInterrupt):
+        io.say(f"Tidy cancelled. {NOTHING_CHANGED}")
         return True
-    io.say("")
-    if len(changes) == 1:
-        accepted = list(changes) if io.confirm("Apply this change?") else []
-    elif io.confirm(f"Apply all {len(changes)} changes?"):
-        accepted = list(changes)
-    elif io.confirm("Go through them one by one?"):
-        accepted = []
-        for number, change in enumerate(changes, 1):
-            show_change(change, number, len(changes), io)
-            if io.confirm("Apply this change?"):
-                accepted.append(change)
-    else:
-        accepted = []
     if not accepted:
         io.say(f"Cancelled. {NOTHING_CHANGED}")
         return True
     return apply_and_report(store, accepted, io)
+
+
+def _accepted(changes: Sequence[FileChange], io: ReviewIO) -> list[FileChange]:
+    if len(changes) == 1:
+        return list(changes) if _ask(io, "Apply this change?") else []
+    if _ask(io, f"Apply all {len(changes)} changes?"):
+        return list(changes)
+    if not _ask(io, "Go through them one by one?"):
+        return []
+    accepted = []
+    for number, change in enumerate(changes, 1):
+        show_change(change, number, len(changes), io)
+        if _ask(io, "Apply this change?"):
+            accepted.append(change)
+    return accepted
+
+
+def _ask(io: ReviewIO, question: str) -> bool:
+    answer = io.confirm(question)
+    if answer is None:
+        raise _Cancelled
+    return answer
 
 
 def apply_and_report(store: MemoryStore, changes: Sequence[FileChange], io: ReviewIO) -> bool:
@@ -123,7 +144,7 @@ def result_lines(result: ApplyResult) -> list[str]:
 def undo(store: MemoryStore, io: ReviewIO, *, ask: bool) -> bool:
     """Undo the last tidy (asking first when `ask`); False when there was none or it failed."""
     try:
-        if ask and not io.confirm(f"Undo {describe_last_tidy(store)}?"):
+        if ask and not io.confirm(f"Undo {describe_last_tidy(store)}?"):  # None (cancelled) too
             io.say(f"Kept the tidy. {NOTHING_CHANGED}")
             return True
         restored, left = undo_last_tidy(store)
