@@ -131,16 +131,30 @@ def clean_reason(reason: object) -> str:
 
 
 def name_conflicts(changes: Sequence[FileChange], memories: Iterable[MemoryFile]) -> dict[int, str]:
-    """Changes (by index) that would give a memory a name another one keeps: a name held by a
-    memory the changes leave in place, or taken by an earlier change. Names compare by `name_key`."""
+    """Changes (by index) that would give a memory a name another one keeps. A name is held, in
+    this order, by a memory the changes leave in place, by a memory a change leaves its name to
+    (a change to "gamma" that keeps it called gamma beats a new memory named gamma, wherever
+    each comes in the list), then by the first change to claim it. Names compare by `name_key`."""
+    usable = {memory.file_name: memory for memory in memories if memory.problem is None}
     touched = {change.file_name for change in changes if change.action != "create"}
     kept: dict[str, str] = {}  # name key -> file name, of memories the changes leave alone
-    for memory in memories:
-        if memory.problem is None and memory.file_name not in touched:
+    for memory in usable.values():
+        if memory.file_name not in touched:
             kept.setdefault(name_key(memory.name), memory.file_name)
+
+    def keeps_its_name(change: FileChange) -> bool:
+        memory = usable.get(change.file_name)
+        return (
+            change.action == "change"
+            and memory is not None
+            and name_key(memory.name) == name_key(change.name)
+        )
+
+    order = sorted(range(len(changes)), key=lambda index: not keeps_its_name(changes[index]))
     claimed: dict[str, str] = {}
     conflicts: dict[int, str] = {}
-    for index, change in enumerate(changes):
+    for index in order:
+        change = changes[index]
         if change.action == "delete":
             continue
         key = name_key(change.name)
@@ -149,7 +163,7 @@ def name_conflicts(changes: Sequence[FileChange], memories: Iterable[MemoryFile]
             conflicts[index] = f"a memory named {change.name!r} exists ({visible_path(holder)})"
         else:
             claimed[key] = change.file_name
-    return conflicts
+    return dict(sorted(conflicts.items()))
 
 
 def new_file_name(fields: dict[str, str], taken: set[str]) -> str:
