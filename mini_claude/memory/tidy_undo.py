@@ -1,9 +1,11 @@
 """Undoing the last tidy: what it created goes to the trash, what it replaced or deleted comes back.
 
-Each file is judged by its digest against the tidy's record: a file still as the tidy left it is
-put back; one edited since (by hand, by another session) is left as it is and said so, never
-overwritten, with where its earlier version lies in the trash. A change the tidy never got to
-(it was stopped part-way) is found as it was, and needs nothing.
+Each file is judged by its digest against the tidy's record: only a file still as the tidy left
+it is reverted. One changed since (by hand, by another session) is left as it is, one deleted
+since stays deleted (it is never brought back from the trash), and a memory whose name another
+memory has taken meanwhile is not restored (two memories with one name would be ambiguous):
+each is said so in one line, with where its earlier version lies in the trash. A change the tidy
+never got to (it was stopped part-way) is found as it was, and needs nothing.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+from dataclasses import dataclass
 
 from mini_claude import safe_read
 from mini_claude.atomic import write_atomic
 from mini_claude.errors import MemoryStoreError
+from mini_claude.memory import frontmatter
+from mini_claude.memory.naming import name_key
 from mini_claude.memory.store import MemoryStore
 from mini_claude.memory.tidy_proposal import TIDY_READ_MAX_BYTES, digest_of
 from mini_claude.memory.tidy_record import RecordedChange, TidyRecord, parse_record
@@ -40,7 +45,7 @@ def undo_last_tidy(store: MemoryStore) -> tuple[list[str], list[str]]:
     with store.locked():
         folder, record = _last_tidy(store)
         with folder:
-            restored, left = revert(store, folder, record)
+            restored, left = revert(store, folder, record, undoing=True)
             record.state = "undone"
             try:
                 folder.write_record(record.to_json())
@@ -52,66 +57,134 @@ def undo_last_tidy(store: MemoryStore) -> tuple[list[str], list[str]]:
     return restored, left
 
 
-def revert(store: MemoryStore, folder: TidyFolder, record: TidyRecord) -> tuple[list[str], list[str]]:
-    """Put back every change of `record` whose file is as the tidy left it (see the module)."""
+@dataclass
+class _Revert:
+    """What undoing one change does, once it is known that it can: `earlier` is the file to put back
+    (None: remove what the tidy created); `name` is its memory's name."""
+
+    change: RecordedChange
+    current: bytes | None
+    earlier: bytes | None = None
+    name: str = ""
+
+
+def revert(
+    store: MemoryStore, folder: TidyFolder, record: TidyRecord, *, undoing: bool = False
+) -> tuple[list[str], list[str]]:
+    """Put back every change of `record` whose file is as the tidy left it (see the module).
+    `undoing`: the user's undo, long after the tidy (not a failed tidy putting back what it did),
+    so a restore whose name another memory would still hold afterwards is skipped."""
     restored: list[str] = []
     left: list[str] = []
+    plans: list[_Revert] = []
     for change in reversed(record.changes):
         try:
-            _revert_one(store, folder, change, restored, left)
+            if (plan := _plan(store, folder, change, record.state == "applied", left)) is not None:
+                plans.append(plan)
         except OSError as error:
-            log.warning("undo of %s failed: %s", change.file_name, error)
-            left.append(
-                f"{visible_path(change.file_name)} could not be put back: {safe_read.describe(error)}"
-            )
+            _could_not(change, error, left)
+    if undoing:
+        plans = _without_name_clashes(store, folder, plans, left)
+    for plan in plans:
+        try:
+            _carry_out(store, folder, plan)
+            restored.append(_done_line(folder, plan))
+        except OSError as error:
+            _could_not(plan.change, error, left)
     return restored, left
 
 
-def _revert_one(
-    store: MemoryStore, folder: TidyFolder, change: RecordedChange, restored: list[str], left: list[str]
-) -> None:
+def _plan(
+    store: MemoryStore, folder: TidyFolder, change: RecordedChange, applied: bool, left: list[str]
+) -> _Revert | None:
+    """How to revert `change`, or None (with the line saying why, if anything is to be said)."""
     file_name, shown = change.file_name, visible_path(change.file_name)
     current = _current(store, file_name)
     digest = digest_of(current) if current is not None else None
     if change.action == "create":
         if digest is None:
-            return  # never written, or removed since
-        if digest == change.after:
-            folder.move_in(AFTER, file_name)
-            restored.append(
-                f"removed {shown} (the tidy had created it; it is in {folder.shown(AFTER, file_name)})"
-            )
-        else:
+            if applied:  # (else it may never have been written)
+                left.append(f"{shown}, which the tidy created, was deleted since: nothing to remove")
+        elif digest != change.after:
             left.append(
                 f"{shown} was edited since the tidy created it: kept as it is (delete it by hand if unwanted)"
             )
-        return
+        return _Revert(change, current) if digest == change.after else None
     if digest is not None and digest == change.before:
-        return  # the tidy never got to it
+        return None  # the tidy never got to it
     before_copy = folder.shown(BEFORE, file_name)
-    if change.action == "delete":
-        if digest is not None:
-            left.append(
-                f"{shown} exists again: not overwritten; the version the tidy deleted is {before_copy}"
-            )
-        elif not folder.has(BEFORE, file_name):
-            left.append(f"{shown}: the version the tidy deleted is no longer in the trash")
-        else:
-            folder.move_out(BEFORE, file_name)
-            restored.append(f"restored {shown}")
-        return
-    if digest is not None and digest != change.after:
+    if change.action == "delete" and digest is not None:
+        left.append(f"{shown} exists again: not overwritten; the version the tidy deleted is {before_copy}")
+    elif change.action == "change" and digest is None:
+        left.append(
+            f"{shown} was deleted since the tidy: not brought back; its version before it is {before_copy}"
+        )
+    elif change.action == "change" and digest != change.after:
         left.append(
             f"{shown} was edited since the tidy: not overwritten; its version before it is {before_copy}"
         )
-        return
-    earlier = folder.read(BEFORE, file_name)
-    if current is not None and not folder.has(AFTER, file_name):
-        folder.keep_copy(AFTER, file_name, current)
-    write_atomic(store.root / file_name, earlier)
-    if change.before_mtime_ns is not None:
-        os.utime(store.root / file_name, ns=(change.before_mtime_ns,) * 2, follow_symlinks=False)
-    restored.append(f"restored {shown}")
+    elif not folder.has(BEFORE, file_name):
+        left.append(f"{shown}: its version before the tidy is no longer in the trash")
+    else:
+        earlier = folder.read(BEFORE, file_name)
+        return _Revert(change, current, earlier, frontmatter.parse(earlier).fields.get("name", ""))
+    return None
+
+
+def _without_name_clashes(
+    store: MemoryStore, folder: TidyFolder, plans: list[_Revert], left: list[str]
+) -> list[_Revert]:
+    """The plans whose restored memory's name no other memory holds once the undo is done (a
+    memory saved since under that name, or another restore); each one dropped gets a line. A
+    dropped restore keeps its file as it is now, whose name may clash in turn: hence the loop."""
+    memories = [m for m in store.scan() if m.problem is None]
+    while True:
+        reverted = {plan.change.file_name for plan in plans}
+        held = {name_key(m.name): m.file_name for m in reversed(memories) if m.file_name not in reverted}
+        clash = None
+        for plan in plans:
+            if plan.earlier is None or not plan.name:
+                continue
+            holder = held.setdefault(name_key(plan.name), plan.change.file_name)
+            if holder != plan.change.file_name:
+                clash = plan, holder
+                break
+        if clash is None:
+            return plans
+        plan, holder = clash
+        left.append(
+            f"{visible_path(plan.change.file_name)} not restored: a memory named {plan.name!r} exists "
+            f"now ({visible_path(holder)}); its version before the tidy is "
+            f"{folder.shown(BEFORE, plan.change.file_name)}"
+        )
+        plans = [other for other in plans if other is not plan]
+
+
+def _carry_out(store: MemoryStore, folder: TidyFolder, plan: _Revert) -> None:
+    file_name = plan.change.file_name
+    if plan.earlier is None:
+        folder.move_in(AFTER, file_name)
+    elif plan.change.action == "delete":
+        folder.move_out(BEFORE, file_name)
+    else:
+        if plan.current is not None and not folder.has(AFTER, file_name):
+            folder.keep_copy(AFTER, file_name, plan.current)
+        write_atomic(store.root / file_name, plan.earlier)
+        if plan.change.before_mtime_ns is not None:
+            os.utime(store.root / file_name, ns=(plan.change.before_mtime_ns,) * 2, follow_symlinks=False)
+
+
+def _done_line(folder: TidyFolder, plan: _Revert) -> str:
+    shown = visible_path(plan.change.file_name)
+    if plan.earlier is None:
+        where = folder.shown(AFTER, plan.change.file_name)
+        return f"removed {shown} (the tidy had created it; it is in {where})"
+    return f"restored {shown}"
+
+
+def _could_not(change: RecordedChange, error: OSError, left: list[str]) -> None:
+    log.warning("undo of %s failed: %s", change.file_name, error)
+    left.append(f"{visible_path(change.file_name)} could not be put back: {safe_read.describe(error)}")
 
 
 def _current(store: MemoryStore, file_name: str) -> bytes | None:
