@@ -61,8 +61,10 @@ class ModelClient:
         self._usage_lock = threading.Lock()
         self.usage_total = UsageReport()  # the conversation's calls
         self.usage_by_model: dict[str, UsageReport] = {}  # the same calls, by model (for /cost)
-        self.side_usage_total = UsageReport()  # side queries (memory recall, `#` notes), counted apart
+        self.side_usage_total = UsageReport()  # side queries (memory recall, `#` notes, tidy), counted apart
         self.side_queries = 0
+        # The same, by what they were for ("recall": recall and `#` notes; "tidy"), for /cost.
+        self.side_usage_by_purpose: dict[str, tuple[int, UsageReport]] = {}
         self._preload_thread: threading.Thread | None = None
 
     @property
@@ -98,11 +100,13 @@ class ModelClient:
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
 
-    def _add_usage(self, usage: UsageReport, *, model: str = "", side: bool = False) -> None:
+    def _add_usage(self, usage: UsageReport, *, model: str = "", side: str = "") -> None:
         with self._usage_lock:
             if side:
                 self.side_usage_total = self.side_usage_total + usage
                 self.side_queries += 1
+                count, used = self.side_usage_by_purpose.get(side, (0, UsageReport()))
+                self.side_usage_by_purpose[side] = (count + 1, used + usage)
             else:
                 self.usage_total = self.usage_total + usage
                 self.usage_by_model[model] = self.usage_by_model.get(model, UsageReport()) + usage
@@ -142,8 +146,17 @@ class ModelClient:
         finally:
             self._add_usage(response.usage, model=model)
 
-    def side_query(self, *, system: str, user: str, max_tokens: int, timeout: float | None = None) -> str:
-        """A small non-streaming call without tools (e.g. memory selection); returns its text."""
+    def side_query(
+        self,
+        *,
+        system: str,
+        user: str,
+        max_tokens: int,
+        timeout: float | None = None,
+        purpose: str = "recall",
+    ) -> str:
+        """A small non-streaming call without tools (e.g. memory selection); returns its text.
+        `purpose` names what it is for in /cost ("recall", which `#` notes share, or "tidy")."""
         client = self._get_client()
         timeout = timeout or self.settings.side_query_timeout
         try:
@@ -159,7 +172,7 @@ class ModelClient:
             s, variable = self.settings, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT"
             why = describe_error(error, s, timeout, variable, SIDE_QUERY_MAX_RETRIES, s.side_model)
             raise ModelError(encodable(why)) from error
-        self._add_usage(describe_usage(getattr(message, "usage", None)), side=True)
+        self._add_usage(describe_usage(getattr(message, "usage", None)), side=purpose)
         texts = (getattr(block, "text", "") for block in message.content or [])
         return encodable("".join(text for text in texts if isinstance(text, str)))
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from mini_claude.events import UsageReport
+from mini_claude.memory.tidy import TidyReview
 from mini_claude.pricing import estimate_cost, format_dollars
 from mini_claude.ui.cost_report import cost_lines
-from tests.agent_harness import Harness
+from tests.agent_harness import Harness, wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply
 
 USAGE = {"input_tokens": 40_000, "output_tokens": 2_000, "cache_read_input_tokens": 90_000}
@@ -68,3 +69,28 @@ def test_unknown_models_show_tokens_only(api_env: FakeAnthropic, project_dir: Pa
         "Tokens this session: input 40,000, output 2,000, cache read 90,000, cache write 0",
         "No price known for my-local-model: tokens only.",
     ]
+
+
+def test_a_tidys_side_queries_have_a_line_of_their_own(harness: Harness, api_env: FakeAnthropic) -> None:
+    store = harness.session.store
+    store.save(name="deploys", description="how we deploy", memory_type="project", body="Thursdays.\n")
+    api_env.plain_replies.append(text_reply('{"selected_memories": []}', usage=SIDE_USAGE))
+    harness.session.recall.start("how do we deploy the payments service?")
+    assert wait_for_recalls()
+    api_env.plain_replies.extend(
+        [
+            text_reply(
+                '{"read": ["project_deploys.md"]}', usage={"input_tokens": 50_000, "output_tokens": 3_000}
+            ),
+            text_reply('{"changes": []}', usage={"input_tokens": 40_000, "output_tokens": 8_000}),
+        ]
+    )
+    TidyReview(store, harness.session.llm).propose()
+
+    [_, recall, tidy, _] = cost_lines(harness.session)
+    assert recall.startswith("Memory recall and # notes: 1 side query, input 3,000, output 50 · ≈")
+    tidy_dollars = format_dollars(estimate_cost("claude-haiku-5-5", UsageReport(90_000, 11_000, 0, 0)))
+    assert (
+        tidy
+        == f"Memory tidy: 2 side queries, input 90,000, output 11,000 · ≈ {tidy_dollars} (not counted above)"
+    )

@@ -23,7 +23,15 @@ REMINDER_TAG = "system-reminder"
 
 
 class SideQuery(Protocol):
-    def side_query(self, *, system: str, user: str, max_tokens: int, timeout: float | None = None) -> str: ...
+    def side_query(
+        self,
+        *,
+        system: str,
+        user: str,
+        max_tokens: int,
+        timeout: float | None = None,
+        purpose: str = "recall",
+    ) -> str: ...
 
 
 def days_old(mtime: float, now: float) -> int:

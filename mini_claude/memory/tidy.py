@@ -178,7 +178,9 @@ class TidyReview:
     def _ask(self, user: str, max_tokens: int, where: str) -> str:
         timeout = max(TIDY_SIDE_QUERY_TIMEOUT, self.llm.settings.side_query_timeout)
         try:
-            return self.llm.side_query(system=self._system, user=user, max_tokens=max_tokens, timeout=timeout)
+            return self.llm.side_query(
+                system=self._system, user=user, max_tokens=max_tokens, timeout=timeout, purpose="tidy"
+            )
         except Exception as error:  # the SDK's, the network's: every one stops the tidy alike
             raise TidyFailed(f"the model call for {where} failed: {error}") from error
 

@@ -10,11 +10,14 @@ from mini_claude.untrusted import visible_text
 if TYPE_CHECKING:
     from mini_claude.session import Session
 
+# The side queries, one line for each purpose (llm.py counts them by it), in this order.
+SIDE_LABELS = {"recall": "Memory recall and # notes", "tidy": "Memory tidy"}
+
 
 def cost_lines(session: Session) -> list[str]:
     """/cost: the conversation's tokens and their estimated price, then the side queries apart."""
     llm = session.llm
-    usage, side = llm.usage_total, llm.side_usage_total
+    usage = llm.usage_total
     tokens = (
         f"Tokens this session: input {usage.input_tokens:,}, output {usage.output_tokens:,}, "
         f"cache read {usage.cache_read_tokens:,}, cache write {usage.cache_write_tokens:,}"
@@ -25,15 +28,19 @@ def cost_lines(session: Session) -> list[str]:
     lines = [tokens + (f" · ≈ {format_dollars(sum(known))}" if known else "")]
     if unknown:
         lines.append(f"No price known for {', '.join(visible_text(m) for m in unknown)}: tokens only.")
-    side_dollars = None
-    if llm.side_queries:
-        noun = "side query" if llm.side_queries == 1 else "side queries"
-        side_dollars = estimate_cost(session.settings.side_model, side)
-        price = f" · ≈ {format_dollars(side_dollars)}" if side_dollars is not None else ""
+    side_priced = False
+    for purpose, label in SIDE_LABELS.items():
+        if purpose not in llm.side_usage_by_purpose:
+            continue
+        count, used = llm.side_usage_by_purpose[purpose]
+        noun = "side query" if count == 1 else "side queries"
+        dollars = estimate_cost(session.settings.side_model, used)
+        side_priced = side_priced or dollars is not None
+        price = f" · ≈ {format_dollars(dollars)}" if dollars is not None else ""
         lines.append(
-            f"Memory recall and # notes: {llm.side_queries:,} {noun}, input {side.input_tokens:,}, "
-            f"output {side.output_tokens:,}{price} (not counted above)"
+            f"{label}: {count:,} {noun}, input {used.input_tokens:,}, "
+            f"output {used.output_tokens:,}{price} (not counted above)"
         )
-    if known or side_dollars is not None:
+    if known or side_priced:
         lines.append(f"An estimate from list prices checked {PRICES_CHECKED}; your bill may differ.")
     return lines
