@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from mini_claude.config import project_memory_dir
+from mini_claude.memory import folder
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.recall_history import HISTORY_FILE, RecallHistory
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply, tool_reply
-from tests.kit import choose, memory_text, seed_memories
+from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
+from tests.kit import choose, main_calls, memory_text, seed_memories, side_queries
 
 DAY = 86_400
 
@@ -127,3 +128,43 @@ def test_an_unused_memory_needs_a_history_that_covers_the_90_days(memory_dir: Pa
     snapshot = RecallHistory(memory_dir).load()
     assert snapshot.unused_for_long("project_a.md", old, now)
     assert not snapshot.unused_for_long("project_a.md", now - 5 * DAY, now)  # saved recently
+
+
+def test_print_mode_counts_its_recall_though_it_exits_while_another_session_holds_the_lock(
+    api_env: FakeAnthropic, project_dir: Path, memory_dir: Path
+) -> None:
+    seed_memories(
+        memory_dir,
+        {"project_deploys.md": memory_text("deploys", "how and when we deploy the payments service")},
+    )
+    (project_dir / "deploy.sh").write_text("echo deploy\n")
+    holders: list[threading.Thread] = []
+
+    def hold_the_lock(seconds: float) -> None:  # another session saving a memory, say
+        with folder.exclusive_lock(memory_dir):
+            time.sleep(seconds)
+
+    def script(request: RecordedRequest) -> Reply | None:
+        if not request.stream:
+            return choose("project_deploys.md")
+        if len(request.messages) > 1:
+            return text_reply("On Thursdays.")  # the reply that ends the run: it exits right after
+        # The first call is answered once the recall has been (so it lands in the second call),
+        # and from then on the folder is locked for a second: the count waits for it.
+        deadline = time.monotonic() + 10
+        while not side_queries(api_env) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        holders.append(threading.Thread(target=hold_the_lock, args=(1.0,)))
+        holders[-1].start()
+        return tool_reply("read_file", {"file_path": "deploy.sh"})
+
+    api_env.responder = script
+    result = Cli(project_dir).run("-p", "how do we deploy the payments service?")
+    for holder in holders:
+        holder.join()
+
+    assert result.returncode == 0, result.stderr
+    assert "On Thursdays." in result.stdout and len(main_calls(api_env)) == 2
+    saved = json.loads((memory_dir / HISTORY_FILE).read_text())
+    assert saved["memories"]["project_deploys.md"]["count"] == 1

@@ -2,12 +2,15 @@
 memories (a dot file, so no memory; never inside the memory files, so hand edits stay clean).
 
 Updated by read-modify-write under the memory folder's lock, so concurrent sessions lose no counts,
-and on a thread of its own, so recall never waits for the disk. The file is read like any outside
-file: a symlink, FIFO, huge or malformed one is reported and rebuilt, never trusted.
+and on a thread of its own, so recall never waits for the disk (a write takes 15-35 ms: a lock,
+a read, an fsync). Writes still running when the program exits (print mode ends right after its
+reply) are waited for, up to EXIT_WAIT_SECONDS in all. The file is read like any outside file: a
+symlink, FIFO, huge or malformed one is reported and rebuilt, never trusted.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import math
@@ -36,6 +39,13 @@ FILE_NAME_MAX_BYTES = 255
 FUTURE_SLACK_SECONDS = 86_400  # another machine's clock a day ahead is tolerated; further is not ours
 UNUSED_DAYS = 90  # not recalled for this long: worth a look at tidy time (never a reason to delete)
 DAY_SECONDS = 86_400
+# At exit, the writes still running get this long in all: the folder's lock may be held by another
+# session, and exiting must not hang on it.
+EXIT_WAIT_SECONDS = 3.0
+
+_pending: set[threading.Thread] = set()  # writes not finished yet, waited for at exit
+_pending_lock = threading.Lock()
+_exit_wait_registered = False
 
 
 @dataclass(frozen=True)
@@ -102,12 +112,17 @@ class RecallHistory:
     def record_in_background(self, file_names: Sequence[str]) -> None:
         """`record` on a daemon thread: the agent, which calls this before a model call, never waits."""
         names, at = tuple(file_names), self.clock()
+        _wait_at_exit()
+        thread = threading.Thread(
+            target=self._record_quietly, args=(names, at), name="recall-history", daemon=True
+        )
+        with _pending_lock:
+            _pending.add(thread)
         try:
-            thread = threading.Thread(
-                target=self._record_quietly, args=(names, at), name="recall-history", daemon=True
-            )
             thread.start()
         except RuntimeError as error:  # no thread to be had: this count is lost, the session goes on
+            with _pending_lock:
+                _pending.discard(thread)
             log.warning("recall history not updated: %s", error)
 
     def _record_quietly(self, names: tuple[str, ...], at: float) -> None:
@@ -115,6 +130,9 @@ class RecallHistory:
             self.record(names, at)
         except (MemoryStoreError, OSError) as error:
             log.warning("recall history not updated: %s", error)
+        finally:
+            with _pending_lock:
+                _pending.discard(threading.current_thread())
 
     def _write_locked(self, since: float, entries: dict[str, RecallStats]) -> None:
         # Memories that are gone take their history with them: the file stays the folder's size.
@@ -129,6 +147,30 @@ class RecallHistory:
             "memories": {name: {"count": s.count, "last": s.last} for name, s in sorted(kept.items())},
         }
         write_atomic(self.path, json.dumps(document, ensure_ascii=False, indent=0) + "\n")
+
+
+def finish_pending_writes(timeout: float = EXIT_WAIT_SECONDS) -> int:
+    """Wait for the history writes still running, `timeout` seconds in all; how many did not end."""
+    deadline = time.monotonic() + timeout
+    with _pending_lock:
+        running = list(_pending)
+    for thread in running:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    unfinished = sum(thread.is_alive() for thread in running)
+    if unfinished:
+        log.warning(
+            "recall history: %d update(s) not written before exit (the folder stayed locked)", unfinished
+        )
+    return unfinished
+
+
+def _wait_at_exit() -> None:
+    """Registered on the first write, not at import: importing this module does nothing."""
+    global _exit_wait_registered
+    with _pending_lock:
+        if not _exit_wait_registered:
+            atexit.register(finish_pending_writes)
+            _exit_wait_registered = True
 
 
 def parse_history(data: bytes, now: float) -> HistorySnapshot:
