@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from mini_claude.config import project_memory_dir
+from mini_claude.memory import tidy_overview
 from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy import TIDY_BATCH_MEMORIES, TidyReview
+from mini_claude.memory.tidy import TidyReview
 from mini_claude.memory.tidy_apply import apply_tidy
 from mini_claude.memory.tidy_undo import undo_last_tidy
 from mini_claude.memory.writer import MemoryStoreWriter
@@ -27,6 +28,7 @@ from tests.tidy_kit import (
     changes_answer,
     create,
     delete,
+    groups_answer,
     model,
     read_answer,
     seed,
@@ -147,48 +149,100 @@ def test_cancelling_leaves_every_file_as_it_was(
     assert "Cancelled. Nothing was changed." in user.text
 
 
-def test_a_failed_model_call_in_the_second_batch_changes_nothing(
+def test_a_failed_model_call_in_the_second_group_changes_nothing(
     api_env: FakeAnthropic, memory_dir: Path
 ) -> None:
     files = {f"project_fact_{n:02}.md": memory_text(f"fact {n:02}", f"fact number {n:02}") for n in range(50)}
     store = seed(memory_dir, files)
     before = snapshot(memory_dir)
-    api_env.plain_replies.append(read_answer("project_fact_00.md"))
+    api_env.plain_replies.append(groups_answer(["project_fact_00.md"], ["project_fact_01.md"]))
     api_env.plain_replies.append(changes_answer(delete("project_fact_00.md")))
     api_env.plain_replies.append(error_reply(529))
     user = ScriptedUser()
     assert build_proposal(store, model(api_env), None, "", user.io()) is None
 
     assert len(tidy_requests(api_env)) == 3
-    assert "Tidy stopped: the model call for batch 2 of 2 failed" in user.text
+    assert "Tidy stopped: the model call for group 2 of 2 failed" in user.text
     assert "Nothing was changed." in user.text
     assert snapshot(memory_dir) == before and not (memory_dir / ".trash").exists()
 
 
-def test_many_memories_are_reviewed_in_batches_each_once_alike_ones_together(
+def test_many_memories_are_shown_headers_first_all_in_one_call_then_read_by_group(
     api_env: FakeAnthropic, memory_dir: Path
 ) -> None:
     files = {
         f"project_topic_{n:03}.md": memory_text(f"topic {n:03}", f"subject {n:03} of the project")
-        for n in range(95)
+        for n in range(120)
     }
-    files["reference_dashboards.md"] = memory_text(
-        "grafana dashboards", "where the grafana dashboards live", "reference"
+    # The same subject in other words: no header word in common, far apart in any order by name.
+    files["project_deploy_schedule.md"] = memory_text(
+        "deploy schedule", "we ship the payments service on thursdays", body="Thursdays.\n"
     )
-    files["project_dashboards.md"] = memory_text(
-        "grafana dashboards link", "where the grafana dashboards live"
+    files["project_release_train.md"] = memory_text(
+        "release train timing", "payments go out every thursday with the train", body="The train.\n"
     )
     store = seed(memory_dir, files)
-    api_env.responder = lambda request: read_answer() if not request.stream else None
+    api_env.plain_replies.append(groups_answer(["project_deploy_schedule.md", "project_release_train.md"]))
+    api_env.plain_replies.append(
+        changes_answer(
+            change(
+                "project_deploy_schedule.md", "merged", name="deploy schedule", description="Thursday train"
+            ),
+            delete("project_release_train.md", "said the same"),
+        )
+    )
+    user = ScriptedUser()
+    proposal = build_proposal(store, model(api_env), None, "", user.io())
+    assert proposal is not None
+
+    headers, bodies = tidy_requests(api_env)
+    assert all(headers.count(name) == 1 for name in files) and proposal.reviewed == 122
+    assert "Thursdays." not in headers
+    assert "Thursdays." in bodies and "The train." in bodies and "topic 000" not in bodies
+    assert [(c.action, c.file_name) for c in proposal.changes] == [
+        ("change", "project_deploy_schedule.md"),
+        ("delete", "project_release_train.md"),
+    ]
+    assert "Reviewing 122 memories: their headers first, in 1 call…" in user.text
+
+
+def test_headers_too_many_for_one_call_are_split_evenly_each_shown_once(
+    api_env: FakeAnthropic, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tidy_overview, "OVERVIEW_MAX_BYTES", 4_000)  # ~40 headers a call, not ~500
+    files = {
+        f"project_fact_{n:03}.md": memory_text(f"fact {n:03}", f"fact number {n:03}") for n in range(100)
+    }
+    store = seed(memory_dir, files)
+    api_env.responder = lambda request: groups_answer() if not request.stream else None
+
+    TidyReview(store, model(api_env)).propose()
+
+    parts = tidy_requests(api_env)
+    assert len(parts) == 3 and all(f"(part {n} of 3)" in part for n, part in enumerate(parts, 1))
+    assert all(sum(part.count(name) for part in parts) == 1 for name in files)
+    sizes = [sum(name in part for name in files) for part in parts]
+    assert max(sizes) - min(sizes) <= 2, sizes  # even, no call of stragglers
+
+
+def test_an_answer_naming_unknown_repeated_or_too_many_memories_is_cut_to_what_fits(
+    api_env: FakeAnthropic, memory_dir: Path
+) -> None:
+    files = {f"project_fact_{n:02}.md": memory_text(f"fact {n:02}", f"fact number {n:02}") for n in range(50)}
+    store = seed(memory_dir, files)
+    many = [f"project_fact_{n:02}.md" for n in range(10, 30)]
+    api_env.plain_replies.append(
+        groups_answer(["project_fact_00.md", "../outside.md", "MEMORY.md"], ["project_fact_00.md"], many)
+    )
+    api_env.plain_replies.extend([changes_answer(), changes_answer()])
+
     proposal = TidyReview(store, model(api_env)).propose()
 
-    queries = tidy_requests(api_env)
-    assert len(queries) == 3 and proposal.reviewed == 97  # nothing read: one query per batch
-    for query in queries:
-        assert sum(name in query for name in files) <= TIDY_BATCH_MEMORIES
-    for name in files:
-        assert sum(name in query for query in queries) == 1, name
-    assert any("reference_dashboards.md" in q and "project_dashboards.md" in q for q in queries)
+    _, first, second = tidy_requests(api_env)
+    assert "fact number 00" in first and "fact number 10" in second and "fact number 22" not in second
+    dropped = "\n".join(proposal.dropped)
+    assert "../outside.md, which is not a memory shown" in dropped and "MEMORY.md, which is not" in dropped
+    assert "project_fact_00.md again" in dropped and "names 20 memories; the first 12 were read" in dropped
 
 
 def test_a_save_by_another_session_during_the_tidy_is_not_lost(

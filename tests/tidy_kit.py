@@ -22,6 +22,11 @@ def read_answer(*file_names: str) -> Reply:
     return text_reply(json.dumps({"read": list(file_names)}))
 
 
+def groups_answer(*groups: list[str]) -> Reply:
+    """The answer to the headers of many memories: the groups to read whole."""
+    return text_reply(json.dumps({"groups": list(groups)}))
+
+
 def changes_answer(*changes: dict[str, Any]) -> Reply:
     return text_reply(json.dumps({"changes": list(changes)}))
 

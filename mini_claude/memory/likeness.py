@@ -1,5 +1,5 @@
 """Which memories look alike from their headers alone (the words of name and description, any
-script): what the start-up hint counts as likely duplicates and what tidy puts in one batch.
+script): what the start-up hint counts as likely duplicates and what tidy lists next to each other.
 
 Bounded work: memories meet only through words they share, a word shared by very many memories
 (it says little) pairs nobody, and the comparisons stop at MAX_PAIR_CHECKS.

@@ -1,13 +1,15 @@
 """Tidy: the side model reviews every memory of the project and proposes changes (a `Proposal`,
 see tidy_proposal.py), which the user reviews before anything is applied (tidy_apply.py).
 
-The protocol, for each batch of at most TIDY_BATCH_MEMORIES memories (alike ones together):
+The protocol: up to TIDY_BATCH_MEMORIES memories are one batch:
 1. their headers (file name, type, age, recall history, name, description) → the model answers
    `{"read": [...]}`, the memories it needs to see whole;
 2. the text of those → `{"changes": [...]}` (change, delete, or create).
-Then, when saved sessions exist, one more query with every memory's header and excerpts of the
-recent conversations → `{"changes": [...]}` of new memories only. A failed model call stops the
-whole tidy (`TidyFailed`): nothing is proposed and nothing changes.
+More memories are shown all at once, headers first (tidy_overview.py): every header, in as few
+calls as fit → `{"groups": [[...], ...]}`, the memories worth reading together; then step 2 for
+each group. Then, when saved sessions exist, one more query with every memory's header and
+excerpts of the recent conversations → `{"changes": [...]}` of new memories only. A failed model
+call stops the whole tidy (`TidyFailed`): nothing is proposed and nothing changes.
 """
 
 from __future__ import annotations
@@ -22,15 +24,14 @@ from pathlib import Path
 from mini_claude import prompts
 from mini_claude.errors import MemoryStoreError
 from mini_claude.memory.index import clean_inline
-from mini_claude.memory.likeness import groups_of_alike
 from mini_claude.memory.memory_file import MemoryFile
-from mini_claude.memory.naming import name_key
 from mini_claude.memory.ranking import ranking_for
 from mini_claude.memory.recall_history import UNUSED_DAYS, RecallHistory, recall_note
 from mini_claude.memory.selection import SideQuery, age_text
 from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy_answers import AnswerError, parse_changes, parse_read_request
+from mini_claude.memory.tidy_answers import AnswerError, parse_changes, parse_groups, parse_read_request
 from mini_claude.memory.tidy_hint import note_tidied
+from mini_claude.memory.tidy_overview import OVERVIEW_MAX_GROUPS, alike_order, overview_parts
 from mini_claude.memory.tidy_proposal import (
     TIDY_MEMORY_MAX_BYTES,
     Proposal,
@@ -43,12 +44,13 @@ from mini_claude.untrusted import neutralize, wrap
 
 log = logging.getLogger("mini_claude")
 
-TIDY_BATCH_MEMORIES = 40
-TIDY_MAX_MEMORIES = 2000  # 50 batches; beyond, a focus picks which (see `_chosen`)
-TIDY_MAX_READS = 12  # memories read whole per batch
+TIDY_BATCH_MEMORIES = 40  # up to this many, one batch; more are shown headers first
+TIDY_MAX_MEMORIES = 2000  # beyond, a focus picks which (see `_chosen`)
+TIDY_MAX_READS = 12  # memories read whole per batch or group
 HEADER_FIELD_MAX_CHARS = 150
 FOCUS_MAX_CHARS = 500
 READ_MAX_TOKENS = 800
+GROUPS_MAX_TOKENS = 4000  # 20 groups of 12 file names
 CHANGES_MAX_TOKENS = 12_000
 # Seconds; the answers are long, and the user asked for them. MINI_CLAUDE_SIDE_QUERY_TIMEOUT, which
 # a timeout's message names, still raises it.
@@ -96,13 +98,12 @@ class TidyReview:
             proposal.notes.append(
                 f"{skipped} memory files were not reviewed: broken frontmatter or an unprintable file name"
             )
-        chosen = self._chosen(usable, focus)
-        batches = _batches(chosen)
-        if batches:
-            noun = "batch" if len(batches) == 1 else "batches"
-            self.progress(f"Reviewing {len(chosen):,} memories in {len(batches)} {noun}…")
-        for number, batch in enumerate(batches, 1):
-            self._review_batch(batch, number, len(batches))
+        chosen = alike_order(self._chosen(usable, focus))
+        if len(chosen) > TIDY_BATCH_MEMORIES:
+            self._review_by_headers(chosen)
+        elif chosen:
+            self.progress(f"Reviewing {len(chosen):,} memories in 1 batch…")
+            self._review_batch(chosen)
         proposal.reviewed = len(chosen)
         if self.sessions_dir is not None:
             self._review_sessions(usable)
@@ -124,17 +125,10 @@ class TidyReview:
         )
         return chosen
 
-    def _review_batch(self, batch: list[MemoryFile], number: int, total: int) -> None:
-        where = f"batch {number} of {total}"
-        if total > 1:
-            self.progress(f"Batch {number} of {total}…")
+    def _review_batch(self, batch: list[MemoryFile]) -> None:
+        where = "batch 1 of 1"
         headers = "\n".join(self._header_line(m) for m in batch)
-        values = {
-            "focus": self._focus,
-            "batch": number,
-            "batches": total,
-            "headers": neutralize(headers, "memories"),
-        }
+        values = {"focus": self._focus, "batch": 1, "batches": 1, "headers": neutralize(headers, "memories")}
         user = prompts.render("memory_tidy_headers.md", **values, count=len(batch), max_reads=TIDY_MAX_READS)
         answer = self._ask(user, READ_MAX_TOKENS, where)
         try:
@@ -144,7 +138,43 @@ class TidyReview:
             return
         for line in left_out:
             self._builder.drop(f"{where}: {line}")
-        by_name = {m.file_name: m for m in batch}
+        self._review_bodies(batch, wanted, where, "Batch 1 of 1")
+
+    def _review_by_headers(self, memories: list[MemoryFile]) -> None:
+        """Every header, in as few calls as fit; then each group the model named, read whole."""
+        lines = [self._header_line(m) for m in memories]
+        parts = overview_parts(lines)
+        calls = "1 call" if len(parts) == 1 else f"{len(parts)} calls"
+        self.progress(f"Reviewing {len(memories):,} memories: their headers first, in {calls}…")
+        groups: list[list[MemoryFile]] = []
+        by_name = {m.file_name: m for m in memories}
+        for number, part in enumerate(parts, 1):
+            where = f"the headers (part {number} of {len(parts)})"
+            headers = neutralize("\n".join(lines[i] for i in part), "memories")
+            user = prompts.render(
+                "memory_tidy_overview.md", focus=self._focus, total=f"{len(memories):,}", count=len(part),
+                part=number, parts=len(parts), headers=headers, max_groups=OVERVIEW_MAX_GROUPS,
+                max_reads=TIDY_MAX_READS,
+            )  # fmt: skip
+            answer = self._ask(user, GROUPS_MAX_TOKENS, where)
+            allowed = [memories[i].file_name for i in part]
+            try:
+                found, left_out = parse_groups(answer, allowed, OVERVIEW_MAX_GROUPS, TIDY_MAX_READS)
+            except AnswerError as error:
+                self._builder.drop(f"{where}: {error}; nothing proposed for its memories")
+                continue
+            for line in left_out:
+                self._builder.drop(f"{where}: {line}")
+            groups += [[by_name[name] for name in group] for group in found]
+        for number, group in enumerate(groups, 1):
+            self.progress(f"Group {number} of {len(groups)}…")
+            where = f"group {number} of {len(groups)}"
+            part = f"Group {number} of {len(groups)} of the memories you picked from all the headers"
+            self._review_bodies(group, [m.file_name for m in group], where, part)
+
+    def _review_bodies(self, shown: list[MemoryFile], wanted: list[str], where: str, part: str) -> None:
+        """Read `wanted` (of `shown`, whose headers go along for context) and take the changes."""
+        by_name = {m.file_name: m for m in shown}
         read: dict[str, ReadMemory] = {}
         for file_name in wanted:
             try:
@@ -153,8 +183,11 @@ class TidyReview:
                 log.info("tidy: %s not read: %s", file_name, error)
         if not read:
             return
+        headers = neutralize("\n".join(self._header_line(m) for m in shown), "memories")
         bodies = "\n\n".join(self._body_block(by_name[name], found) for name, found in read.items())
-        user = prompts.render("memory_tidy_bodies.md", **values, bodies=bodies)
+        user = prompts.render(
+            "memory_tidy_bodies.md", focus=self._focus, part=part, headers=headers, bodies=bodies
+        )
         self._take_changes(self._ask(user, CHANGES_MAX_TOKENS, where), where, read)
 
     def _review_sessions(self, usable: list[MemoryFile]) -> None:
@@ -227,30 +260,6 @@ class TidyReview:
         if not found.whole:
             attributes["cut"] = "longer than shown"
         return wrap("memory", found.text, **attributes)
-
-
-def _batches(memories: list[MemoryFile]) -> list[list[MemoryFile]]:
-    """Batches of at most TIDY_BATCH_MEMORIES, ordered by type and name, alike memories together."""
-    ordered = sorted(memories, key=lambda m: (m.type, name_key(m.name), m.file_name))
-    batches: list[list[MemoryFile]] = []
-    current: list[MemoryFile] = []
-    for group in groups_of_alike(ordered):
-        members = [ordered[index] for index in group]
-        if (
-            current
-            and len(current) + len(members) > TIDY_BATCH_MEMORIES
-            and len(members) <= TIDY_BATCH_MEMORIES
-        ):
-            batches.append(current)
-            current = []
-        for memory in members:
-            if len(current) == TIDY_BATCH_MEMORIES:
-                batches.append(current)
-                current = []
-            current.append(memory)
-    if current:
-        batches.append(current)
-    return batches
 
 
 def _today(now: float) -> str:

@@ -16,6 +16,7 @@ ANSWER_MAX_CHARS = 400_000  # far above what the max_tokens of a tidy answer all
 MAX_DECODE_ATTEMPTS = 20  # `{` positions tried: garbage full of braces must not cost minutes
 MAX_CHANGES_PER_ANSWER = 50
 READ_KEY = "read"
+GROUPS_KEY = "groups"
 CHANGES_KEY = "changes"
 
 
@@ -53,6 +54,47 @@ def parse_read_request(text: str, allowed: Sequence[str], limit: int) -> tuple[l
     if len(chosen) > limit:
         left_out.append(f"asked to read {len(chosen)} memories; the first {limit} were read")
     return chosen[:limit], left_out
+
+
+def parse_groups(
+    text: str, allowed: Sequence[str], max_groups: int, max_members: int
+) -> tuple[list[list[str]], list[str]]:
+    """The groups of memories the model asks to read (`{"groups": [[...], ...]}`): only names from
+    `allowed`, each in one group (the first that names it), at most `max_members` a group and
+    `max_groups` groups; and one line per name or group left out."""
+    items = _answer_object(text, GROUPS_KEY)[GROUPS_KEY]
+    if not isinstance(items, list):
+        raise AnswerError(f'"{GROUPS_KEY}" is not a list')
+    allowed_set = set(allowed)
+    seen: set[str] = set()
+    groups: list[list[str]] = []
+    left_out: list[str] = []
+    for number, item in enumerate(items, 1):
+        if len(groups) == max_groups:
+            left_out.append(f"{len(items) - number + 1} more groups beyond {max_groups}")
+            break
+        if not isinstance(item, list):
+            left_out.append(f"group {number} is not a list of file names")
+            continue
+        group: list[str] = []
+        for name in item:
+            if not isinstance(name, str):
+                left_out.append(f"group {number} names {_shown(name)}, which is not a file name")
+            elif name not in allowed_set:
+                left_out.append(f"group {number} names {visible_path(name)}, which is not a memory shown")
+            elif name in seen:
+                left_out.append(
+                    f"group {number} names {visible_path(name)} again; it is read in an earlier group"
+                )
+            else:
+                seen.add(name)
+                group.append(name)
+        if len(group) > max_members:
+            left_out.append(f"group {number} names {len(group)} memories; the first {max_members} were read")
+            seen.difference_update(group[max_members:])
+        if group:
+            groups.append(group[:max_members])
+    return groups, left_out
 
 
 def parse_changes(text: str) -> tuple[list[RawChange], list[str]]:
