@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from mini_claude.untrusted import DRAWN_AS_NOTHING_CLASS, unicode_pattern, visible_text
+from mini_claude.untrusted import DRAWN_AS_NOTHING_CLASS, must_write_out, unicode_pattern, visible_text
 
 CONTEXT_LINES = 3  # unchanged lines shown around each change
 MAX_PREVIEW_LINES = 60  # diff or content lines kept; the rest is counted
@@ -23,6 +23,7 @@ INVISIBLE_RUN_MIN = 8  # a run holding any other character drawn as nothing: "�
 NEW_FILE_HEAD_LINES = 20  # of a new file's content
 MARKER_CHARS_NAMED = 4  # of a mixed run, the marker names this many of its characters
 BYTES_PER_KB = 1024
+_BLANK_NAMES = {" ": "space", "\t": "tab"}
 # A run for the marker: characters drawn as nothing (untrusted's one definition), and those the
 # gate writes out anyway (private use, unassigned), in any mix.
 _RUN = rf"[{DRAWN_AS_NOTHING_CLASS}\p{{Co}}\p{{Cn}}\p{{Cs}}]{{{INVISIBLE_RUN_MIN},}}"
@@ -158,15 +159,25 @@ def blank_runs_marked(line: str, keep: str = "") -> str:
 
 
 def _marker(blanks: str) -> str:
-    kinds = list(dict.fromkeys(blanks))
-    if set(kinds) <= {" ", "\t"}:
-        noun = "tabs" if kinds == ["\t"] else "blanks"
+    kinds = "".join(dict.fromkeys(blanks))
+    if not kinds.strip(" \t"):
+        noun = "tabs" if kinds == "\t" else "blanks"
         return f" ⟨{len(blanks):,} {noun}⟩ "
-    named = [visible_text(char) if char != " " else "space" for char in kinds[:MARKER_CHARS_NAMED]]
-    more = " …" if len(kinds) > MARKER_CHARS_NAMED else ""
     if len(kinds) == 1:
-        return f"⟨{len(blanks):,} × {named[0]}⟩"
-    return f"⟨{len(blanks):,} blanks: {' '.join(named)}{more}⟩"
+        return f"⟨{len(blanks):,} × {named_blanks(kinds)}⟩"
+    return f"⟨{len(blanks):,} blanks: {named_blanks(kinds)}⟩"
+
+
+def named_blanks(kinds: str) -> str:
+    """The characters `kinds` (each drawn as nothing) named so that they can be seen: `space`,
+    `tab`, the rest written out (`\\xa0`, `\\u3000`, `\\u200b`); the first few, then `…`."""
+    names = [_BLANK_NAMES.get(char) or _written_out(char) for char in kinds[:MARKER_CHARS_NAMED]]
+    return " ".join(names) + (" …" if len(kinds) > MARKER_CHARS_NAMED else "")
+
+
+def _written_out(char: str) -> str:
+    # The gate shows spaces (U+00A0, U+3000) as they are: named, they must be written out too.
+    return visible_text(char) if must_write_out(char) else char.encode("unicode_escape").decode("ascii")
 
 
 def _unchanged(line: str) -> str:

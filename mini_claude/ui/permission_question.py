@@ -10,14 +10,14 @@ saying which lines are left out, and the answer `v` shows all of them.
 
 from __future__ import annotations
 
-import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import islice
 
-from rich.cells import cell_len, chop_cells
-
-from mini_claude.change_preview import blank_runs_marked
 from mini_claude.permissions import PermissionRequest
+from mini_claude.ui.cells import cells, fold, wrap_words
 from mini_claude.ui.preview_rows import VIEW_ALL_KEY, preview_rows
+from mini_claude.ui.target_lines import BlankLines, Item, TargetLine, TargetText
 from mini_claude.untrusted import visible_text
 
 # Screen rows the question leaves free besides its target: its own first line, the answer line
@@ -25,10 +25,11 @@ from mini_claude.untrusted import visible_text
 RESERVED_ROWS = 3
 MIN_TARGET_ROWS = 6  # on a tiny screen, still this many rows of the target
 MIN_PREVIEW_ROWS = 4  # and of a write's preview
-BLANK_RUN_MIN_LINES = 2  # this many blank lines in a row are shown as one row with their count
-TAB_SIZE = 8
 LINE_MARK, MORE_MARK = "│", "┆"  # a line of the target; a row that stands for lines
 SINGLE_LINE_INDENT = "  "
+# A line longer than twice this (or than two screenfuls) is laid out as a screenful of each of
+# its ends and a count of the characters between: no line costs more work than the screen shows.
+MIN_SLICE_CHARS = 10_000
 VERBS = {"read": "read", "write": "write to", "shell": "run"}
 
 
@@ -52,16 +53,11 @@ class QuestionView:
 
 
 @dataclass(frozen=True)
-class _Line:
-    text: str  # visible, tabs expanded, long blank runs marked
-    blank: bool  # only spaces and tabs: nothing the shell would run
-
-
-@dataclass(frozen=True)
 class _TargetRow:
     row: Row
     first_line: int  # which lines of the target this row shows (1-based; a blank run spans several)
     last_line: int
+    cut: int = 0  # a row standing for this many characters of a long line not laid out
 
 
 def question_view(
@@ -79,113 +75,132 @@ def question_view(
     room = max(MIN_PREVIEW_ROWS, height - RESERVED_ROWS - len(view.rows))
     if everything or len(rows) <= room:
         return replace(view, rows=view.rows + rows)
-    hidden = len(rows) - (room - 1)
-    note = Row(
-        SINGLE_LINE_INDENT,
-        f"… {hidden} more rows of the change: answer {VIEW_ALL_KEY} to see all of it",
-        "dim",
-    )
+    # The note's rows are counted first, with the longest number it can hold.
+    note_rows = len(wrap_words(_change_note(len(rows)), width - len(SINGLE_LINE_INDENT)))
+    kept_rows = max(1, room - note_rows)
+    hidden = len(rows) - kept_rows
+    note = [
+        Row(SINGLE_LINE_INDENT, part, "dim")
+        for part in wrap_words(_change_note(hidden), width - len(SINGLE_LINE_INDENT))
+    ]
     # Its first and last rows, as for a long command: a payload at the end of a long line (or
     # of the diff) stays on screen.
-    tail = (room - 1) // 2
-    head = room - 1 - tail
-    kept = [*rows[:head], note, *rows[len(rows) - tail :]] if tail else [*rows[:head], note]
+    tail = kept_rows // 2
+    head = kept_rows - tail
+    kept = [*rows[:head], *note, *rows[len(rows) - tail :]] if tail else [*rows[:head], *note]
     return replace(view, rows=[*view.rows, *kept], hidden_preview_rows=hidden)
+
+
+def _change_note(hidden: int) -> str:
+    return f"… {hidden:,} more rows of the change: answer {VIEW_ALL_KEY} to see all of it"
 
 
 def _target_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
     verb = VERBS.get(request.action, request.action)
-    raw = request.target.split("\n")
-    if len(raw) > 1 and raw[-1] == "":
-        raw.pop()  # the line break that ends the last line, not a line of its own
-    # The gate is here too; a long run of blanks in a line is one counted marker, as in a preview.
-    lines = [
-        _Line(blank_runs_marked(line, keep="\t").expandtabs(TAB_SIZE), not line.strip(" \t")) for line in raw
-    ]
     reason = visible_text(request.reason)
-    if len(lines) == 1:
-        question = f"Allow {request.tool} to {verb} {lines[0].text}? ({reason})"
-        if cell_len(question) <= width:
-            return QuestionView([Row("", question)], 0)
     noun = "command" if request.action == "shell" else "path"
-    counted = f"this {len(lines)}-line {noun}" if len(lines) > 1 else f"this {noun}"
-    header = [Row("", part) for part in _wrap(f"Allow {request.tool} to {verb} {counted}? ({reason})", width)]
-    body = _target_rows(lines, width)
+    target = TargetText(request.target)
+    count = target.count
+    counted = f"this {count}-line {noun}" if count > 1 else f"this {noun}"
+    header = [
+        Row("", part) for part in wrap_words(f"Allow {request.tool} to {verb} {counted}? ({reason})", width)
+    ]
     room = max(MIN_TARGET_ROWS, height - RESERVED_ROWS - len(header) + 1)
-    if everything or len(body) <= room:
-        return QuestionView(header + [r.row for r in body], 0)
-    gutter = _gutter("", len(str(len(lines))), MORE_MARK) if len(lines) > 1 else SINGLE_LINE_INDENT
+    # Only a screenful of each end of a very long line is laid out; `v` lays out all of it.
+    target.slice_chars = None if everything else max(MIN_SLICE_CHARS, room * width)
+    if count == 1:
+        [line] = target.forward()
+        question = f"Allow {request.tool} to {verb} {line.text}? ({reason})"
+        if isinstance(line, TargetLine) and not line.cut_chars and cells(question) <= width:
+            return QuestionView([Row("", question)], 0)
+    layout = _Layout(count, width)
+    ahead = list(islice(layout.rows(target.forward()), None if everything else room + 1))
+    if everything or len(ahead) <= room:
+        return QuestionView(header + [r.row for r in ahead], _cut_lines(ahead))
+    gutter = layout.gutter("", MORE_MARK) if count > 1 else SINGLE_LINE_INDENT
     # The note's rows are counted first, with the longest numbers it can hold.
-    note_rows = len(
-        _wrap(_note(len(lines), len(lines), len(body), noun, single=len(lines) == 1), width - len(gutter))
-    )
+    longest = _note(count, count, len(request.target), len(request.target), noun, single=count == 1)
+    note_rows = len(wrap_words(longest, width - len(gutter)))
     tail = (room - note_rows) // 2
     head = max(1, room - note_rows - tail)
+    behind = list(islice(layout.rows(target.backward(), reverse=True), tail + 1))
+    first_hidden = ahead[head]
     # Unless all that is left out is part of one line, the rows after the note start a line: a
     # wrapped line's last rows alone would show a piece of a line the note says is left out.
     while (
         tail
-        and body[len(body) - tail].first_line == body[len(body) - tail - 1].last_line
-        and body[len(body) - tail].first_line != body[head].first_line
+        and behind[tail - 1].first_line == behind[tail].last_line
+        and behind[tail - 1].first_line != first_hidden.first_line
     ):
         tail -= 1
-    hidden = body[head : len(body) - tail]
-    first, last = hidden[0].first_line, hidden[-1].last_line
-    note = _note(first, last, len(hidden), noun, single=len(lines) == 1)
-    marker = [Row(gutter, part) for part in _wrap(note, width - len(gutter))]
-    shown = [r.row for r in body[:head]] + marker + [r.row for r in body[len(body) - tail :]]
-    return QuestionView(header + shown, last - first + 1)
+    first, last = first_hidden.first_line, behind[tail].last_line
+    shown = ahead[:head] + behind[:tail][::-1]
+    hidden_rows = hidden_cut = 0
+    if count == 1:  # one line: its rows are all known (at most a screenful of each end)
+        body = list(layout.rows(target.forward()))
+        hidden = body[head : len(body) - tail]
+        hidden_cut = sum(r.cut for r in hidden)
+        hidden_rows = len(hidden) - sum(1 for r in hidden if r.cut)
+    note = _note(first, last, hidden_rows, hidden_cut, noun, single=count == 1)
+    marker = [Row(gutter, part) for part in wrap_words(note, width - len(gutter))]
+    rows = [r.row for r in ahead[:head]] + marker + [r.row for r in behind[:tail][::-1]]
+    cut_elsewhere = [r for r in shown if not first <= r.first_line <= last]
+    return QuestionView(header + rows, last - first + 1 + _cut_lines(cut_elsewhere))
 
 
-def _note(first: int, last: int, hidden_rows: int, noun: str, *, single: bool) -> str:
+def _note(first: int, last: int, hidden_rows: int, cut: int, noun: str, *, single: bool) -> str:
     """The row standing for what is left out, and how to see it."""
     if single:
-        return f"… {hidden_rows} more rows of it: answer {VIEW_ALL_KEY} to see all of it"
+        more = f" and {cut:,} more characters" if cut else ""
+        return f"… {hidden_rows:,} more rows{more} of it: answer {VIEW_ALL_KEY} to see all of it"
     if first == last:
         return f"… part of line {first} not shown: answer {VIEW_ALL_KEY} to see the whole {noun}"
     return f"… lines {first}–{last} not shown: answer {VIEW_ALL_KEY} to see the whole {noun}"
 
 
-def _target_rows(lines: list[_Line], width: int) -> list[_TargetRow]:
-    if len(lines) == 1:
-        indent = SINGLE_LINE_INDENT
-        return [_TargetRow(Row(indent, part), 1, 1) for part in _fold(lines[0].text, width - len(indent))]
-    digits = len(str(len(lines)))
-    room = width - len(_gutter("", digits, LINE_MARK))
-    rows: list[_TargetRow] = []
-    number = 0
-    while number < len(lines):
-        run = _blank_run(lines, number)
-        if run >= BLANK_RUN_MIN_LINES:
-            note = f"({run} blank lines)"
-            rows.append(_TargetRow(Row(_gutter("", digits, MORE_MARK), note), number + 1, number + run))
-            number += run
-            continue
-        for index, part in enumerate(_fold(lines[number].text, room)):
-            label = str(number + 1) if index == 0 else ""  # a wrapped row has no number of its own
-            rows.append(_TargetRow(Row(_gutter(label, digits, LINE_MARK), part), number + 1, number + 1))
-        number += 1
-    return rows
+def _cut_lines(rows: list[_TargetRow]) -> int:
+    """Lines shown in part, their middle not laid out (only when a long line folds into few rows)."""
+    return len({r.first_line for r in rows if r.cut})
 
 
-def _blank_run(lines: list[_Line], start: int) -> int:
-    """How many lines from `start` hold nothing the shell would run (spaces and tabs only)."""
-    end = start
-    while end < len(lines) and lines[end].blank:
-        end += 1
-    return end - start
+class _Layout:
+    """Items of the target (`target_lines`) as rows: numbered when there are several lines,
+    long lines folded (never cut), a blank run one row with its count."""
 
+    def __init__(self, count: int, width: int) -> None:
+        self.single = count == 1
+        self.digits = len(str(count))
+        self.room = width - (len(SINGLE_LINE_INDENT) if self.single else len(self.gutter("", LINE_MARK)))
 
-def _gutter(label: str, digits: int, mark: str) -> str:
-    return f"{label:>{digits}} {mark} "
+    def gutter(self, label: str, mark: str) -> str:
+        return f"{label:>{self.digits}} {mark} "
 
+    def rows(self, items: Iterator[Item], *, reverse: bool = False) -> Iterator[_TargetRow]:
+        for item in items:
+            rows = self._item_rows(item)
+            yield from reversed(rows) if reverse else rows
 
-def _wrap(text: str, width: int) -> list[str]:
-    """Our own words (the question, a note) wrapped at spaces."""
-    return textwrap.wrap(text, max(width, 1), break_on_hyphens=False) or [""]
-
-
-def _fold(text: str, width: int) -> list[str]:
-    """`text` cut into rows of at most `width` cells, every character kept (a command is not
-    word-wrapped: that would drop the spaces where it breaks)."""
-    return chop_cells(text, max(width, 1)) or [""]
+    def _item_rows(self, item: Item) -> list[_TargetRow]:
+        number = item.first
+        if isinstance(item, BlankLines):
+            gutter = self.gutter("", MORE_MARK)
+            return [
+                _TargetRow(Row(gutter, part), item.first, item.last)
+                for part in wrap_words(item.note, self.room)
+            ]
+        line_gutter = SINGLE_LINE_INDENT if self.single else self.gutter("", LINE_MARK)
+        rows = [_TargetRow(Row(line_gutter, part), number, number) for part in fold(item.text, self.room)]
+        if not self.single:
+            rows[0] = replace(rows[0], row=Row(self.gutter(str(number), LINE_MARK), rows[0].row.text))
+        if item.cut_chars:
+            gutter = SINGLE_LINE_INDENT if self.single else self.gutter("", MORE_MARK)
+            what = "of it" if self.single else f"of line {number}"
+            note = f"… {item.cut_chars:,} characters {what} not laid out: answer {VIEW_ALL_KEY} to see them"
+            rows += [
+                _TargetRow(Row(gutter, part), number, number, item.cut_chars)
+                for part in wrap_words(note, self.room)
+            ]
+            rows += [
+                _TargetRow(Row(line_gutter, part), number, number) for part in fold(item.end_text, self.room)
+            ]
+        return rows

@@ -1,15 +1,12 @@
 """A write's preview (`change_preview.ChangePreview`) as rows of its permission question: a
 summary, then the diff (`+`/`-` marked and coloured, the mark staying where colour goes) or the
 new content's numbered first lines, with a count of the rest, which the answer `v` shows. Every
-row fits the width: long lines wrap, never get cut."""
+row fits the width by the question's own measure (`ui/cells.py`): long lines wrap, never get cut."""
 
 from __future__ import annotations
 
-import textwrap
-
-from rich.cells import chop_cells
-
 from mini_claude.change_preview import ChangePreview, PreviewLine
+from mini_claude.ui.cells import fold, wrap_words
 from mini_claude.untrusted import visible_text
 
 VIEW_ALL_KEY = "v"  # the answer that shows all of a question (permission_prompt reads it)
@@ -27,7 +24,7 @@ PreviewRow = tuple[str, str, str]
 
 def preview_rows(preview: ChangePreview, width: int, *, everything: bool = False) -> list[PreviewRow]:
     """The rows for `preview` on a `width`-wide screen; `everything`: the lines left out too."""
-    summary = textwrap.wrap(visible_text(preview.summary), max(width - len(PREVIEW_INDENT), 1)) or [""]
+    summary = wrap_words(visible_text(preview.summary), width - len(PREVIEW_INDENT))
     rows = [(PREVIEW_INDENT, part, SUMMARY_STYLE) for part in summary]
     lines = preview.lines + preview.more if everything else preview.lines
     digits = len(str(max((line.number for line in lines), default=0)))
@@ -36,7 +33,7 @@ def preview_rows(preview: ChangePreview, width: int, *, everything: bool = False
     if preview.omitted and not everything:
         noun = "line" if preview.omitted == 1 else "lines"
         note = f"… {preview.omitted:,} more {noun} not shown: answer {VIEW_ALL_KEY} to see them"
-        rows += [(PREVIEW_INDENT, part, "dim") for part in textwrap.wrap(note, max(width - 2, 1))]
+        rows += [(PREVIEW_INDENT, part, "dim") for part in wrap_words(note, width - len(PREVIEW_INDENT))]
     return rows
 
 
@@ -48,6 +45,6 @@ def _line_rows(line: PreviewLine, width: int, digits: int) -> list[PreviewRow]:
         first_gutter = PREVIEW_INDENT + DIFF_MARKS[line.kind]
         later_gutter = PREVIEW_INDENT + (DIFF_MARKS[line.kind] if line.kind != "hunk" else "")
     text = visible_text(line.text, keep="\t").expandtabs(TAB_SIZE)  # the gate, here too
-    parts = chop_cells(text, max(width - len(first_gutter), 1)) or [""]
+    parts = fold(text, width - len(first_gutter))
     style = STYLES[line.kind]
     return [(first_gutter if index == 0 else later_gutter, part, style) for index, part in enumerate(parts)]

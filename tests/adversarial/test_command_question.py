@@ -7,6 +7,8 @@ The layout is `mini_claude/ui/permission_question.py`; the tool line is `registr
 from __future__ import annotations
 
 import re
+import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,8 @@ from rich.cells import cell_len
 
 from mini_claude.permissions import PermissionRequest
 from mini_claude.tools.registry import default_registry
-from mini_claude.ui.permission_question import question_view
+from mini_claude.ui.cells import cells
+from mini_claude.ui.permission_question import MIN_SLICE_CHARS, question_view
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
@@ -186,7 +189,9 @@ def _ink(text: str) -> str:
     height=16,
 )
 # Seven spaces and an escape code: a run of eight blanks, shown as one counted marker.
-@example(lines=["", "       \x1b"], width=30, height=16)
+@example(lines=["", "       \x1b;"], width=30, height=16)
+# Lines of spaces and escape codes only: blank lines (drawn as nothing), counted in one row.
+@example(lines=["", "       \x1b", "\u202e\r", ";"], width=30, height=16)
 def test_every_line_is_shown_or_named(lines: list[str], width: int, height: int) -> None:
     command = "\n".join(lines)
     request = PermissionRequest("run_shell", "shell", command, "run a shell command")
@@ -209,8 +214,8 @@ def test_every_line_is_shown_or_named(lines: list[str], width: int, height: int)
     all_shown, _ = lines_shown([row.gutter + row.text for row in every.rows])
     shown, ranges = lines_shown(rows)
     for number, line in enumerate(expected, start=1):
-        if not line.strip(" "):
-            continue  # blank lines are counted, not shown
+        if not lines[number - 1].strip(LINE_BLANKS):
+            continue  # blank lines (drawn as nothing) are counted, not shown: see below
         if _has_a_counted_run(lines[number - 1]):
             # A long run of blanks is one counted marker; what is drawn around it is all there.
             assert "⟨" in all_shown[number] and _ink(lines[number - 1]) == _ink(all_shown[number])
@@ -220,6 +225,13 @@ def test_every_line_is_shown_or_named(lines: list[str], width: int, height: int)
             assert shown[number] == line  # and the question every line it does not name
     hidden = sum(high - low + 1 for low, high in ranges)
     assert view.hidden_lines == hidden and every.hidden_lines == 0
+    # Every run of two or more blank lines is one row with its count; no other line is folded.
+    blank = [not line.strip(LINE_BLANKS) for line in lines[: len(expected)]]
+    runs = [len(run) for run in re.findall(r"1{2,}", "".join("1" if b else "0" for b in blank))]
+    counted = [
+        int(m[1].replace(",", "")) for row in every.rows if (m := re.match(r"\((\S+) blank lines", row.text))
+    ]
+    assert counted == runs
 
 
 # --- long runs of blanks inside a command line (third audit) -------------------------------------
@@ -251,3 +263,88 @@ def test_payload_between_runs_of_blanks_in_one_line_is_shown(run: str) -> None:
     shown = "".join(row.text for row in view.rows)
     assert PAYLOAD in shown and f"{len(COMMAND_RUNS[run]):,}" in shown and not view.can_show_more, shown
     assert all(cell_len(row.gutter + row.text) <= 80 for row in view.rows)
+
+
+# --- huge commands: the question lays out only what it shows (fourth audit) ----------------------
+
+HUGE_LINES = 1_000_000
+
+
+def _peak_bytes(make_view) -> tuple[object, int]:
+    """`make_view()` and the most memory it held at once, beyond what existed before."""
+    tracemalloc.start()
+    try:
+        view = make_view()
+        return view, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@case(
+    "terminal",
+    "a million-line command: first and last lines shown, the rest counted exactly; no line laid out",
+)
+def test_a_million_line_command_costs_only_what_is_shown() -> None:
+    command = PAYLOAD + "\n" + "echo step\n" * HUGE_LINES + "ls -la # " + PAYLOAD
+    request = PermissionRequest("run_shell", "shell", command, "run a command")
+    view, peak = _peak_bytes(lambda: question_view(request, 100, 40))
+
+    shown = [row.gutter + row.text for row in view.rows]
+    assert shown[0].startswith(f"Allow run_shell to run this {HUGE_LINES + 2}-line command?")
+    assert f"      1 │ {PAYLOAD}" in shown and f"{HUGE_LINES + 2} │ ls -la # {PAYLOAD}" in shown
+    [note] = [row for row in shown if "not shown" in row]
+    low, high = map(int, re.search(r"lines (\d+)–(\d+) not shown", note).groups())
+    assert view.hidden_lines == high - low + 1 == HUGE_LINES + 2 - (len(shown) - 2)
+    assert peak < sys.getsizeof(command)  # lines are not split apart, nor the command copied
+
+
+@pytest.mark.parametrize(
+    "blank",
+    [
+        pytest.param(
+            b, marks=case("terminal", "a million blank lines of it between two payloads: one counted row")
+        )
+        for b in ["", " \t", "\u00a0", "\u3000", "\u2800", "\u200b"]
+    ],
+)
+def test_a_million_blank_lines_are_one_counted_row(blank: str) -> None:
+    command = PAYLOAD + "\n" + (blank + "\n") * HUGE_LINES + PAYLOAD
+    request = PermissionRequest("run_shell", "shell", command, "run a command")
+    view, peak = _peak_bytes(lambda: question_view(request, 100, 40))
+
+    rows = [row.text for row in view.rows]
+    assert rows[1:] == [PAYLOAD, rows[2], PAYLOAD] and rows[2].startswith(f"({HUGE_LINES:,} blank lines")
+    assert view.hidden_lines == 0 and peak < sys.getsizeof(command)
+
+
+@case(
+    "terminal",
+    "one 10-million-character line, payload at its end: its ends shown, the middle counted exactly",
+)
+def test_a_line_of_ten_million_characters_shows_its_ends() -> None:
+    command = "echo " + "\u3000a" * 5_000_000 + " ; " + PAYLOAD
+    request = PermissionRequest("run_shell", "shell", command, "run a command")
+    view, peak = _peak_bytes(lambda: question_view(request, 80, 24))
+
+    rows = [row.gutter + row.text for row in view.rows]
+    assert len(rows) + 1 < 24 and all(cells(row) <= 80 for row in rows)
+    assert rows[-1].endswith(PAYLOAD) and rows[1].startswith("  echo \u3000a")
+    [note] = [row for row in rows if "more rows" in row]
+    cut = int(re.search(r"and ([\d,]+) more characters of it", note)[1].replace(",", ""))
+    assert cut == len(command) - 2 * MIN_SLICE_CHARS and view.hidden_lines == 1
+    assert peak < 2**20 * 8  # a screenful of each end is laid out, not the line
+
+
+@case(
+    "terminal", "a 3-line command with a 2-million-character middle line: named as partly shown; v shows all"
+)
+def test_a_huge_middle_line_is_named_and_v_shows_it_whole() -> None:
+    middle = "x" * 2_000_000 + PAYLOAD
+    request = PermissionRequest("run_shell", "shell", f"ls\n{middle}\necho done", "run a command")
+    view = question_view(request, 100, 40)
+    every = question_view(request, 100, 40, everything=True)
+
+    rows = [row.gutter + row.text for row in view.rows]
+    assert rows[1] == "1 │ ls" and rows[-1] == "3 │ echo done" and view.hidden_lines == 1
+    assert any("part of line 2 not shown" in row for row in rows)
+    assert "".join(row.text for row in every.rows[2:-1]) == middle and every.hidden_lines == 0
