@@ -27,6 +27,8 @@ MAX_PATTERN_SIZE = 100_000
 
 _COUNTED_REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 _BRACED_ESCAPES = "pPNxu"  # \p{L}, \N{name}, \x{263a}: their braces are not a repeat
+# `(?flags)` or `(?flags-flags:`: any letters or digits, so that no spelling of `x` is missed.
+_FLAG_GROUP = re.compile(r"\(\?([A-Za-z0-9]*)(?:-[A-Za-z0-9]*)?[:)]")
 
 
 class TooSlow(Exception):
@@ -68,6 +70,8 @@ def compile_regex(pattern: str, flags: int = 0) -> Any:
 
     if len(pattern) > MAX_PATTERN_CHARS:
         raise ToolError(prompts.notice("grep_pattern_too_long", length=len(pattern), limit=MAX_PATTERN_CHARS))
+    if turns_on_verbose(pattern) or flags & regex.VERBOSE:
+        raise ToolError(prompts.notice("grep_pattern_verbose", pattern=pattern))
     size = unrolled_size(pattern)
     if size > MAX_PATTERN_SIZE:
         raise ToolError(
@@ -96,17 +100,28 @@ def compile_glob(glob: str, parameter: str) -> Any:
 
 def unrolled_size(pattern: str) -> int:
     """An upper bound of the nodes `regex` builds for `pattern`: every atom counts 1, and a counted
-    repeat ({n}, {m,n}) multiplies what it repeats by its larger bound, so nested repeats multiply."""
+    repeat ({n}, {m,n}) multiplies what it repeats by its larger bound, so nested repeats multiply.
+
+    It must read the pattern as `regex` does, or a repeat it takes for text is unrolled unseen:
+    a comment `(?#…)` counts nothing and a repeat after it repeats the atom before it. A class
+    holding another `[` (a POSIX class `[[:alpha:]]`, a nested set in version 1) may end where
+    this reading does not see, so such a pattern gets a bound that holds however it is read: its
+    length times every count in it. Verbose mode (whitespace and `#` comments ignored, scoped
+    differently by different `regex` versions) cannot be read safely: `compile_regex` refuses it."""
     open_groups = [0]  # the size so far of each group still open, outermost first
     last = 0  # the size of the atom a quantifier would repeat
+    nested_class = False
     i, end = 0, len(pattern)
     while i < end:
         char = pattern[i]
         if char == "{" and (repeat := _COUNTED_REPEAT.match(pattern, i)):
-            factor = max(int(repeat.group(1) or 0), int(repeat.group(2) or 0), 1)
+            factor = _repeat_factor(repeat)
             open_groups[-1] += last * (factor - 1)
             last *= factor
             i = repeat.end()
+            continue
+        if pattern.startswith("(?#", i):
+            i = _after_comment(pattern, i)  # nothing, and the atom before stays the one repeated
             continue
         if char == "(":
             open_groups.append(0)
@@ -120,13 +135,48 @@ def unrolled_size(pattern: str) -> int:
             i = _after_escape(pattern, i)
             last = 1
         elif char == "[":
-            i = _after_class(pattern, i)
+            start, i = i, _after_class(pattern, i)
+            nested_class = nested_class or "[" in _unescaped(pattern[start + 1 : i - 1])
             last = 1
         else:
             last = 1
             i += 1
         open_groups[-1] += last
+    if nested_class:
+        return max(sum(open_groups), _bound_however_read(pattern))
     return sum(open_groups)
+
+
+def turns_on_verbose(pattern: str) -> bool:
+    """Whether an inline flag group of `pattern` turns verbose mode on (`(?x)`, `(?ix:`…), read as
+    conservatively as `unrolled_size` reads: a group inside a class or comment counts too."""
+    return any("x" in flags.group(1) for flags in _FLAG_GROUP.finditer(pattern))
+
+
+def _repeat_factor(repeat: re.Match[str]) -> int:
+    return max(int(repeat.group(1) or 0), int(repeat.group(2) or 0), 1)
+
+
+def _bound_however_read(pattern: str) -> int:
+    """Every atom repeated by every count: no reading of `pattern` builds more."""
+    bound = len(pattern)
+    for repeat in _COUNTED_REPEAT.finditer(pattern):
+        bound *= _repeat_factor(repeat)
+        if bound > MAX_PATTERN_SIZE:
+            break  # refused already; the product of many counts need not be built
+    return bound
+
+
+def _after_comment(pattern: str, i: int) -> int:
+    """The index after the comment `(?#…)` at `i`: it ends at the first `)` no backslash escapes."""
+    j = i + 3
+    while j < len(pattern) and pattern[j] != ")":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+def _unescaped(text: str) -> str:
+    return re.sub(r"\\.", "", text, flags=re.DOTALL)
 
 
 def _after_escape(pattern: str, i: int) -> int:
