@@ -8,23 +8,25 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
 
 from mini_claude import change_preview, prompts
 from mini_claude.atomic import write_atomic
 from mini_claude.change_preview import ChangePreview
 from mini_claude.errors import ToolError
 from mini_claude.paths import display_path, resolve_path, visible_path, written_path
+from mini_claude.tools import numbered_read
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, looks_binary, open_regular
+from mini_claude.tools.numbered_read import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    MAX_READ_BYTES,
+    read_numbered,
+)
 
-MAX_LINES = 2_000  # per read_file call
-MAX_READ_BYTES = 256 * 1024  # of numbered output per read_file call
-MAX_LINE_CHARS = 2_000  # longer lines are cut, with a marker
-LINE_READ_BYTES = MAX_LINE_CHARS * 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+__all__ = ["MAX_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "edit_file", "read_file", "write_file"]
+
 MAX_EDIT_BYTES = 8 * 1024 * 1024  # edit_file loads the whole file
-SKIP_CHUNK_BYTES = 64 * 1024
-LINE_NUMBER_WIDTH = 6  # as `cat -n`
 
 
 def read_file(
@@ -39,17 +41,34 @@ def read_file(
         if looks_binary(handle.read(SNIFF_BYTES)):
             raise ToolError(prompts.notice("file_binary", path=shown))
         handle.seek(0)
-        lines, last_seen, stop = _read_numbered(handle, first, count)
+        read = read_numbered(handle, first, count)
+    lines, stop = read.lines, read.stop
     if not lines:
-        if last_seen == 0:
+        if read.last_seen == 0 and stop is None:
             return ToolResult(prompts.notice("file_empty", path=shown), "empty file")
-        raise ToolError(prompts.notice("read_offset_past_end", path=shown, offset=first, lines=last_seen))
+        if stop == "scan":
+            raise ToolError(
+                prompts.notice(
+                    "read_offset_past_scan_limit",
+                    path=shown,
+                    offset=first,
+                    limit_mb=numbered_read.MAX_SCAN_BYTES // 2**20,
+                    lines=_lines_within(read.whole_lines, read.last_seen),
+                )
+            )
+        raise ToolError(
+            prompts.notice("read_offset_past_end", path=shown, offset=first, lines=read.last_seen)
+        )
     body = "".join(lines)
     last = first + len(lines) - 1
     if stop == "lines":
         body += prompts.notice("read_more_lines", next=last + 1)
     elif stop == "bytes":
         body += prompts.notice("read_more_bytes", limit_kb=MAX_READ_BYTES // 1024, next=last + 1)
+    elif stop == "scan":
+        body += prompts.notice(
+            "read_stopped_at_scan_limit", limit_mb=numbered_read.MAX_SCAN_BYTES // 2**20, line=last
+        )
     return ToolResult(
         body.rstrip("\n"), f"lines {first}-{last}" if first > 1 or stop else count_noun(len(lines), "line")
     )
@@ -151,47 +170,10 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _read_numbered(handle: BinaryIO, first: int, count: int) -> tuple[list[str], int, str | None]:
-    """Lines `first`.. as `cat -n` text, streaming (a huge file is never loaded whole).
-
-    Returns (lines, number of the last line read, why we stopped: "lines", "bytes" or None at EOF).
-    """
-    out: list[str] = []
-    used = 0
-    number = 0
-    while raw := handle.readline(LINE_READ_BYTES):
-        number += 1
-        cut_bytes = 0
-        if len(raw) == LINE_READ_BYTES and not raw.endswith(b"\n"):
-            cut_bytes = _skip_rest_of_line(handle)
-        if number < first:
-            continue
-        if len(out) == count:
-            return out, number, "lines"
-        text = raw.decode("utf-8", "replace")
-        text = text[:-1] if text.endswith("\n") else text
-        text = text[:-1] if text.endswith("\r") else text
-        if len(text) > MAX_LINE_CHARS:
-            cut_bytes += len(text[MAX_LINE_CHARS:].encode())
-            text = text[:MAX_LINE_CHARS]
-        if cut_bytes:
-            text += " " + prompts.notice("read_line_truncated", bytes=cut_bytes)
-        rendered = f"{number:>{LINE_NUMBER_WIDTH}}\t{text}\n"
-        size = len(rendered.encode())
-        if out and used + size > MAX_READ_BYTES:
-            return out, number, "bytes"
-        out.append(rendered)
-        used += size
-    return out, number, None
-
-
-def _skip_rest_of_line(handle: BinaryIO) -> int:
-    skipped = 0
-    while chunk := handle.readline(SKIP_CHUNK_BYTES):
-        if chunk.endswith(b"\n"):
-            return skipped + len(chunk) - 1
-        skipped += len(chunk)
-    return skipped
+def _lines_within(whole: int, seen: int) -> str:
+    """What the scanned part of a file holds: "2,000 lines and the start of line 2,001"."""
+    held = f"{whole:,} line{'s' if whole != 1 else ''}"
+    return held + (f" and the start of line {whole + 1:,}" if seen > whole else "")
 
 
 def _read_text_for_edit(path: Path, shown: str) -> str:
