@@ -34,6 +34,7 @@ from mini_claude.streamed_response import StreamedResponse
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
 from mini_claude.turn_endings import Done, ModelFailed, ReplyCut, TurnCapReached, TurnOver
+from mini_claude.untrusted import encodable, encodable_value
 
 if TYPE_CHECKING:
     from mini_claude.memory.recall import MemoryRecall
@@ -118,7 +119,7 @@ class Agent:
     def add_context(self, blocks: list[dict[str, Any]]) -> None:
         """Content blocks the user's next message carries before its text, such as the output
         of a command the user ran themselves or a file they attached."""
-        self._context.extend(blocks)
+        self._context.extend(encodable_value(blocks))
 
     def run_turn(self, user_text: str) -> TurnEnded:
         """One message and all it leads to. SIGTERM or SIGHUP ends it as Ctrl+C does (the reply so
@@ -127,6 +128,9 @@ class Agent:
             return self._run_turn(user_text)
 
     def _run_turn(self, user_text: str) -> TurnEnded:
+        # Bytes that were not UTF-8 (an argument `$'hi \xff'`, typed-ahead input) arrive as
+        # surrogate escapes: U+FFFD here, or every request of the conversation fails to encode.
+        user_text = encodable(user_text)
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         if self.recall is not None:
             self.recall.start(user_text)
@@ -255,6 +259,7 @@ class Agent:
         """Add content to the conversation (an assistant reply, or user content, merged into a
         trailing user message so roles keep alternating) and tell the sink."""
         role = "assistant" if kind == "assistant" else "user"
+        blocks = encodable_value(blocks)  # nothing UTF-8 cannot carry enters the conversation
         if role == "user" and self.messages and self.messages[-1]["role"] == "user":
             self.messages[-1]["content"].extend(blocks)
         else:

@@ -2,7 +2,8 @@
 directory (or from `/` and `~`), folders with a trailing `/` so completion goes on into them.
 Dot entries are offered only once the name typed starts with a dot; a path with spaces or
 quotes is inserted as `@"…"` (a folder's quote left open, so completion goes on inside it).
-Names holding invisible characters are left out (they cannot be typed back), and one folder
+Names the terminal gate would change (`untrusted.visible_text`: controls, invisible characters,
+blank-drawn fillers such as U+2800 and U+3164) are left out (they cannot be typed back), and one folder
 offers at most MAX_COMPLETIONS of its first MAX_SCANNED entries."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
+from mini_claude.untrusted import visible_text
 
 MAX_COMPLETIONS = 100
 MAX_SCANNED = 5_000  # entries of one folder looked at (node_modules can hold 100,000)
@@ -65,7 +68,7 @@ def _entries(base: Path, prefix: str) -> list[tuple[str, bool]]:
                 if scanned >= MAX_SCANNED:
                     break
                 name = entry.name
-                if (name.startswith(".") and not prefix.startswith(".")) or not name.isprintable():
+                if (name.startswith(".") and not prefix.startswith(".")) or visible_text(name) != name:
                     continue
                 if name.casefold().startswith(wanted):
                     found.append((name, _is_dir(entry)))
