@@ -1,11 +1,12 @@
 """Where a search starts and the walk below it, shared by list_files and grep_search.
 
 The walk goes in name order, skips VCS, dependency and cache folders, and stops after
-MAX_SCANNED_ENTRIES. It skips what reading would ask for every time, and says so: a search must
-not be the way around that question. That is the home folder's dot entries (~/.ssh, ~/.aws …),
-wherever the walk meets home, and wherever it meets them the places home's dot symlinks lead to
-(~/dotfiles/ssh for ~/.ssh, and those inside its dot folders: ~/.config/nvim's target) and
-mini-claude's own folders (its data folder holds the history).
+MAX_SCANNED_ENTRIES (of a folder holding more than that, the entries it read first, in name
+order: no folder is read past the cap). It skips what reading would ask for every time, and says
+so: a search must not be the way around that question. That is the home folder's dot entries
+(~/.ssh, ~/.aws …), wherever the walk meets home, and wherever it meets them the places home's
+dot symlinks lead to (~/dotfiles/ssh for ~/.ssh, and those inside its dot folders:
+~/.config/nvim's target) and mini-claude's own folders (its data folder holds the history).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from mini_claude import prompts
@@ -102,7 +104,9 @@ def walk(
     is real too, and comparing it with home or a private path by string is exact."""
     try:
         with os.scandir(folder) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
+            # No more than the walk may still look at (and one to tell that more follow): a
+            # folder of millions of entries is not read whole to be sorted before the cap.
+            entries = sorted(islice(scan, MAX_SCANNED_ENTRIES - state.scanned + 1), key=lambda e: e.name)
     except OSError:
         return  # unreadable folder: search what we can
     in_hidden_dir = folder == state.hidden_dir

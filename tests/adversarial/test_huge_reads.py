@@ -2,17 +2,19 @@
 at most MAX_SCAN_BYTES of a file per call (the lines before its offset and the rest of lines
 too long to show), then stops and says so. The ways around a cap on what is shown: a sparse file
 of 40 GB whose first 12 KB is text, one endless line, an offset far into a file of short lines.
-The reader is `tools/numbered_read.py`."""
+The reader is `tools/numbered_read.py`. The search walk (`tools/walk.py`) likewise reads no
+folder past its cap of entries: a folder of millions is not read whole to be sorted first."""
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mini_claude.tools import numbered_read
+from mini_claude.tools import numbered_read, walk
 from mini_claude.tools.numbered_read import read_numbered
 from tests.adversarial.cases import case
 from tests.kit import must_finish_within
@@ -116,3 +118,33 @@ def test_the_reader_numbers_lines_as_a_split_does(
         assert shown == raw or (shown.startswith(raw[:2000]) and "[line cut:" in shown)
     if not read.lines:
         assert read.last_seen == len(every) and read.stop is None
+
+
+# --- a folder of many entries: the walk reads no more of it than its cap ---------------------------
+
+WALK_CAP = 1_000
+CROWDED_ENTRIES = 40_000
+
+
+@case("crashes", "a folder of 40,000 entries with the walk's cap at 1,000: read up to the cap, not whole")
+def test_a_crowded_folder_is_read_only_up_to_the_walk_cap(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(walk, "MAX_SCANNED_ENTRIES", WALK_CAP)
+    tools = Tools(project_dir, "ask")
+    tools.run("list_files", pattern="**/*")  # once before: imports and compiled globs are not counted
+    crowded = project_dir / "crowded"
+    crowded.mkdir()
+    for number in range(CROWDED_ENTRIES):
+        (crowded / f"f{number:05d}").touch()
+
+    tracemalloc.start()
+    try:
+        result = tools.run("list_files", pattern="**/*")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert f"stopped after looking at {WALK_CAP} entries" in result.content
+    # 40,000 entries read and sorted hold some 12 MB; the cap's worth, a fortieth of that.
+    assert peak < 2 << 20, peak
