@@ -49,7 +49,7 @@ def cells(text: str) -> int:
 
 def fold(text: str, width: int) -> list[str]:
     """`text` cut into rows of at most `width` cells, every character kept, a combining mark or
-    joiner kept in the row of the character before it."""
+    joiner kept in the row of the character before it (and never after a row's last cell)."""
     return list(iter_fold(text, width)) or [""]
 
 
@@ -59,12 +59,19 @@ def iter_fold(text: str, width: int) -> Iterator[str]:
     if text.isascii():
         yield from (text[start : start + width] for start in range(0, len(text), width))
         return
-    start = used = 0
+    start = used = base = 0  # base: where the last character that takes cells is
     for index, char in enumerate(text):
         size = char_cells(char)
         if used + size > width:
             yield text[start:index]
             start, used = index, 0
+        elif not size and used == width and base > start:
+            # A mark after a full row: some terminals (pyte) wrap before drawing it, so the
+            # character it belongs on goes to the next row with it.
+            yield text[start:base]
+            start, used = base, char_cells(text[base])
+        if size:
+            base = index
         used += size
     if start < len(text):
         yield text[start:]

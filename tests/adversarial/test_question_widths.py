@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mini_claude.permissions import PermissionRequest
@@ -111,6 +111,8 @@ hostile_text = st.lists(
 @case("terminal", "any mix of wide, joined and combining characters: every row takes one screen row")
 @settings(max_examples=100, deadline=None)
 @given(lines=st.lists(hostile_text, min_size=1, max_size=8), width=st.integers(20, 120))
+# A combining mark after a row's last cell: pyte wraps before drawing it.
+@example(lines=["", "aa日日\U0001f3fb\U0001f1eb\U0001f1f7\U0001f1eb\U0001f1f7\u0301"], width=20)
 def test_every_row_takes_one_screen_row(lines: list[str], width: int) -> None:
     height = 24
     command = "\n".join(lines)
