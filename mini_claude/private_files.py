@@ -1,6 +1,8 @@
-"""Files only their user may read: the input history and the debug log hold what was typed and
-run. They are created 0600 in a 0700 folder whatever the umask, and narrowed when an older
-version (or a umask of 022 at the time) left them wider."""
+"""Files only their user may read: the input history, the debug log, memories and transcripts
+hold what was typed and run. They are created 0600 in a 0700 folder whatever the umask, and
+narrowed when an older version (or a umask of 022 at the time) left them wider. Every folder we
+create on the way is 0700 too (as the XDG spec asks): under umask 000 a 0777 `~/.mini-claude`
+would let anyone swap a project's memory folder for one of their own."""
 
 from __future__ import annotations
 
@@ -18,10 +20,27 @@ FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def private_folder(path: Path) -> None:
-    """Create `path` (and what is missing above it) and make `path` itself 0700; the platform's
-    folders above keep their modes. Raises OSError."""
-    path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    """Create `path` and the folders missing above it, each 0700, and narrow `path` itself to
+    0700 if it was there and wider; folders that were already above it keep their modes.
+    Raises OSError."""
+    create_folders(path)
     make_private(path, FOLDER_FLAGS, FOLDER_MODE)
+
+
+def create_folders(path: Path) -> None:
+    """`mkdir -p` whose every new folder is 0700 (os.makedirs gives only the last one its mode)."""
+    missing: list[Path] = []
+    while not path.is_dir():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, FOLDER_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
 
 
 def make_private(path: Path, flags: int, mode: int) -> None:

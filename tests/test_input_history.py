@@ -36,8 +36,8 @@ def test_a_new_history_is_private_from_the_first_line(umask: int) -> None:
     assert warning is None
     assert mode(path) == 0o600 and mode(path.parent) == 0o700
     assert "+!env | grep TOKEN" in path.read_text()
-    # The folders above are the platform's, not ours: they keep the umask's permissions.
-    assert mode(path.parent.parent) == 0o777 & ~umask
+    # A platform folder missing above it is made 0700, as the XDG spec asks.
+    assert mode(path.parent.parent) == 0o700
 
 
 def test_an_older_wider_history_is_narrowed_and_still_loaded(umask: int) -> None:

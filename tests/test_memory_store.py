@@ -101,6 +101,36 @@ def test_nothing_is_created_until_the_first_save_then_the_dir_is_private(
     assert (store.root / "project_first_memory.md").is_file()
 
 
+@pytest.mark.parametrize("umask", [0o000, 0o022])
+def test_every_folder_the_first_save_creates_is_private_whatever_the_umask(
+    project_dir: Path, isolated_env: Path, umask: int
+) -> None:
+    """Under umask 000 a 0777 `~/.mini-claude` or `projects/` would let anyone rename a project's
+    memory folder away and put one of their own, memories and all, in its place."""
+    store = MemoryStore(config.project_memory_dir())
+    old = os.umask(umask)
+    try:
+        save(store, "first memory")
+    finally:
+        os.umask(old)
+
+    created = [store.root, store.root.parent, store.root.parent.parent, isolated_env / ".mini-claude"]
+    assert {folder: stat.S_IMODE(folder.stat().st_mode) for folder in created} == dict.fromkeys(
+        created, 0o700
+    )
+
+
+def test_a_folder_that_was_already_there_keeps_its_mode(project_dir: Path, isolated_env: Path) -> None:
+    (isolated_env / ".mini-claude").mkdir(mode=0o755)
+    (isolated_env / ".mini-claude").chmod(0o755)
+    store = MemoryStore(config.project_memory_dir())
+
+    save(store, "first memory")
+
+    assert stat.S_IMODE((isolated_env / ".mini-claude").stat().st_mode) == 0o755
+    assert stat.S_IMODE(store.root.stat().st_mode) == 0o700
+
+
 # --- memory files --------------------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from mini_claude import prompts, safe_read
 from mini_claude.errors import MemoryStoreError
 from mini_claude.paths import is_within, stays_in_its_folder, visible_path
+from mini_claude.private_files import create_folders
 
 log = logging.getLogger("mini_claude")
 
@@ -60,7 +61,7 @@ def exclusive_lock(root: Path) -> Iterator[None]:
         yield
         return
     try:
-        root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        create_folders(root)  # ~/.mini-claude and its projects folder too
         fd = _open_lock_file(root / LOCK_FILE)
     except OSError as error:
         # Name the file when it is not the folder itself (a `.lock` that is a folder, say).

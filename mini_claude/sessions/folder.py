@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from mini_claude.paths import visible_path
+from mini_claude.private_files import create_folders
 from mini_claude.sessions.records import MAX_TRANSCRIPT_BYTES, too_large_problem
 
 DIR_MODE = 0o700
@@ -38,7 +39,7 @@ def open_sessions_dir(sessions_dir: Path, *, create: bool) -> int | None:
     project_dir = sessions_dir.parent
     if create:
         try:
-            os.makedirs(project_dir, mode=DIR_MODE, exist_ok=True)
+            create_folders(project_dir)
             os.mkdir(sessions_dir, DIR_MODE)
         except FileExistsError:
             pass  # the folder (or something in its place, looked at below) is already there

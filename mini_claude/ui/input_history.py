@@ -18,7 +18,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from mini_claude import safe_read
 from mini_claude.config import history_file
 from mini_claude.paths import visible_path
-from mini_claude.private_files import FILE_MODE, FOLDER_MODE, make_private, private_folder
+from mini_claude.private_files import FILE_MODE, create_folders, make_private, private_folder
 
 HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
 # O_NONBLOCK: a FIFO put in its place fails at once (no reader) instead of hanging the start.
@@ -29,7 +29,7 @@ def open_history() -> tuple[History, str | None]:
     """The input history, and a one-line warning when this session keeps it in memory instead."""
     path = history_file()
     try:
-        path.parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        create_folders(path.parent)
     except OSError:
         return InMemoryHistory(), None  # an unwritable data dir costs history, not the session
     try:
