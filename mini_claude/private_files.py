@@ -6,6 +6,7 @@ would let anyone swap a project's memory folder for one of their own."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -30,11 +31,14 @@ def private_folder(path: Path) -> None:
 def create_folders(path: Path) -> None:
     """`mkdir -p` whose every new folder is 0700 (os.makedirs gives only the last one its mode)."""
     missing: list[Path] = []
-    while not path.is_dir():
-        missing.append(path)
-        if path.parent == path:
+    folder = path
+    while not folder.is_dir():
+        if os.path.lexists(folder) and folder != path:  # a file where a folder must be, as mkdir -p says
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
+        missing.append(folder)
+        if folder.parent == folder:
             break
-        path = path.parent
+        folder = folder.parent
     for folder in reversed(missing):
         try:
             os.mkdir(folder, FOLDER_MODE)
