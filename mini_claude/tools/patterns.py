@@ -28,6 +28,7 @@ MAX_PATTERN_SIZE = 100_000
 _COUNTED_REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 _BRACED_ESCAPES = "pPNxu"  # \p{L}, \N{name}, \x{263a}: their braces are not a repeat
 # `(?flags)` or `(?flags-flags:`: any letters or digits, so that no spelling of `x` is missed.
+_SET_OPERATORS = ("--", "&&", "||", "~~")  # version 1 set operations
 _FLAG_GROUP = re.compile(r"\(\?([A-Za-z0-9]*)(?:-[A-Za-z0-9]*)?[:)]")
 
 
@@ -104,7 +105,8 @@ def unrolled_size(pattern: str) -> int:
 
     It must read the pattern as `regex` does, or a repeat it takes for text is unrolled unseen:
     a comment `(?#…)` counts nothing and a repeat after it repeats the atom before it. A class
-    holding another `[` (a POSIX class `[[:alpha:]]`, a nested set in version 1) may end where
+    holding another `[` (a POSIX class `[[:alpha:]]`, a nested set in version 1) or a set
+    operator (`--`, `&&`, `||`, `~~`: in version 1 a `]` right after one is literal) may end where
     this reading does not see, so such a pattern gets a bound that holds however it is read: its
     length times every count in it. Verbose mode (whitespace and `#` comments ignored, scoped
     differently by different `regex` versions) cannot be read safely: `compile_regex` refuses it."""
@@ -136,7 +138,8 @@ def unrolled_size(pattern: str) -> int:
             last = 1
         elif char == "[":
             start, i = i, _after_class(pattern, i)
-            nested_class = nested_class or "[" in _unescaped(pattern[start + 1 : i - 1])
+            body = _unescaped(pattern[start + 1 : i - 1])
+            nested_class = nested_class or "[" in body or any(op in body for op in _SET_OPERATORS)
             last = 1
         else:
             last = 1

@@ -135,6 +135,7 @@ patterns = st.tuples(st.sampled_from(["", "(?V1)", "(?i)"]), st.recursive(_atom,
 @example(pattern="(?#[)" + BIG + "(?#])")
 @example(pattern="(x[[:alpha:])]{30}{30}{30})")
 @example(pattern="(?V1)(x[[a])]{30}){30}{30}")
+@example(pattern="(?V1)[a--](?#]aaa\\)")  # a `]` after a set operator is literal
 def test_the_estimate_never_reads_a_pattern_smaller(pattern: str) -> None:
     size = parsed_size(pattern)
     assume(size is not None and not turns_on_verbose(pattern))
