@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mini_claude import safe_read
-from mini_claude.memory import folder, frontmatter
+from mini_claude.memory import folder, frontmatter, saved_headers
 from mini_claude.memory.memory_file import MemoryFile
 from mini_claude.memory.naming import is_memory_file_name
 from mini_claude.memory.validation import memory_problem
@@ -23,6 +23,7 @@ class FileStat(NamedTuple):
     inode: int
     is_symlink: bool
     mode: int  # of what the name leads to (a symlink followed)
+    ctime_ns: int = 0
 
 
 _StatKey = tuple[int, int, int]
@@ -50,6 +51,7 @@ def stat_memory_files(root: Path) -> list[FileStat]:
                         info.st_ino,
                         entry.is_symlink(),
                         info.st_mode,
+                        info.st_ctime_ns,
                     )
                 )
     except OSError:
@@ -69,6 +71,9 @@ class HeaderCache:
         # file name -> (stat key, parsed header)
         self._headers: dict[str, tuple[_StatKey, MemoryFile]] = {}
         self._lock = threading.Lock()
+        self._saved: saved_headers.Saved = {}
+        self._seen: dict[str, tuple[FileStat, MemoryFile]] = {}  # since use_saved, for save
+        self._saving = False
 
     def header(self, found: FileStat) -> MemoryFile:
         key = (found.mtime_ns, found.size, found.inode)
@@ -76,10 +81,33 @@ class HeaderCache:
             cached = self._headers.get(found.file_name)
         if cached is not None and cached[0] == key:
             return cached[1]
-        memory = self._read(found)
+        memory = self._saved_header(found) or self._read(found)
         with self._lock:
             self._headers[found.file_name] = (key, memory)
+            if self._saving:
+                self._seen[found.file_name] = (found, memory)
         return memory
+
+    def use_saved(self) -> None:
+        """Take headers saved by an earlier process (see saved_headers) for unchanged files."""
+        if folder.escape_problem(self.root) is None:  # a folder that leads out is never read or written
+            self._saved = saved_headers.load(self.root)
+            self._saving = True
+
+    def save(self) -> None:
+        """Save the headers of the files looked at since `use_saved`, unless nothing changed."""
+        with self._lock:
+            seen, self._seen = self._seen, {}
+        entries = {name: (_saved_key(found), m) for name, (found, m) in seen.items() if not found.is_symlink}
+        if self._saving and entries != self._saved:  # a file new, changed or gone since they were saved
+            saved_headers.save(self.root, entries)
+            self._saved = entries
+
+    def _saved_header(self, found: FileStat) -> MemoryFile | None:
+        entry = self._saved.get(found.file_name)
+        if entry is None or found.is_symlink or entry[0] != _saved_key(found):
+            return None
+        return entry[1]
 
     def _read(self, found: FileStat) -> MemoryFile:
         file_name, path, mtime = found.file_name, self.root / found.file_name, found.mtime_ns / 1e9
@@ -104,3 +132,7 @@ class HeaderCache:
             problem=memory_problem(header),
             warnings=header.warnings,
         )
+
+
+def _saved_key(found: FileStat) -> saved_headers.SavedKey:
+    return found.mtime_ns, found.ctime_ns, found.size, found.inode

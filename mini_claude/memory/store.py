@@ -74,6 +74,14 @@ class MemoryStore:
             stats = stats[:limit]
         return [self._headers.header(found) for found in stats]
 
+    def use_saved_headers(self) -> None:
+        """For a process that lists every memory once (`mini-claude memory list`): headers an
+        earlier one saved are taken for unchanged files (see memory/saved_headers.py)."""
+        self._headers.use_saved()
+
+    def save_headers(self) -> None:
+        self._headers.save()
+
     def find(self, query: str) -> list[MemoryFile]:
         """Memories whose name or file name matches `query`: exact names first, then names exact
         but for U+FFFD (see `matches_garbled_name`), then prefixes of either kind."""

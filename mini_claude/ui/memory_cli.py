@@ -58,7 +58,9 @@ def _fail(text: str, status: int = EXIT_FAILED) -> int:
 
 
 def _list(store: MemoryStore, settings: Settings) -> None:
+    store.use_saved_headers()
     lines = list_lines(store)
+    store.save_headers()
     if lines == [NO_MEMORIES]:
         root = visible_path(str(memory_project_root(settings.project_dir)))
         lines = [f"No memories saved yet for {root} (looked in {visible_path(str(store.root))})."]
