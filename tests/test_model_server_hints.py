@@ -48,8 +48,10 @@ def proxy_requests() -> Iterator[tuple[str, list[bytes]]]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.getsockname()[1]}", asked
+    server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(); close() alone does not
     server.close()
     thread.join(5)
+    assert not thread.is_alive()
 
 
 @pytest.mark.parametrize("blank", ["", "  "], ids=["empty", "spaces"])
