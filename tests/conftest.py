@@ -130,3 +130,11 @@ def cli(api_env: FakeAnthropic, project_dir: Path) -> Cli:
 def harness(api_env: FakeAnthropic, project_dir: Path) -> Harness:
     """A whole session (agent, tools, permissions, memory) against the fake server, in ask mode."""
     return Harness().start()
+
+
+@pytest.fixture(params=[0o022, 0o002, 0], ids=["umask-022", "umask-002", "umask-000"])
+def umask(request: pytest.FixtureRequest) -> Iterator[int]:
+    """The umask a private file must not depend on: the usual one, a group-writable one, none."""
+    old = os.umask(request.param)
+    yield request.param
+    os.umask(old)

@@ -6,7 +6,9 @@ event or fail instead of hanging the suite."""
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -143,3 +145,8 @@ def wait_for_file(path: Path, timeout: float = 15) -> None:
     while not path.exists():
         assert time.monotonic() < deadline, f"{path} never appeared"
         time.sleep(0.02)
+
+
+def mode(path: Path) -> int:
+    """The permission bits of what `path` leads to."""
+    return stat.S_IMODE(os.stat(path).st_mode)

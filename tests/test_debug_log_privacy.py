@@ -5,8 +5,6 @@ older version left wider is narrowed at start and still appended to."""
 from __future__ import annotations
 
 import logging
-import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,19 +12,9 @@ import pytest
 
 from mini_claude import config
 from mini_claude.logging_setup import setup_logging
+from tests.kit import mode
 
 OLD_RECORD = "2026-01-01 10:00:00 1 MainThread mini_claude INFO an older session\n"
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(os.stat(path).st_mode)
-
-
-@pytest.fixture(params=[0o022, 0o002, 0], ids=["umask-022", "umask-002", "umask-000"])
-def umask(request: pytest.FixtureRequest) -> Iterator[int]:
-    old = os.umask(request.param)
-    yield request.param
-    os.umask(old)
 
 
 @pytest.fixture

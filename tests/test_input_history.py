@@ -4,28 +4,13 @@ a 0700 folder whatever the umask, and an older, wider one is narrowed at start a
 from __future__ import annotations
 
 import os
-import stat
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from mini_claude.config import history_file
 from mini_claude.ui.input_history import open_history
 from tests.cli_harness import Cli
+from tests.kit import mode
 
 ENTRY = "\n# 2026-01-01 10:00:00.000000\n+!cat ~/.aws/credentials\n"
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(os.stat(path).st_mode)
-
-
-@pytest.fixture(params=[0o022, 0o002, 0], ids=["umask-022", "umask-002", "umask-000"])
-def umask(request: pytest.FixtureRequest) -> Iterator[int]:
-    old = os.umask(request.param)
-    yield request.param
-    os.umask(old)
 
 
 def test_a_new_history_is_private_from_the_first_line(umask: int) -> None:
