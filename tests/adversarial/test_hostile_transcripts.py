@@ -123,6 +123,16 @@ CORRUPTIONS = {
 }
 
 
+# A read of a.txt and its answer: its line 3 (the tool result's call) is the one the cases damage.
+_CALL = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"file_path": "a.txt"}}
+READ_A_TXT = [
+    ("user", text("read a.txt")),
+    ("assistant", [*text("Reading."), _CALL]),
+    ("tool_results", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "apple"}]),
+    ("assistant", text("It says apple.")),
+]
+
+
 @case(
     "crashes", "a corrupt middle line (torn, not UTF-8, not JSON, unknown): file and line named, rest loaded"
 )
@@ -130,14 +140,10 @@ CORRUPTIONS = {
 def test_a_corrupt_middle_line_is_named_and_the_rest_goes_on(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path, corruption: str
 ) -> None:
-    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"file_path": "a.txt"}}
     path = transcript(
         project_dir,
         [
-            ("user", text("read a.txt")),
-            ("assistant", [*text("Reading."), call]),
-            ("tool_results", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "apple"}]),
-            ("assistant", text("It says apple.")),
+            *READ_A_TXT,
             ("user", text("and b.txt?")),
             ("assistant", text("There is no b.txt.")),
         ],
@@ -175,14 +181,10 @@ REFUSED_BY_THE_API = {
 def test_a_line_the_api_would_refuse_is_named_and_the_rest_goes_on(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path, damage: str
 ) -> None:
-    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"file_path": "a.txt"}}
     path = transcript(
         project_dir,
         [
-            ("user", text("read a.txt")),
-            ("assistant", [*text("Reading."), call]),
-            ("tool_results", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "apple"}]),
-            ("assistant", text("It says apple.")),
+            *READ_A_TXT,
         ],
         session_id="a" * 32,
     )
