@@ -56,6 +56,78 @@ def preload() -> None:
         import_module(module)
     anthropic.Anthropic(api_key="preload", base_url="http://127.0.0.1:9").close()
     share_tls_contexts()
+    warm_first_use_caches()
+
+
+# Imported on first use by the program or the SDK (a third of a child's CPU went to these and to
+# the caches below): the folders' library, the Unicode-property regex engine, the SDK's tracing.
+FIRST_USE_MODULES = (
+    "platformdirs", "regex", "opentelemetry.propagate", "encodings.idna", "ctypes", "tty",
+    "rich.live", "rich.ansi", "rich.spinner", "prompt_toolkit.input.vt100",
+)  # fmt: skip
+SSE_EVENTS = (
+    ("message_start", {"type": "message_start", "message": {
+        "id": "msg_preload", "type": "message", "role": "assistant", "model": "preload", "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+    ("content_block_start", {"type": "content_block_start", "index": 0,
+        "content_block": {"type": "text", "text": ""}}),
+    ("ping", {"type": "ping"}),
+    ("content_block_delta", {"type": "content_block_delta", "index": 0,
+        "delta": {"type": "text_delta", "text": "hi"}}),
+    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    ("content_block_start", {"type": "content_block_start", "index": 1,
+        "content_block": {"type": "tool_use", "id": "toolu_preload", "name": "t", "input": {}}}),
+    ("content_block_delta", {"type": "content_block_delta", "index": 1,
+        "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
+    ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+    ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+        "usage": {"output_tokens": 2}}),
+    ("message_stop", {"type": "message_stop"}),
+)  # fmt: skip
+
+
+def warm_first_use_caches() -> None:
+    """What each child would otherwise build again on first use and then keep for its life."""
+    for module in FIRST_USE_MODULES:
+        with contextlib.suppress(ImportError):
+            import_module(module)
+    from mini_claude import prompts, untrusted
+
+    for path in prompts.prompts_dir().iterdir():
+        if path.is_file():
+            (prompts.load_toml if path.suffix == ".toml" else prompts.load)(path.name)
+    untrusted.visible_text("preload")  # compiles the terminal filter's patterns
+    _warm_sdk_validators()
+
+
+def _warm_sdk_validators() -> None:
+    """The SDK builds a pydantic validator per response type the first time it parses one (30 ms
+    a child): parse a canned stream, a message and an error here, through a transport that never
+    leaves the process."""
+    import anthropic
+    import httpx2
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        if body["max_tokens"] == 2:
+            error = {"type": "invalid_request_error", "message": "preload"}
+            return httpx2.Response(400, json={"type": "error", "error": error})
+        if body.get("stream"):
+            sse = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in SSE_EVENTS)
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse.encode())
+        message = SSE_EVENTS[0][1]["message"]
+        return httpx2.Response(200, json={**message, "content": [{"type": "text", "text": "hi"}]})
+
+    http = httpx2.Client(transport=httpx2.MockTransport(answer))
+    client = anthropic.Anthropic(api_key="preload", http_client=http, max_retries=0)
+    request = {"model": "preload", "messages": [{"role": "user", "content": "hi"}]}
+    with client.messages.create(max_tokens=1, stream=True, **request) as stream:
+        for _ in stream:
+            pass
+    client.messages.create(max_tokens=1, **request)
+    with contextlib.suppress(anthropic.BadRequestError):
+        client.messages.create(max_tokens=2, **request)
+    client.close()
 
 
 def share_tls_contexts() -> None:
