@@ -13,21 +13,29 @@ from tests.kit import main_calls, tool_results_in
 
 
 def snapshot(root: Path) -> dict[str, object]:
-    """Every entry below `root`: file bytes, a symlink's target, a FIFO as such (nothing followed)."""
+    """Every entry below `root`: file bytes, a symlink's target, a FIFO as such (nothing followed).
+    A folder that cannot be listed is left out, as `os.walk` would."""
     state: dict[str, object] = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = Path(folder, name)
-            rel = str(path.relative_to(root))
-            if path.is_symlink():
-                state[rel] = ("link", os.readlink(path))
-            elif path.is_dir():
+
+    def visit(folder: str, prefix: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_symlink():
+                state[rel] = ("link", os.readlink(entry.path))
+            elif entry.is_dir(follow_symlinks=False):
                 state[rel] = "dir"
-            elif path.is_file():
-                size = path.stat().st_size
-                state[rel] = path.read_bytes() if size < 1 << 20 else ("large file", size)
+                visit(entry.path, rel + os.sep)
+            elif entry.is_file(follow_symlinks=False):
+                size = entry.stat(follow_symlinks=False).st_size
+                state[rel] = Path(entry.path).read_bytes() if size < 1 << 20 else ("large file", size)
             else:
                 state[rel] = "special"
+
+    visit(str(root), "")
     return state
 
 
