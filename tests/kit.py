@@ -10,7 +10,7 @@ import os
 import signal
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +150,14 @@ def wait_for_file(path: Path, timeout: float = 15) -> None:
 def mode(path: Path) -> int:
     """The permission bits of what `path` leads to."""
     return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def empty_files(folder: Path, names: Iterable[str]) -> None:
+    """Empty files of these names in `folder` (which exists), as `touch` makes them, at a third
+    of the cost of `Path.touch` each: the tests of scan budgets make tens of thousands."""
+    folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            os.close(os.open(name, os.O_CREAT | os.O_WRONLY, 0o666, dir_fd=folder_fd))
+    finally:
+        os.close(folder_fd)

@@ -14,6 +14,7 @@ from mini_claude.permissions import HOME_DOTFILE_REASON, OWN_SETTINGS_REASON
 from mini_claude.system_prompt import build_system_prompt
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
+from tests.kit import empty_files
 from tests.tool_harness import Tools
 
 MARKER = "NESTED-4c1b"
@@ -50,8 +51,7 @@ def home(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (home / link).symlink_to(os.path.relpath(dotfiles / target, (home / link).parent))
     # A huge cache folder first in no particular order: it must not use up the scan.
     (home / ".cache").mkdir()
-    for i in range(DOT_FOLDER_MAX_ENTRIES + 200):
-        (home / ".cache" / f"c{i}").touch()
+    empty_files(home / ".cache", (f"c{i}" for i in range(DOT_FOLDER_MAX_ENTRIES + 200)))
     monkeypatch.chdir(home)
     return home
 
