@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mini_claude.tools import numbered_read, walk
 from mini_claude.tools.numbered_read import read_numbered
 from tests.adversarial.cases import case
-from tests.kit import must_finish_within
+from tests.kit import empty_files, must_finish_within
 from tests.tool_harness import Tools
 
 SPARSE_SIZE = 40 << 30
@@ -135,8 +135,7 @@ def test_a_crowded_folder_is_read_only_up_to_the_walk_cap(
     tools.run("list_files", pattern="**/*")  # once before: imports and compiled globs are not counted
     crowded = project_dir / "crowded"
     crowded.mkdir()
-    for number in range(CROWDED_ENTRIES):
-        (crowded / f"f{number:05d}").touch()
+    empty_files(crowded, (f"f{number:05d}" for number in range(CROWDED_ENTRIES)))
 
     tracemalloc.start()
     try:
