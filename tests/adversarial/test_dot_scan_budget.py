@@ -16,6 +16,7 @@ from mini_claude.permissions import HOME_DOTFILE_REASON
 from mini_claude.system_prompt import build_system_prompt
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
+from tests.kit import empty_files
 from tests.tool_harness import Tools
 
 TOKEN = "gho_16C7e42F292c6912E7710c838347Ae178B4a"
@@ -37,8 +38,7 @@ def big_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for i in range(SUBFOLDERS):
             folder = home / name / f"pkg{i}"
             folder.mkdir(parents=True)
-            for j in range(per_folder):
-                (folder / f"f{j}").touch()
+            empty_files(folder, (f"f{j}" for j in range(per_folder)))
     for link, target in STOW.items():
         (home / "dotfiles" / target).parent.mkdir(parents=True, exist_ok=True)
         (home / "dotfiles" / target).write_text(f"github.com:\n    oauth_token: {TOKEN}\n")
