@@ -65,7 +65,10 @@ def test_tool_input_that_is_not_strict_json(
 ) -> None:
     raw = HOSTILE_INPUTS[name]
     tool = "run_shell" if "command" in raw else "write_file"
-    reply = tool_reply(tool, {}, partial_tool_json=raw)
+    # The 200 KB nesting in 4 KB deltas, not 12,500 of the usual 16 characters: the deltas are
+    # joined before the input is parsed, so their size only sets how many events the SDK decodes.
+    chunk = 4096 if len(raw) > 100_000 else 16
+    reply = tool_reply(tool, {}, partial_tool_json=raw, chunk_size=chunk)
     api_env.stream_replies.extend([reply, text_reply("Sorry, again with valid JSON.")])
 
     ended = harness.turn("write x.txt please")
