@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 from mini_claude.config import project_memory_dir
@@ -156,6 +157,17 @@ def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic
         term.ctrl("c")
         assert term.wait_exit() == 0
     assert api_env.requests[0].messages[0]["content"][0]["text"] == "second draft"
+
+
+def test_a_ctrl_c_that_arrives_as_a_signal_counts_as_the_key(cli: Cli) -> None:
+    """While the exit hint is printed the terminal is briefly out of raw mode, where a second
+    Ctrl+C pressed quickly reaches the program as SIGINT instead of a key: it must exit all the same."""
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        term.child.kill(signal.SIGINT)  # on the empty line: arms the exit, as the key does
+        term.expect("Press Ctrl\\+C again to exit")
+        term.child.kill(signal.SIGINT)
+        assert term.wait_exit() == 0
 
 
 def test_ctrl_d_exits(cli: Cli) -> None:

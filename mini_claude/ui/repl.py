@@ -57,15 +57,24 @@ class ExitGuard:
     def __init__(self) -> None:
         self.armed = False
 
+    def press(self, line_has_text: bool) -> str:
+        """What a Ctrl+C does now: "clear" the line, "arm" the exit (show EXIT_HINT) or "exit"."""
+        if line_has_text:
+            self.armed = False
+            return "clear"
+        if self.armed:
+            return "exit"
+        self.armed = True
+        return "arm"
+
     def on_ctrl_c(self, event) -> None:  # type: ignore[no-untyped-def]
         buffer = event.current_buffer
-        if buffer.text:
+        action = self.press(bool(buffer.text))
+        if action == "clear":
             buffer.reset()
-            self.armed = False
-        elif self.armed:
+        elif action == "exit":
             event.app.exit(exception=EOFError)
         else:
-            self.armed = True
             # Printed above the prompt: a bottom toolbar would need the terminal to answer CPR.
             run_in_terminal(lambda: print(EXIT_HINT))
 
@@ -91,6 +100,9 @@ def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
         event.current_buffer.insert_text("\n")
 
     bindings.add("c-c")(exit_guard.on_ctrl_c)
+    # The key as a signal, while the prompt runs: pressed while the exit hint is printed (the
+    # terminal is then briefly out of raw mode), or sent by `kill -INT`.
+    bindings.add("<sigint>")(exit_guard.on_ctrl_c)
     return bindings
 
 
@@ -163,6 +175,12 @@ class Repl:
             except EOFError:
                 break
             except KeyboardInterrupt:
+                # The key as a signal between two prompts (while one runs, it is a key binding).
+                action = self.exit_guard.press(bool(self.prompt.default_buffer.text))
+                if action == "exit":
+                    break
+                if action == "arm":
+                    self.console.print(EXIT_HINT, markup=False, highlight=False)
                 continue
             finally:
                 self._draft = ""
