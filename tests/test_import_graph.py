@@ -5,6 +5,7 @@ inside a function counts as much as one at the top of a file."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,9 +54,12 @@ def imports_in(source: str, name: str, *, is_package: bool = False) -> Iterator[
             yield node.args[0].value
 
 
-def imported_names(name: str) -> set[str]:
+@functools.cache  # each module parsed once for all the rules below, not once per rule
+def imported_names(name: str) -> frozenset[str]:
     path = MODULES[name]
-    return set(imports_in(path.read_text(encoding="utf-8"), name, is_package=path.name == "__init__.py"))
+    return frozenset(
+        imports_in(path.read_text(encoding="utf-8"), name, is_package=path.name == "__init__.py")
+    )
 
 
 def is_within(module: str, top: str) -> bool:
