@@ -191,20 +191,36 @@ def save_memory(tools: Tools, body: str, description: str = "what it is for") ->
     return result.content
 
 
-@case("secrets", "every credential form of the corpus is refused, naming the rule and never the secret")
-@pytest.mark.parametrize("form", secret_corpus.SECRETS)
-def test_corpus_secret_is_refused(project_dir: Path, form: str) -> None:
-    tools = Tools(project_dir)
+def refusal_problem(tools: Tools, form: str) -> str | None:
+    """What went wrong saving the corpus's credential `form`: saved, a refusal not naming its rule
+    or quoting the secret, a file left behind; None when it was refused as it must be."""
     body, rule = secret_corpus.SECRETS[form]
-
     refusal = save_memory(tools, body + "\n")
+    if refusal is None:
+        return f"saved: {body!r}"
+    if rule not in refusal:
+        return f"the refusal does not name {rule!r}: {refusal!r}"
+    if left := [p.name for p in tools.memory_dir.glob("*.md") if p.name != "MEMORY.md"]:
+        return f"refused, yet left {left}"
+    values = [
+        part.strip("'\"`,;.")
+        for part in body.replace("=", " ").replace(":", " ").split()
+        if len(part) >= 8 and any(char.isdigit() for char in part)  # a value, not a name
+    ]
+    quoted = [value for value in values if value in refusal]
+    return f"the refusal quotes {quoted}: {refusal!r}" if quoted else None
 
-    assert refusal is not None, f"saved: {body!r}"
-    assert rule in refusal
-    assert not [p for p in tools.memory_dir.glob("*.md") if p.name != "MEMORY.md"]
-    for part in body.replace("=", " ").replace(":", " ").split():
-        if len(part) >= 8 and any(char.isdigit() for char in part):  # a value, not a name
-            assert part.strip("'\"`,;.") not in refusal
+
+@case("secrets", "every credential form of the corpus is refused, naming the rule and never the secret")
+def test_corpus_secrets_are_refused(project_dir: Path) -> None:
+    # One session tries every form in turn, as a model might: a test per form spent four times
+    # as long setting up as saving. Every form that gets through is named, not just the first.
+    tools = Tools(project_dir)
+
+    problems = {form: problem for form in secret_corpus.SECRETS if (problem := refusal_problem(tools, form))}
+
+    assert len(secret_corpus.SECRETS) >= 500
+    assert not problems, "\n".join(f"{form}: {problem}" for form, problem in problems.items())
 
 
 @case(
