@@ -138,13 +138,26 @@ def test_recency_is_only_a_mild_preference(store: MemoryStore) -> None:
     assert offered(store, "how long does kafka keep events?")[:2] == ["project_old.md", "project_new.md"]
 
 
+@pytest.fixture(scope="module")
+def filled_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryStore, list[str]]:
+    """250 memories and their saved index, shared by tests that only ask: each asks through a new
+    ranking, as the next session would, instead of writing and indexing the 250 again."""
+    store = MemoryStore(tmp_path_factory.mktemp("filled") / "memory")
+    names = fill(store, 250)
+    RecallRanking(store).candidates("", LIMIT)
+    assert (store.root / INDEX_FILE).is_file()
+    return store, names
+
+
 @pytest.mark.parametrize(
     "query",
     ["", "   ", "the and of it", "???", "x y z"],
     ids=["empty", "blank", "stopwords", "punctuation", "letters"],
 )
-def test_a_message_without_search_terms_offers_the_newest(store: MemoryStore, query: str) -> None:
-    names = fill(store, 250)  # names[i] is newer than names[i + 1]
+def test_a_message_without_search_terms_offers_the_newest(
+    filled_store: tuple[MemoryStore, list[str]], query: str
+) -> None:
+    store, names = filled_store  # names[i] is newer than names[i + 1]
 
     assert offered(store, query) == names[:LIMIT]
 
