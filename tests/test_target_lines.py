@@ -16,7 +16,10 @@ lines = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+# 100, not 300: the lines come from a handful of blanks and short words, and planted slips in
+# backward() (off by one at a run's ends, a line with ink taken for blank, a wrong count) were
+# caught as often at 100 examples as at 300; drawing them was nine tenths of the cost.
+@settings(max_examples=100, deadline=None)
 @given(lines=lines, final_break=st.booleans(), slice_chars=st.sampled_from([None, 1, 3]))
 def test_read_backward_is_read_forward_reversed(
     lines: list[str], final_break: bool, slice_chars: int | None
