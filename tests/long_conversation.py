@@ -17,6 +17,7 @@ from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, to
 BYTES_PER_TOKEN = 4  # how the fake counts
 SUMMARY_OPENING = prompts.load("compact.md").split("\n", 1)[0]
 MODULES = 12
+ANSWER_DELTA_CHARS = 256
 REPLY_WORDS = ("the", "parser", "keeps", "state", "between", "calls", "so", "we", "cache", "tokens")
 
 
@@ -53,7 +54,10 @@ def script_turn(fake: FakeAnthropic, turn: int) -> str:
         else:
             fake.stream_replies.append(tool_reply("read_file", {"file_path": f"src/module_{module}.py"}))
     words = 40 + (turn * 37) % 200
-    fake.stream_replies.append(text_reply(" ".join(REPLY_WORDS[(turn + n) % 10] for n in range(words))))
+    answer = " ".join(REPLY_WORDS[(turn + n) % 10] for n in range(words))
+    # In 256-character deltas, not 16: the window is on trial here, not streaming (which has tests
+    # of its own), and a delta costs the same to send and parse whatever its size.
+    fake.stream_replies.append(text_reply(answer, chunk_size=ANSWER_DELTA_CHARS))
     return f"turn {turn}: please look at module {turn % MODULES} and tell me " + "what it does " * (turn % 20)
 
 
