@@ -364,8 +364,10 @@ def test_parse_never_raises_on_text(text):
     assert all(fold_value(v) == v for v in fm.fields.values())
 
 
-@FAST
-@given(st.one_of(st.binary(), byte_docs))
+# Raw bytes only, as many as the half of 300 they used to be: the byte soup that forms real blocks
+# is parsed 300 times below, where read_header is compared with parse.
+@settings(max_examples=150, deadline=None)
+@given(st.binary())
 def test_parse_never_raises_on_bytes(data):
     fm = parse(data)
     assert fm.has_block or fm.fields == {}
@@ -409,4 +411,5 @@ def test_read_header_agrees_with_parse_on_arbitrary_bytes(scratch_file, data, ch
     with patch.object(frontmatter, "READ_CHUNK_BYTES", chunk):  # tiny chunks: lines cross chunk ends
         header = read_header(scratch_file)
     whole = parse(data)
+    assert whole.has_block or whole.fields == {}
     assert (header.fields, header.has_block) == (whole.fields, whole.has_block)
