@@ -17,7 +17,7 @@ import pytest
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli, program_env
 from tests.fake_api import FakeAnthropic
-from tests.warm_client import interpreter_settings, share_warm_starter, stop_warm_starter
+from tests.warm_client import fork_workers_warm, interpreter_settings, share_warm_starter, stop_warm_starter
 from tests.warm_start import share_tls_contexts
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
@@ -45,6 +45,11 @@ def pytest_configure(config: pytest.Config) -> None:
     _scratch_on_the_ram_disk()
     if config.getoption("numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
         share_warm_starter(interpreter_settings(program_env()))
+
+
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list) -> None:
+    """Each worker is forked from the warm start server, which has imported what it would."""
+    fork_workers_warm(specs)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -15,6 +15,7 @@ import json
 import os
 import pty
 import select
+import shlex
 import shutil
 import signal
 import socket
@@ -25,7 +26,7 @@ import tempfile
 import termios
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +35,7 @@ from pexpect.fdpexpect import fdspawn
 import mini_claude
 
 SERVER = Path(__file__).with_name("warm_start.py")
+WORKER = Path(__file__).with_name("warm_worker.py")
 MAIN = str(Path(mini_claude.__file__).with_name("__main__.py"))
 READY_SECONDS = 60
 EXIT_GRACE_SECONDS = 5
@@ -94,8 +96,9 @@ class WarmStarter:
         self.folder: str | None = None
 
     @classmethod
-    def launch(cls, settings: dict[str, str]) -> WarmStarter:
-        """A new server, returned while it still preloads (`start` waits for it)."""
+    def launch(cls, settings: dict[str, str], *, workers: bool = False) -> WarmStarter:
+        """A new server, returned while it still preloads (`start` waits for it); `workers`: it
+        also forks pytest-xdist's workers (tests/warm_worker.py)."""
         folder = tempfile.mkdtemp(prefix="mini-claude-warm-")
         starter = cls(settings, os.path.join(folder, "server.sock"))
         starter.folder = folder
@@ -103,7 +106,8 @@ class WarmStarter:
         # Where the tests' programs find CA certificates, so the server makes their TLS context.
         env.update({name: value for name, value in os.environ.items() if name in CERTIFICATE_SETTINGS})
         starter.server = subprocess.Popen(
-            [sys.executable, "-P", str(SERVER), starter.socket_path], env=env, cwd=folder,
+            [sys.executable, "-P", str(SERVER), starter.socket_path, *(["--workers"] if workers else [])],
+            env=env, cwd=folder,
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         return starter
@@ -175,9 +179,20 @@ def share_warm_starter(settings: dict[str, str]) -> None:
     if ALL_COLD:
         return
     with _lock:
-        _starter = WarmStarter.launch(settings)
+        _starter = WarmStarter.launch(settings, workers=True)
         atexit.register(stop_warm_starter)
-    os.environ[SHARED_SERVER] = json.dumps({"socket": _starter.socket_path, "settings": settings})
+    shared = {"socket": _starter.socket_path, "settings": settings, "workers": True}
+    os.environ[SHARED_SERVER] = json.dumps(shared)
+
+
+def fork_workers_warm(specs: Sequence[Any]) -> None:
+    """pytest-xdist's local workers start as children of the shared warm server (`warm_worker`)
+    instead of importing everything again each; `warm_worker` starts one cold when it must."""
+    if SHARED_SERVER not in os.environ:
+        return
+    for spec in specs:
+        if spec.popen and not spec.python:
+            spec.python = shlex.join([sys.executable, "-I", "-S", str(WORKER)])
 
 
 def stop_warm_starter() -> None:
