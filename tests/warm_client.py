@@ -181,7 +181,9 @@ def share_warm_starter(settings: dict[str, str]) -> None:
     with _lock:
         _starter = WarmStarter.launch(settings, workers=True)
         atexit.register(stop_warm_starter)
-    shared = {"socket": _starter.socket_path, "settings": settings, "workers": True}
+    assert _starter.server is not None
+    pid = _starter.server.pid  # a worker whose server has died starts cold, without waiting
+    shared = {"socket": _starter.socket_path, "settings": settings, "workers": True, "pid": pid}
     os.environ[SHARED_SERVER] = json.dumps(shared)
 
 

@@ -25,7 +25,8 @@ READY_SECONDS = 60
 
 
 def main(argv: list[str]) -> None:
-    code = argv[argv.index("-c") + 1] if "-c" in argv[:-1] else None
+    # Only what execnet runs (another option, say -B, is not the server's): else started cold.
+    code = argv[2] if len(argv) == 3 and argv[:2] == ["-u", "-c"] else None
     conn = _connect(json.loads(os.environ.get(SHARED_SERVER) or "null")) if code else None
     if conn is None:
         os.execv(sys.executable, [sys.executable, *argv])
@@ -41,12 +42,7 @@ def main(argv: list[str]) -> None:
     # stand-in must outlive it, since the server kills a worker whose stand-in has gone).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda number, _frame: _forward(pid, number))
-    answer = b""
-    while not answer:
-        try:
-            answer = conn.recv(4096) or b'{"returncode": -9}'
-        except InterruptedError:
-            continue
+    answer = conn.recv(4096) or b'{"returncode": -9}'  # nothing: the server itself was killed
     returncode = json.loads(answer)["returncode"]
     if returncode < 0:  # killed by a signal: so is this, as far as it can be
         with contextlib.suppress(OSError, ValueError):
@@ -62,7 +58,7 @@ def _connect(shared: dict | None) -> socket.socket | None:
     if not shared or not shared.get("workers") or shared["settings"] != settings:
         return None
     deadline = time.monotonic() + READY_SECONDS
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and _alive(shared["pid"]):
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             conn.connect(shared["socket"])
@@ -71,6 +67,16 @@ def _connect(shared: dict | None) -> socket.socket | None:
             conn.close()
             time.sleep(0.01)
     return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def _forward(pid: int, number: int) -> None:
