@@ -19,8 +19,8 @@ from tests.agent_harness import Harness
 from tests.cli_harness import Cli, program_env
 from tests.fake_api import FakeAnthropic
 from tests.rewrite_ahead import rewrite_test_files
-from tests.warm_client import fork_workers_warm, interpreter_settings, share_warm_starter, stop_warm_starter
-from tests.warm_start import share_tls_contexts
+from tests.warm_client import fork_workers_warm, share_warm_starter, stop_warm_starter
+from tests.warm_start import interpreter_settings, share_tls_contexts
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
 LEAKY_ENV_VARS = (

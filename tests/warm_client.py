@@ -33,24 +33,17 @@ from typing import IO, Any
 from pexpect.fdpexpect import fdspawn
 
 import mini_claude
+from tests.warm_start import SHARED_SERVER, connect, interpreter_settings
 
 SERVER = Path(__file__).with_name("warm_start.py")
 WORKER = Path(__file__).with_name("warm_worker.py")
 MAIN = str(Path(mini_claude.__file__).with_name("__main__.py"))
-READY_SECONDS = 60
 EXIT_GRACE_SECONDS = 5
 CERTIFICATE_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 COLD_SWITCH = "MINI_CLAUDE_TEST_COLD"  # set to 1: every test starts the program cold, as before
-SHARED_SERVER = "MINI_CLAUDE_TEST_WARM_SERVER"  # {"socket": …, "settings": …} of the controller's
 # Read once, at import: each test's environment is cleared of MINI_CLAUDE_* settings (conftest).
 ALL_COLD = os.environ.get(COLD_SWITCH) == "1"
 SHARED = json.loads(os.environ.get(SHARED_SERVER) or "null")
-
-
-def interpreter_settings(env: Mapping[str, str]) -> dict[str, str]:
-    """What a Python reads once at start (stdio encoding, buffering, paths, modes): a child forked
-    from the server has the server's, so only a request with the same ones can be served warm."""
-    return {k: v for k, v in env.items() if k.startswith(("PYTHON", "LC_", "LANG"))}
 
 
 class WarmProcess:
@@ -113,19 +106,10 @@ class WarmStarter:
         return starter
 
     def _connect(self) -> socket.socket:
-        """A connection to the server, waiting while it preloads (it listens once that is done)."""
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            try:
-                conn.connect(self.socket_path)
-                return conn
-            except (FileNotFoundError, ConnectionRefusedError):
-                conn.close()
-                ended = self.server is not None and self.server.poll() is not None
-                if ended or time.monotonic() > deadline:
-                    raise RuntimeError("the warm start server did not start") from None
-                time.sleep(0.01)
+        conn = connect(self.socket_path, lambda: self.server is None or self.server.poll() is None)
+        if conn is None:
+            raise RuntimeError("the warm start server did not start")
+        return conn
 
     def start(
         self, argv: list[str], env: Mapping[str, str], cwd: Path, fds: list[int], *, tty: bool,
@@ -183,7 +167,7 @@ def share_warm_starter(settings: dict[str, str]) -> None:
         atexit.register(stop_warm_starter)
     assert _starter.server is not None
     pid = _starter.server.pid  # a worker whose server has died starts cold, without waiting
-    shared = {"socket": _starter.socket_path, "settings": settings, "workers": True, "pid": pid}
+    shared = {"socket": _starter.socket_path, "settings": settings, "pid": pid}
     os.environ[SHARED_SERVER] = json.dumps(shared)
 
 

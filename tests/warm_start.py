@@ -34,13 +34,38 @@ import socket
 import sys
 import termios
 import threading
+import time
 import types
+from collections.abc import Callable, Mapping
 from importlib import import_module
 
+SHARED_SERVER = "MINI_CLAUDE_TEST_WARM_SERVER"  # {"socket", "settings", "pid"} of the controller's
+READY_SECONDS = 60
 POLL_SECONDS = 1.0  # a child's end wakes the server at once (SIGCHLD); this is only a backstop
 MAX_REQUEST = 1 << 20
 CERTIFICATE_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 _REPLACED: list[object] = []  # the server's own sys.std* objects: collected, they would close 0-2
+
+
+def interpreter_settings(env: Mapping[str, str]) -> dict[str, str]:
+    """What a Python reads once at start (stdio encoding, buffering, paths, modes): a child forked
+    from the server has the server's, so only a request with the same ones can be served warm."""
+    return {k: v for k, v in env.items() if k.startswith(("PYTHON", "LC_", "LANG"))}
+
+
+def connect(path: str, server_alive: Callable[[], bool]) -> socket.socket | None:
+    """A connection to the server listening at `path`, waiting while it preloads (it listens once
+    that is done); None if it ends first or takes over READY_SECONDS."""
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline and server_alive():
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            conn.connect(path)
+            return conn
+        except (FileNotFoundError, ConnectionRefusedError):
+            conn.close()
+            time.sleep(0.01)
+    return None
 
 
 def preload(*, for_workers: bool = False) -> None:
@@ -358,4 +383,5 @@ if __name__ == "__main__":
     request, fds = serve(sys.argv[1])
     if "code" in request:
         become_a_python(request, fds)
-    become_the_program(request, fds)
+    else:
+        become_the_program(request, fds)

@@ -3,11 +3,11 @@
 A worker's first seconds go to importing what the warm server has already imported (the SDK's
 3,000 modules, mini-claude, pytest), on every worker. Run as `python -I -S warm_worker.py -u -c
 CODE` (what execnet runs for a worker), this asks the server the controller started for a child
-that runs CODE with this process's descriptors, working directory and environment, passes
-signals on to it, and exits as it exits. When there is no such server, or it was started with
-other interpreter settings (encoding, locale, PYTHON* variables) than this worker would have,
-it becomes the worker itself, cold: `python -u -c CODE`.
-Standard library only, and quick to start: it is not the worker, only its stand-in.
+that runs CODE with this process's descriptors, working directory, environment and process group,
+passes SIGTERM on to it, and exits as it exits. When there is no such server, or it was started
+with other interpreter settings (encoding, locale, PYTHON* variables) than this worker would
+have, it becomes the worker itself, cold: `python -u -c CODE`.
+Standard library and warm_start only, and quick to start: it is not the worker, only its stand-in.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import os
 import signal
 import socket
 import sys
-import time
 
-SHARED_SERVER = "MINI_CLAUDE_TEST_WARM_SERVER"  # as tests/warm_client.py sets it
-READY_SECONDS = 60
+# -I leaves this folder off sys.path; warm_start is standard library only until it preloads.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from warm_start import SHARED_SERVER, connect, interpreter_settings
 
 
 def main(argv: list[str]) -> None:
@@ -54,19 +54,9 @@ def main(argv: list[str]) -> None:
 
 def _connect(shared: dict | None) -> socket.socket | None:
     """The server, once it listens; None when there is none this worker may use."""
-    settings = {k: v for k, v in os.environ.items() if k.startswith(("PYTHON", "LC_", "LANG"))}
-    if not shared or not shared.get("workers") or shared["settings"] != settings:
+    if not shared or shared["settings"] != interpreter_settings(os.environ):
         return None
-    deadline = time.monotonic() + READY_SECONDS
-    while time.monotonic() < deadline and _alive(shared["pid"]):
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            conn.connect(shared["socket"])
-            return conn
-        except (FileNotFoundError, ConnectionRefusedError):
-            conn.close()
-            time.sleep(0.01)
-    return None
+    return connect(shared["socket"], lambda: _alive(shared["pid"]))
 
 
 def _alive(pid: int) -> bool:
