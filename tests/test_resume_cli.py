@@ -3,7 +3,10 @@ on stderr, the exit code, and nothing on disk changed."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,10 @@ from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.transcript import TranscriptWriter
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
+
+# Each saved transcript a second newer than the one before: two written within one tick of the
+# file system's clock would otherwise tie, and the newest-first order fall back to the ids.
+_SAVED_AT = itertools.count(int(time.time()) - 3600)
 
 
 def saved(project: Path, session_id: str, *texts: str) -> Path:
@@ -24,6 +31,8 @@ def saved(project: Path, session_id: str, *texts: str) -> Path:
     for index, text in enumerate(texts):
         writer.add("user" if index % 2 == 0 else "assistant", [{"type": "text", "text": text}])
     writer.close()
+    when = next(_SAVED_AT)
+    os.utime(writer.path, (when, when))
     return writer.path
 
 
