@@ -19,7 +19,7 @@ from tests.agent_harness import Harness
 from tests.cli_harness import Cli, program_env
 from tests.fake_api import FakeAnthropic
 from tests.rewrite_ahead import rewrite_test_files
-from tests.warm_client import fork_workers_warm, share_warm_starter, stop_warm_starter
+from tests.warm_client import fork_workers_warm, share_warm_starter, stop_warm_starter, warm_for
 from tests.warm_start import interpreter_settings, share_tls_contexts
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
@@ -46,8 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
     the rewritten test files, which it compiles for them (`rewrite_test_files`)."""
     share_tls_contexts()
     _scratch_on_the_ram_disk()
+    settings = interpreter_settings(program_env())
+    warm_for(settings)
     if config.getoption("numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
-        share_warm_starter(interpreter_settings(program_env()))
+        share_warm_starter(settings)
         if not sys.dont_write_bytecode:  # while that server preloads: see tests/rewrite_ahead.py
             rewrite_test_files(config, Path(__file__).parent)
 

@@ -44,6 +44,7 @@ COLD_SWITCH = "MINI_CLAUDE_TEST_COLD"  # set to 1: every test starts the program
 # Read once, at import: each test's environment is cleared of MINI_CLAUDE_* settings (conftest).
 ALL_COLD = os.environ.get(COLD_SWITCH) == "1"
 SHARED = json.loads(os.environ.get(SHARED_SERVER) or "null")
+_warm_settings: dict[str, str] | None = None  # set by warm_for: other programs start cold
 
 
 class WarmProcess:
@@ -141,19 +142,27 @@ _starter: WarmStarter | None = None
 _lock = threading.Lock()
 
 
+def warm_for(settings: dict[str, str]) -> None:
+    """Programs started with these interpreter settings (the tests' usual ones) are forked warm;
+    any others start cold. A server preloading with a test's odd settings (a PYTHONPATH whose
+    sitecustomize holds the SDK's import back) would never be ready, whichever test came first."""
+    global _warm_settings
+    _warm_settings = settings
+
+
 def warm_starter(env: Mapping[str, str]) -> WarmStarter | None:
     """The server that can start the program with this environment, or None: start it cold."""
     global _starter
-    if ALL_COLD or env.get(COLD_SWITCH) == "1":
-        return None
     settings = interpreter_settings(env)
+    if ALL_COLD or env.get(COLD_SWITCH) == "1" or settings != _warm_settings:
+        return None
     with _lock:
         if _starter is None and SHARED is not None and SHARED["settings"] == settings:
             _starter = WarmStarter(settings, SHARED["socket"])
         if _starter is None:
             _starter = WarmStarter.launch(settings)
             atexit.register(stop_warm_starter)
-    return _starter if _starter.settings == settings else None
+    return _starter
 
 
 def share_warm_starter(settings: dict[str, str]) -> None:
