@@ -5,10 +5,14 @@ Each run is a new process; it is forked from an interpreter that has already imp
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import struct
 import subprocess
 import sys
+import termios
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +28,8 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 PROMPT_PATTERN = r"(?:^|\n)(?:\x1b\[[0-?]*[ -/]*[@-~])*>(?:\x1b\[[0-?]*[ -/]*[@-~])*[ \x1b]"
 TIMEOUT = 15
 SHOWN_ON_FAILURE = 2000  # characters of the screen a failed expect reports
+TIOCGPTN = 0x80045430  # Linux: the number N of a pseudo-terminal's /dev/pts/N, asked of its master
+KEYS_READ_POLL_SECONDS = 0.005
 
 
 def strip_ansi(text: str) -> str:
@@ -67,6 +73,31 @@ class Terminal:
     def submit(self, text: str) -> None:
         self.child.send(text + "\r")
 
+    def type_and_wait_until_read(self, text: str, timeout: float = TIMEOUT) -> None:
+        """Type `text`, then wait until the program has read all of it (so whatever it is doing, a
+        reply the fake holds open, say, it is doing while these keys arrive): its process has read
+        that many more bytes (/proc/PID/io), its terminal holds none unread, and it reads byte by
+        byte (in line mode a line still being typed would look read). The terminal alone cannot
+        say: typed bytes reach its queue a moment after the write, from a kernel worker."""
+        number = struct.unpack("I", fcntl.ioctl(self.child.child_fd, TIOCGPTN, bytes(4)))[0]
+        terminal = os.open(f"/dev/pts/{number}", os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        try:
+            before = _bytes_read(self.child.pid)
+            self.child.send(text)
+            deadline = time.monotonic() + timeout
+            while True:
+                read = _bytes_read(self.child.pid) - before
+                line_mode = termios.tcgetattr(terminal)[3] & termios.ICANON
+                unread = struct.unpack("i", fcntl.ioctl(terminal, termios.FIONREAD, bytes(4)))[0]
+                if read >= len(text.encode()) and not unread and not line_mode:
+                    return
+                if time.monotonic() > deadline:
+                    why = "its terminal is in line mode" if line_mode else f"{read} bytes read"
+                    raise AssertionError(f"{timeout:g} s passed and the program has not read {text!r}: {why}")
+                time.sleep(KEYS_READ_POLL_SECONDS)
+        finally:
+            os.close(terminal)
+
     def ctrl(self, key: str) -> None:
         self.child.sendcontrol(key)
 
@@ -74,6 +105,12 @@ class Terminal:
         self.child.expect(pexpect.EOF, timeout=timeout)
         self.child.close()
         return self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
+
+
+def _bytes_read(pid: int) -> int:
+    """What process `pid` has read so far, from anything (the kernel's count, all its threads)."""
+    with open(f"/proc/{pid}/io") as counts:
+        return next(int(line.split()[1]) for line in counts if line.startswith("rchar:"))
 
 
 def program_env() -> dict[str, str]:

@@ -43,6 +43,7 @@ ERROR_TYPES = {
     529: "overloaded_error",
 }
 SHUTDOWN_JOIN_SECONDS = 2.0
+HOLD_SECONDS = 60.0  # a held stream a test forgot to release ends, and so does the test
 THREAD_NAME = "fake-anthropic"
 SseEvent = tuple[str, dict[str, Any]]
 
@@ -67,6 +68,12 @@ class Reply:
     drop_after: int | None = None
     stall_after: int | None = None
     stall_seconds: float = 30.0
+    # After this many content_block_delta events the stream waits until the test sets `release`
+    # (or the fake closes), `holding` set meanwhile: a reply still on its way for as long as the
+    # test needs, to act during it without timing anything.
+    hold_after_deltas: int | None = None
+    holding: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    release: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
     omit_message_stop: bool = False
     unknown_event_after: int | None = None
     partial_tool_json: str | None = None  # raw input JSON text for the last tool_use block
@@ -263,6 +270,7 @@ class FakeAnthropic:
         self.context_window: int | None = None
         self._arrivals = threading.Condition()
         self._stopping = threading.Event()  # wakes delayed and stalled handlers at close()
+        self._held: list[Reply] = []  # replies a stream waits on (hold_after_deltas): released at close()
         self._ids = itertools.count(1)
         self._server = _Server(self)
         self._wake_read, self._wake_write = socket.socketpair()
@@ -287,6 +295,9 @@ class FakeAnthropic:
         if self._stopping.is_set():
             return
         self._stopping.set()
+        with self._arrivals:
+            for reply in self._held:
+                reply.release.set()
         self._wake_write.send(b"x")  # stop accepting, at once
         self._serve_thread.join(SHUTDOWN_JOIN_SECONDS)
         handler_threads = self._server.abort_connections()
@@ -301,6 +312,15 @@ class FakeAnthropic:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def _hold(self, reply: Reply) -> bool:
+        """Wait until the test releases `reply`'s stream; False if the fake closed meanwhile."""
+        with self._arrivals:
+            self._held.append(reply)
+        reply.holding.set()
+        if not self._stopping.is_set():  # (else close() may have released the others before this one)
+            reply.release.wait(HOLD_SECONDS)
+        return not self._stopping.is_set()
 
     def _next_id(self, prefix: str) -> str:
         return f"{prefix}_fake{next(self._ids):04d}"
@@ -489,6 +509,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         events = stream_events(reply, request.model or "", self.server.fake._next_id("msg"))
+        deltas = 0
         for sent, (name, data) in enumerate(events):
             if sent == reply.error_event_after:
                 overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
@@ -503,7 +524,13 @@ class _Handler(BaseHTTPRequestHandler):
             if sent == reply.unknown_event_after:
                 self._write_chunk(encode_event(*_event("content_block_magic", index=0)))
             self._write_chunk(encode_event(name, data))
-            if name == "content_block_delta" and reply.delta_delay and stopping.wait(reply.delta_delay):
+            if name != "content_block_delta":
+                continue
+            deltas += 1
+            if reply.delta_delay and stopping.wait(reply.delta_delay):
+                self.close_connection = True
+                return
+            if deltas == reply.hold_after_deltas and not self.server.fake._hold(reply):
                 self.close_connection = True
                 return
         self._write_chunk(b"")  # the zero-length chunk ends the body

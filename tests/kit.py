@@ -89,6 +89,16 @@ def choose(*file_names: str, **kw: Any) -> Reply:
     return text_reply(f'{{"selected_memories": [{names}]}}', **kw)
 
 
+# A streamed reply that shows "tick tick tick" (three pieces), then waits until the test sets its
+# `release`: keys typed meanwhile are typed during the reply however slow the machine is (after
+# Terminal.type_and_wait_until_read). Released or not, it ends when the fake closes.
+HELD = {"chunk_size": 5, "hold_after_deltas": 3}
+
+
+def held_reply(text: str, **kw: Any) -> Reply:
+    return text_reply(text, **HELD, **kw)
+
+
 def memory_text(
     name: str = "a fact",
     description: str = "what it is for",

@@ -15,6 +15,7 @@ import pytest
 
 from tests.fake_api import (
     NO_REPLY_MESSAGE,
+    SHUTDOWN_JOIN_SECONDS,
     THREAD_NAME,
     FakeAnthropic,
     Reply,
@@ -261,6 +262,45 @@ def test_stalled_stream_is_ended_by_the_client_read_timeout(
 def test_stall_resumes_after_stall_seconds(fake_api: FakeAnthropic, connect: Connect) -> None:
     fake_api.stream_replies.append(text_reply("Hello", stall_after=3, stall_seconds=0.1))
     assert stream_final(connect())[1].content[0].text == "Hello"
+
+
+def test_a_held_stream_waits_after_its_deltas_until_released(
+    fake_api: FakeAnthropic, connect: Connect
+) -> None:
+    reply = text_reply("one two three", chunk_size=4, hold_after_deltas=2)
+    fake_api.stream_replies.append(reply)
+    with connect().messages.stream(**body(HELLO)) as stream:
+        texts = (event.delta.text for event in stream if event.type == "content_block_delta")
+        assert [next(texts), next(texts)] == ["one ", "two "]
+        assert reply.holding.wait(5)
+        assert not reply.release.is_set()  # nothing more comes until the test says so
+        reply.release.set()
+        assert "".join(texts) == "three"
+        assert stream.get_final_message().content[0].text == "one two three"
+
+
+def test_closing_the_fake_ends_a_held_stream_at_once() -> None:
+    fake = FakeAnthropic()
+    reply = text_reply("never finished", hold_after_deltas=1)
+    fake.stream_replies.append(reply)
+    client = make_client(fake)
+    failed: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            stream_final(client)
+        except (anthropic.APIError, httpx2.HTTPError) as error:
+            failed.append(error)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert reply.holding.wait(5)
+    started = time.monotonic()
+    fake.close()
+    reader.join(5)
+    client.close()
+    assert not reader.is_alive() and failed  # the stream was cut, not finished
+    assert time.monotonic() - started < SHUTDOWN_JOIN_SECONDS
 
 
 def test_unknown_event_type_does_not_break_the_stream(fake_api: FakeAnthropic, connect: Connect) -> None:

@@ -9,6 +9,7 @@ from mini_claude.config import project_memory_dir
 from mini_claude.pricing import PRICES_CHECKED
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import HELD, held_reply
 
 
 def test_streamed_reply_is_shown_and_the_prompt_returns(cli: Cli, api_env: FakeAnthropic) -> None:
@@ -71,7 +72,7 @@ def test_denied_permission_is_reported_to_the_model(
 def test_ctrl_c_mid_stream_then_another_message(cli: Cli, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.extend(
         [
-            text_reply("tick " * 300, chunk_size=5, delta_delay=0.02),
+            held_reply("tick " * 300),
             text_reply("Second answer."),
         ]
     )
@@ -188,14 +189,14 @@ def test_a_command_typed_before_the_prompt_appears_runs(cli: Cli) -> None:
 
 
 def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_env: FakeAnthropic) -> None:
-    api_env.stream_replies.extend(
-        [text_reply("tick " * 200, chunk_size=5, delta_delay=0.01), text_reply("Second answer.")]
-    )
+    held = held_reply("tick " * 200)
+    api_env.stream_replies.extend([held, text_reply("Second answer.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.submit("next question")
+        term.type_and_wait_until_read("next question\r")
+        held.release.set()
         reply = term.expect_prompt()  # typed keys are not echoed into the reply
         text, indicator = reply.rstrip().rsplit("\n", 1)  # the reply, then how full the context is
         assert "next question" not in reply and text.rstrip().endswith("tick")
@@ -208,14 +209,16 @@ def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_en
 def test_a_paste_during_a_reply_waits_whole_in_the_prompt_until_enter(
     cli: Cli, api_env: FakeAnthropic
 ) -> None:
-    api_env.stream_replies.extend(
-        [text_reply("tick " * 200, chunk_size=5, delta_delay=0.01), text_reply("Got the paste.")]
-    )
+    held = held_reply("tick " * 200)
+    api_env.stream_replies.extend([held, text_reply("Got the paste.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.type("first line\rsecond line")  # a paste with no final line end: not sent yet
+        term.type_and_wait_until_read(
+            "first line\rsecond line"
+        )  # a paste with no final line end: not sent yet
+        held.release.set()
         term.expect_prompt()
         term.submit("")
         term.expect("Got the paste.")
@@ -227,21 +230,14 @@ def test_a_paste_during_a_reply_waits_whole_in_the_prompt_until_enter(
 def test_a_message_typed_ahead_is_not_taken_as_a_permission_answer(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    api_env.stream_replies.extend(
-        [
-            tool_reply(
-                "write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="tick " * 150,
-                chunk_size=5, delta_delay=0.01,
-            ),
-            text_reply("Not written."),
-            text_reply("Second answer."),
-        ]
-    )  # fmt: skip
+    held = tool_reply("write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="tick " * 3, **HELD)
+    api_env.stream_replies.extend([held, text_reply("Not written."), text_reply("Second answer.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("write hello.txt")
         term.expect("tick tick")
-        term.submit("yes")  # typed during the reply: the next message, not the answer
+        term.type_and_wait_until_read("yes\r")  # typed during the reply: the next message, not the answer
+        held.release.set()
         term.expect(r"\[y\]es, \[a\]lways for this tool, \[n\]o:")
         term.submit("n")
         term.expect("Second answer.")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.ui.turn_keys import ESCAPE_WAIT_S
 from tests.cli_harness import Cli, colour_codes, strip_ansi
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.kit import wait_for_file
+from tests.kit import HELD, held_reply, wait_for_file
 
 ESC = "\x1b"
 QUESTION = r"\[y\]es, \[a\]lways for this tool, \[n\]o:"
-SLOW = {"chunk_size": 5, "delta_delay": 0.02}
 
 
 def sent_texts(api_env: FakeAnthropic) -> list[str]:
@@ -26,7 +26,7 @@ def sent_texts(api_env: FakeAnthropic) -> list[str]:
 
 
 def test_esc_mid_reply_stops_it_and_the_next_message_works(cli: Cli, api_env: FakeAnthropic) -> None:
-    api_env.stream_replies.extend([text_reply("tick " * 300, **SLOW), text_reply("Second answer.")])
+    api_env.stream_replies.extend([held_reply("tick " * 300), text_reply("Second answer.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
@@ -65,13 +65,12 @@ def test_esc_mid_tool_stops_the_command_and_its_line_says_so(
 
 
 def test_a_message_typed_before_esc_waits_in_the_prompt(cli: Cli, api_env: FakeAnthropic) -> None:
-    api_env.stream_replies.extend([text_reply("tick " * 300, **SLOW), text_reply("Got it.")])
+    api_env.stream_replies.extend([held_reply("tick " * 300), text_reply("Got it.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.type("my next question")
-        time.sleep(0.3)
+        term.type_and_wait_until_read("my next question")
         term.type(ESC)
         term.expect("Interrupted.")
         term.expect("my next question")  # back in the prompt, not sent
@@ -88,12 +87,15 @@ def test_a_message_typed_before_esc_waits_in_the_prompt(cli: Cli, api_env: FakeA
 def test_an_arrow_key_alt_key_or_paste_during_a_reply_is_not_an_interrupt(
     cli: Cli, api_env: FakeAnthropic, keys: str
 ) -> None:
-    api_env.stream_replies.append(text_reply("tick " * 60 + "THE END", **SLOW))
+    reply = held_reply("tick " * 60 + "THE END")
+    api_env.stream_replies.append(reply)
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.type(keys)
+        term.type_and_wait_until_read(keys)
+        time.sleep(4 * ESCAPE_WAIT_S)  # time enough for an Esc taken alone to stop the reply
+        reply.release.set()
         shown = term.expect("THE END")
         term.expect_prompt()
     assert "Interrupted." not in shown
@@ -166,22 +168,15 @@ def test_n_esc_and_ctrl_c_at_the_question_say_no_and_the_turn_goes_on(
 def test_keys_typed_during_the_reply_are_not_the_answer(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    api_env.stream_replies.extend(
-        [
-            tool_reply(
-                "write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="tick " * 100, **SLOW
-            ),
-            text_reply("Not written."),
-        ]
-    )
+    reply = tool_reply("write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="tick " * 3, **HELD)
+    api_env.stream_replies.extend([reply, text_reply("Not written.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("write hello.txt")
         term.expect("tick tick")
-        term.type("yes please")  # typed ahead: the start of the next message, not a "y"
+        term.type_and_wait_until_read("yes please")  # typed ahead: the start of the next message, not a "y"
+        reply.release.set()
         term.expect(QUESTION)
-        time.sleep(0.3)
-        assert not (project_dir / "hello.txt").exists()
         term.type("n")
         term.expect("Not written.")
         term.expect("yes please")  # waiting in the next prompt

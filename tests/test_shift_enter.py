@@ -4,7 +4,6 @@ into the message and the second sent it."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,8 @@ import pytest
 from mini_claude.config import project_memory_dir
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
-from tests.kit import memory_text, seed_memories
-from tests.test_repl_keys import SLOW, sent_texts
+from tests.kit import held_reply, memory_text, seed_memories
+from tests.test_repl_keys import sent_texts
 
 CSI_U, MODIFY_OTHER_KEYS = "\x1b[13;2u", "\x1b[27;2;13~"
 
@@ -22,9 +21,7 @@ def test_shift_enter_in_either_encoding_is_a_line_break(cli: Cli, api_env: FakeA
     api_env.stream_replies.append(text_reply("Three lines."))
     with cli.terminal() as term:
         term.wait_until_ready()
-        term.type(f"line one{CSI_U}line two{MODIFY_OTHER_KEYS}")
-        time.sleep(0.3)
-        assert sent_texts(api_env) == []  # modifyOtherKeys' Shift+Enter no longer sends
+        term.type(f"line one{CSI_U}line two{MODIFY_OTHER_KEYS}")  # (sent, it would take the reply)
         term.submit("line three")
         shown = term.expect("Three lines.")
         term.expect_prompt()
@@ -36,16 +33,16 @@ def test_shift_enter_in_either_encoding_is_a_line_break(cli: Cli, api_env: FakeA
 def test_shift_enter_typed_during_a_reply_is_a_line_break_in_the_next_prompt(
     cli: Cli, api_env: FakeAnthropic, shift_enter: str
 ) -> None:
-    api_env.stream_replies.extend([text_reply("tick " * 40 + "END", **SLOW), text_reply("Got both lines.")])
+    reply = held_reply("tick " * 40 + "END")
+    api_env.stream_replies.extend([reply, text_reply("Got both lines.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.type(f"first{shift_enter}second")  # typed ahead, not sent: no Enter yet
+        term.type_and_wait_until_read(f"first{shift_enter}second")  # typed ahead, not sent: no Enter yet
+        reply.release.set()
         term.expect("END")
-        term.expect("second")
-        time.sleep(0.3)
-        assert sent_texts(api_env) == ["count slowly"]
+        term.expect("second")  # (sent, it would take the next reply)
         term.submit("")
         term.expect("Got both lines.")
     assert sent_texts(api_env) == ["count slowly", "first\nsecond"]

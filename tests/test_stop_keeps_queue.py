@@ -10,26 +10,23 @@ import pytest
 
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
-from tests.test_repl_keys import ESC, SLOW, sent_texts
+from tests.kit import held_reply
+from tests.test_repl_keys import ESC, sent_texts
 
-SETTLE_S = 0.5  # long enough for a message sent by mistake to reach the server
+SETTLE_S = 0.5  # long enough for a command run by mistake to end the program
 
 
 @pytest.mark.parametrize("stop", [ESC, "\x03"], ids=["esc", "ctrl-c"])
 def test_a_queued_message_comes_back_unsent_after_a_stop(cli: Cli, api_env: FakeAnthropic, stop: str) -> None:
-    api_env.stream_replies.extend([text_reply("tick " * 300, **SLOW), text_reply("Edited one answered.")])
+    api_env.stream_replies.extend([held_reply("tick " * 300), text_reply("Edited one answered.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.submit("first line")  # queued: Enter while the reply streams
-        term.submit("second line")
-        time.sleep(0.3)
+        term.type_and_wait_until_read("first line\rsecond line\r")  # queued: Enter while it streams
         term.type(stop)
         term.expect("Interrupted.")
-        term.expect("second line")  # back in the prompt
-        time.sleep(SETTLE_S)
-        assert sent_texts(api_env) == ["count slowly"]  # not sent by itself
+        term.expect("second line")  # back in the prompt (sent by itself, it would take the reply)
         term.submit(" edited")  # the text is there to edit: typing goes on at its end
         term.expect("Edited one answered.")
         term.expect_prompt()
@@ -37,13 +34,12 @@ def test_a_queued_message_comes_back_unsent_after_a_stop(cli: Cli, api_env: Fake
 
 
 def test_a_queued_command_is_not_run_after_a_stop(cli: Cli, api_env: FakeAnthropic) -> None:
-    api_env.stream_replies.append(text_reply("tick " * 300, **SLOW))
+    api_env.stream_replies.append(held_reply("tick " * 300))
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.submit("/exit")
-        time.sleep(0.3)
+        term.type_and_wait_until_read("/exit\r")
         term.type(ESC)
         term.expect("Interrupted.")
         term.expect("/exit")
@@ -54,14 +50,14 @@ def test_a_queued_command_is_not_run_after_a_stop(cli: Cli, api_env: FakeAnthrop
 
 
 def test_without_a_stop_a_queued_message_is_sent_after_the_reply(cli: Cli, api_env: FakeAnthropic) -> None:
-    api_env.stream_replies.extend(
-        [text_reply("tick " * 40 + "END", **SLOW), text_reply("Queued one answered.")]
-    )
+    reply = held_reply("tick " * 40 + "END")
+    api_env.stream_replies.extend([reply, text_reply("Queued one answered.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.submit("next question")
+        term.type_and_wait_until_read("next question\r")
+        reply.release.set()
         term.expect("Queued one answered.")
         term.expect_prompt()
     assert sent_texts(api_env) == ["count slowly", "next question"]

@@ -14,11 +14,13 @@ import pytest
 
 from mini_claude.config import project_memory_dir
 from mini_claude.ui.mentions import attach, find_mentions
+from mini_claude.ui.turn_keys import ESCAPE_WAIT_S
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
+from tests.kit import held_reply
 
 CLOSERS = ["</attached-file>", "< /Attached-File >", "</shell-output>", "</ATTACHED-FILE\n>"]
 
@@ -147,16 +149,16 @@ def test_a_hostile_side_answer_stays_inside_the_memory_folder(
 
 @case("terminal", "an Esc inside a bracketed paste during a reply, even as its last byte: not an interrupt")
 def test_an_esc_inside_a_paste_is_text(cli: Cli, api_env: FakeAnthropic) -> None:
-    api_env.stream_replies.extend(
-        [text_reply("tick " * 60 + "THE END", chunk_size=5, delta_delay=0.02), text_reply("Pasted.")]
-    )
+    held = held_reply("tick " * 60 + "THE END")
+    api_env.stream_replies.extend([held, text_reply("Pasted.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.type("\x1b[200~pasted\x1b")  # the paste's end arrives later
-        time.sleep(0.3)
-        term.type("\x1b[201~")
+        term.type_and_wait_until_read("\x1b[200~pasted\x1b")  # the paste's end arrives later
+        time.sleep(4 * ESCAPE_WAIT_S)  # time enough for an Esc taken alone to stop the reply
+        term.type_and_wait_until_read("\x1b[201~")
+        held.release.set()
         shown = term.expect("THE END")
         term.expect_prompt()
     assert "Interrupted." not in shown
