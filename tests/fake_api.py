@@ -68,9 +68,11 @@ class Reply:
     drop_after: int | None = None
     stall_after: int | None = None
     stall_seconds: float = 30.0
-    # After this many content_block_delta events the stream waits until the test sets `release`
-    # (or the fake closes), `holding` set meanwhile: a reply still on its way for as long as the
-    # test needs, to act during it without timing anything.
+    # Until the test sets `release` (or the fake closes), `holding` set meanwhile, the reply waits:
+    # `held`, before it begins (its status line); with hold_after_deltas, after that many
+    # content_block_delta events. A reply still on its way for as long as the test needs, to act
+    # during it without timing anything.
+    held: bool = False
     hold_after_deltas: int | None = None
     holding: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
     release: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
@@ -432,7 +434,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "invalid_request_error", message, request_id)
         elif reply is None:
             self._send_error(500, "api_error", NO_REPLY_MESSAGE, request_id)
-        elif fake._stopping.wait(reply.delay):
+        elif (reply.held and not fake._hold(reply)) or fake._stopping.wait(reply.delay):
             self.close_connection = True
         elif reply.status != 200:
             error_type = reply.error_type or ERROR_TYPES.get(reply.status, "api_error")

@@ -301,7 +301,10 @@ def test_a_second_too_long_answer_ends_the_turn_with_an_error_not_a_loop(
 def test_prompt_too_long_when_the_summary_also_fails(harness: Harness, api_env: FakeAnthropic) -> None:
     talk(harness, api_env, "one")
     api_env.stream_replies.extend(
-        [error_reply(400, error_type="invalid_request_error", message=TOO_LONG), *[error_reply(500)] * 3]
+        [
+            error_reply(400, error_type="invalid_request_error", message=TOO_LONG),
+            *[error_reply(500, retry_after=0.01)] * 3,
+        ]
     )
 
     ended = harness.turn("two")
@@ -320,7 +323,7 @@ def test_a_failed_summary_call_leaves_the_conversation_as_it_was(
 ) -> None:
     talk(harness, api_env, "one", "two", "three")
     before = copy.deepcopy(harness.session.agent.messages)
-    api_env.stream_replies.extend([error_reply(500)] * 3)  # the SDK retries twice
+    api_env.stream_replies.extend([error_reply(500, retry_after=0.01)] * 3)  # the SDK retries twice
     harness.events.clear()
 
     assert harness.session.agent.compact() is None

@@ -142,13 +142,15 @@ def test_a_settled_drafts_memories_are_ready_when_the_message_is_sent(
 def test_a_draft_still_running_at_send_is_adopted_not_repeated(
     recall: MemoryRecall, api_env: FakeAnthropic, deploys: str
 ) -> None:
-    api_env.plain_replies.append(choose(deploys, delay=0.5))
+    draft_answer = choose(deploys, held=True)
+    api_env.plain_replies.append(draft_answer)
 
     recall.start_draft(DRAFT)
     api_env.wait_for_requests(1)
     recall.start(SENT)
 
     assert recall.take_ready() is None  # never waits
+    draft_answer.release.set()
     assert wait_for_recalls()
     recalled = recall.take_ready()
     assert recalled is not None and recalled.file_names == [deploys]
@@ -214,12 +216,14 @@ def test_a_failed_draft_recall_stands_for_nothing(
 def test_a_draft_recall_that_fails_after_enter_is_replaced_by_the_messages_own(
     recall: MemoryRecall, api_env: FakeAnthropic, deploys: str
 ) -> None:
-    api_env.plain_replies.extend([error_reply(529, delay=0.4), choose(deploys)])
+    draft_failure = error_reply(529, held=True)
+    api_env.plain_replies.extend([draft_failure, choose(deploys)])
 
     recall.start_draft(DRAFT)
     api_env.wait_for_requests(1)
     recall.start(SENT)  # adopted while still running: no recall of its own yet
     assert len(side_queries(api_env)) == 1
+    draft_failure.release.set()
 
     assert wait_for_recalls()
     assert wait_for_recalls()  # the message's own, started when the adopted one failed
@@ -235,7 +239,8 @@ def test_a_settled_draft_recall_survives_a_newer_draft_still_running_at_enter(
         name="prod access", description="who may deploy to prod", memory_type="project", body="Ops only.\n"
     ).path.name
     longer = DRAFT + " to prod safely"
-    api_env.plain_replies.extend([choose(deploys), choose(prod, delay=0.5)])
+    newer_answer = choose(prod, held=True)
+    api_env.plain_replies.extend([choose(deploys), newer_answer])
 
     recall.start_draft(DRAFT)
     assert wait_for_recalls()
@@ -245,6 +250,7 @@ def test_a_settled_draft_recall_survives_a_newer_draft_still_running_at_enter(
 
     first = recall.take_ready()  # what the message's first request gets: the settled draft's
     assert first is not None and first.file_names == [deploys]
+    newer_answer.release.set()
     assert wait_for_recalls()
     later = recall.take_ready()  # the newer draft, adopted: by the usual poll
     assert later is not None and later.file_names == [prod]
@@ -257,7 +263,8 @@ def test_a_settled_draft_the_message_edited_away_is_not_injected(
     rollbacks = store.save(
         name="rollbacks", description="how to roll back", memory_type="project", body="Use the button.\n"
     ).path.name
-    api_env.plain_replies.extend([choose(deploys), choose(rollbacks, delay=0.3)])
+    newer_answer = choose(rollbacks, held=True)
+    api_env.plain_replies.extend([choose(deploys), newer_answer])
 
     recall.start_draft(DRAFT)
     assert wait_for_recalls()
@@ -266,6 +273,7 @@ def test_a_settled_draft_the_message_edited_away_is_not_injected(
     recall.start("how do we roll back the payments service?")
 
     assert recall.take_ready() is None  # the settled draft is not what was sent
+    newer_answer.release.set()
     assert wait_for_recalls()
     later = recall.take_ready()
     assert later is not None and later.file_names == [rollbacks]
@@ -288,7 +296,8 @@ def test_a_draft_the_user_did_not_send_is_never_injected(
 def test_one_draft_recall_at_a_time_and_the_newest_draft_waits(
     recall: MemoryRecall, api_env: FakeAnthropic, deploys: str
 ) -> None:
-    api_env.plain_replies.extend([choose(deploys, delay=0.4), choose(deploys), choose(deploys)])
+    first_answer = choose(deploys, held=True)
+    api_env.plain_replies.extend([first_answer, choose(deploys), choose(deploys)])
 
     recall.start_draft("how do we deploy")
     api_env.wait_for_requests(1)
@@ -296,6 +305,7 @@ def test_one_draft_recall_at_a_time_and_the_newest_draft_waits(
     recall.start_draft("how do we deploy the payments")
     recall.start_draft(DRAFT)  # replaces the waiting one
     assert len(side_queries(api_env)) == 1  # the first is still running
+    first_answer.release.set()
     assert wait_for_recalls()
     assert wait_for_recalls()  # the waiting draft runs after it
 

@@ -279,6 +279,20 @@ def test_a_held_stream_waits_after_its_deltas_until_released(
         assert stream.get_final_message().content[0].text == "one two three"
 
 
+def test_a_held_reply_is_answered_once_released(fake_api: FakeAnthropic, connect: Connect) -> None:
+    reply = text_reply("at last", held=True)
+    fake_api.plain_replies.append(reply)
+    answers: list[str] = []
+    asking = threading.Thread(target=lambda: answers.append(connect().messages.create(**body(HELLO))))
+    asking.start()
+    assert reply.holding.wait(5)
+    asking.join(0.2)
+    assert asking.is_alive() and not answers  # no answer until the test says so
+    reply.release.set()
+    asking.join(5)
+    assert [answer.content[0].text for answer in answers] == ["at last"]
+
+
 def test_closing_the_fake_ends_a_held_stream_at_once() -> None:
     fake = FakeAnthropic()
     reply = text_reply("never finished", hold_after_deltas=1)

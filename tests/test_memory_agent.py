@@ -61,19 +61,16 @@ def test_a_question_recalls_a_memory_into_the_same_turn(
 def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn(
     harness: Harness, api_env: FakeAnthropic, deploys: Path
 ) -> None:
-    api_env.plain_replies.append(choose(deploys.name, delay=2.0))
+    side_answer = choose(deploys.name, held=True)  # answered only once the turn is over
+    api_env.plain_replies.append(side_answer)
     api_env.stream_replies.append(text_reply("Let me think about deploys."))
 
     harness.turn(QUESTION)
-    turn_ended = time.monotonic()
 
     api_env.wait_for_requests(2)  # the side query may even be sent after the turn is over
-    [side_query] = side_queries(api_env)
     [first] = main_calls(api_env)
-    assert first.received_at < side_query.received_at + 1.0  # long before the side model answers
-    assert turn_ended < side_query.received_at + 2.0  # the turn did not wait for the answer
     assert reminders_in(first) == []
-
+    side_answer.release.set()
     assert wait_for_recalls()  # the recall settles after the turn's last call
     api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
     api_env.stream_replies.append(text_reply("They go out on Thursdays."))

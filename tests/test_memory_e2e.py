@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.config import log_file, project_memory_dir
-from tests.cli_harness import Cli
+from tests.cli_harness import TIMEOUT, Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, reminders_in, side_queries, system_text, wait_for_log_line
 
@@ -60,20 +60,20 @@ def test_session_one_saves_a_memory_and_session_two_recalls_it(
     # Session 2: the index is in the system prompt, a side query picks the memory, and a later
     # request of the same turn carries it in a <system-reminder>.
     api_env.requests.clear()
-    api_env.plain_replies.append(
-        text_reply(
-            'Sure:\n```json\n{"selected_memories": ["user_user_is_a_data_scientist.md"]}\n```', delay=0.2
-        )
-    )
+    chosen = 'Sure:\n```json\n{"selected_memories": ["user_user_is_a_data_scientist.md"]}\n```'
+    side_answer = text_reply(chosen, held=True)  # once the turn's first call is in
+    first_answer = tool_reply("list_files", {"pattern": "*"}, held=True)  # once recall has chosen
+    api_env.plain_replies.append(side_answer)
     api_env.stream_replies.extend(
-        [
-            tool_reply("list_files", {"pattern": "*"}, delay=2.0),
-            text_reply("Here is a pandas-friendly explanation of Django models."),
-        ]
+        [first_answer, text_reply("Here is a pandas-friendly explanation of Django models.")]
     )
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("explain how Django models work for me")
+        assert first_answer.holding.wait(TIMEOUT) and side_answer.holding.wait(TIMEOUT)
+        side_answer.release.set()
+        wait_for_log_line(log_file(), "memory recall chose ['user_user_is_a_data_scientist.md']")
+        first_answer.release.set()
         term.expect("pandas-friendly explanation")
         term.expect_prompt()
         term.submit("/memory recalled")
@@ -115,13 +115,15 @@ def test_a_late_recall_is_injected_before_the_next_turns_first_call(
 ) -> None:
     memory_dir.mkdir(parents=True)
     (memory_dir / "user_role.md").write_text(ROLE_MEMORY)
-    api_env.plain_replies.append(text_reply('{"selected_memories": ["user_role.md"]}', delay=1.0))
+    side_answer = text_reply('{"selected_memories": ["user_role.md"]}', held=True)  # after the turn
+    api_env.plain_replies.append(side_answer)
     api_env.stream_replies.extend([text_reply("Quick first answer."), text_reply("Second answer.")])
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("what should I learn first?")
         term.expect("Quick first answer.")
         term.expect_prompt()
+        side_answer.release.set()
         wait_for_log_line(log_file(), "memory recall chose ['user_role.md']")  # settled after the turn
         term.submit("ok")
         term.expect("Second answer.")

@@ -4,20 +4,22 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
+from mini_claude.config import log_file, project_memory_dir
 from mini_claude.memory import folder
 from mini_claude.memory.listing import list_lines
 from mini_claude.memory.recall_history import HISTORY_FILE, RecallHistory
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
-from tests.kit import choose, main_calls, memory_text, seed_memories, side_queries
+from tests.kit import choose, main_calls, memory_text, seed_memories, wait_for_log_line
 
 DAY = 86_400
 
@@ -130,6 +132,22 @@ def test_an_unused_memory_needs_a_history_that_covers_the_90_days(memory_dir: Pa
     assert not snapshot.unused_for_long("project_a.md", now - 5 * DAY, now)  # saved recently
 
 
+def lock_is_waited_for(lock_file: Path) -> bool:
+    """Whether a process is blocked taking `lock_file`'s lock (a "->" line of /proc/locks)."""
+    inode = os.stat(lock_file).st_ino
+    with open("/proc/locks") as locks:
+        return any(" -> " in line and line.split()[6].endswith(f":{inode}") for line in locks)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_print_mode_counts_its_recall_though_it_exits_while_another_session_holds_the_lock(
     api_env: FakeAnthropic, project_dir: Path, memory_dir: Path
 ) -> None:
@@ -139,10 +157,11 @@ def test_print_mode_counts_its_recall_though_it_exits_while_another_session_hold
     )
     (project_dir / "deploy.sh").write_text("echo deploy\n")
     holders: list[threading.Thread] = []
+    waited: list[bool] = []
 
-    def hold_the_lock(seconds: float) -> None:  # another session saving a memory, say
+    def hold_the_lock() -> None:  # another session saving a memory, say, until the count waits
         with folder.exclusive_lock(memory_dir):
-            time.sleep(seconds)
+            waited.append(wait_until(lambda: lock_is_waited_for(memory_dir / folder.LOCK_FILE)))
 
     def script(request: RecordedRequest) -> Reply | None:
         if not request.stream:
@@ -150,12 +169,9 @@ def test_print_mode_counts_its_recall_though_it_exits_while_another_session_hold
         if len(request.messages) > 1:
             return text_reply("On Thursdays.")  # the reply that ends the run: it exits right after
         # The first call is answered once the recall has been (so it lands in the second call),
-        # and from then on the folder is locked for a second: the count waits for it.
-        deadline = time.monotonic() + 10
-        while not side_queries(api_env) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.3)
-        holders.append(threading.Thread(target=hold_the_lock, args=(1.0,)))
+        # and from then on the folder is locked until the count at the exit waits for it.
+        wait_for_log_line(log_file(), "memory recall chose ['project_deploys.md']")
+        holders.append(threading.Thread(target=hold_the_lock))
         holders[-1].start()
         return tool_reply("read_file", {"file_path": "deploy.sh"})
 
@@ -164,6 +180,7 @@ def test_print_mode_counts_its_recall_though_it_exits_while_another_session_hold
     for holder in holders:
         holder.join()
 
+    assert waited == [True]
     assert result.returncode == 0, result.stderr
     assert "On Thursdays." in result.stdout and len(main_calls(api_env)) == 2
     saved = json.loads((memory_dir / HISTORY_FILE).read_text())

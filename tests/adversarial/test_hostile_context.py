@@ -159,7 +159,9 @@ def test_errors_that_only_look_too_long(
 ) -> None:
     talk(harness, api_env, "one")
     sent = len(api_env.requests)
-    api_env.stream_replies.extend([error_reply(status, error_type=error_type, message=message)] * 3)
+    api_env.stream_replies.extend(
+        [error_reply(status, error_type=error_type, message=message, retry_after=0.01)] * 3
+    )
 
     ended = harness.turn("two")
 
