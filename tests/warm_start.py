@@ -375,8 +375,28 @@ def become_a_python(request: dict, fds: list[int]) -> None:
     _exit_as_the_interpreter_would(code)
 
 
+def exit_if_abandoned_while(work: Callable[[], None]) -> None:
+    """Run `work` (the preload) and end the process meanwhile if its launcher goes: nothing is
+    written to stdin, so readable means closed. An import that hangs (a test's sitecustomize,
+    say) would otherwise leave a server that never reaches `serve`, the only other place looking."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if select.select([sys.stdin], [], [], POLL_SECONDS)[0]:
+                os._exit(0)
+
+    watcher = threading.Thread(target=watch, name="launcher-watch", daemon=True)
+    watcher.start()
+    try:
+        work()
+    finally:
+        done.set()
+        watcher.join()  # no thread left when the children are forked
+
+
 if __name__ == "__main__":
-    preload(for_workers="--workers" in sys.argv)
+    exit_if_abandoned_while(lambda: preload(for_workers="--workers" in sys.argv))
     # What the imports made is never collected: without this, each child's collections (the last
     # one at exit most of all) touch every object and copy the whole heap, about a second each.
     gc.freeze()
