@@ -129,6 +129,19 @@ def warm_first_use_caches() -> None:
             (prompts.load_toml if path.suffix == ".toml" else prompts.load)(path.name)
     untrusted.visible_text("preload")  # compiles the terminal filter's patterns
     _warm_sdk_validators()
+    _warm_prompt_toolkit()
+
+
+def _warm_prompt_toolkit() -> None:
+    """A prompt answered once: prompt-toolkit memoizes what its key bindings' filters combine to
+    and how keys parse, a tenth of each REPL child's CPU otherwise (none of it tied to a terminal)."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    with create_pipe_input() as keys:
+        keys.send_text("preload\r")
+        PromptSession(input=keys, output=DummyOutput()).prompt("> ")
 
 
 def _warm_sdk_validators() -> None:
