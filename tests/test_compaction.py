@@ -351,7 +351,7 @@ def test_ctrl_c_during_compaction_cancels_it_and_loses_nothing(
 ) -> None:
     talk(harness, api_env, "one", "two", "three")
     before = copy.deepcopy(harness.session.agent.messages)
-    api_env.stream_replies.append(text_reply(SUMMARY, delay=5))
+    api_env.stream_replies.append(text_reply(SUMMARY, held=True))  # no summary before the Ctrl+C
     harness.events.clear()
 
     with ctrl_c_after(0.3):

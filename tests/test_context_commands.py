@@ -80,7 +80,7 @@ def test_compact_in_the_repl_shows_the_spinner_the_sizes_and_the_summary(
         [
             text_reply("One.", usage={"input_tokens": 50_000}),
             text_reply("Two.", usage={"input_tokens": 90_000}),
-            text_reply(SUMMARY, delay=0.5),
+            summary := text_reply(SUMMARY, held=True),
             text_reply("Three."),
         ]
     )
@@ -92,6 +92,7 @@ def test_compact_in_the_repl_shows_the_spinner_the_sizes_and_the_summary(
             term.expect_prompt()
         term.submit("/compact the parser")
         term.expect("Compacting…")
+        summary.release.set()
         shown = term.expect(r"Summary:")
         assert "Compacted the conversation: ~90k → ~" in shown
         assert "a summary now stands for its first 2 messages" in shown

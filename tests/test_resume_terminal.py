@@ -16,7 +16,7 @@ from mini_claude.config import memory_project_root, project_sessions_dir
 from mini_claude.sessions.loader import load_transcript
 from mini_claude.sessions.transcript import TranscriptWriter
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, Reply, text_reply, tool_reply
 from tests.kit import wait_for_file
 
 UP, DOWN, ESC = "\x1b[A", "\x1b[B", "\x1b"
@@ -231,12 +231,17 @@ def test_the_list_and_the_resumed_screen_show_what_the_user_typed(
     assert "!echo some output · why does this fail?" in listed
 
 
+def long_story() -> Reply:
+    """Three pieces of a reply, then no more until the fake closes: a kill lands mid-reply."""
+    return text_reply("streamed " * 200 + "THE END", chunk_size=9, hold_after_deltas=3)
+
+
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
 def test_a_terminal_closed_or_a_kill_mid_reply_keeps_what_was_streamed(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path, signum: int, status: int
 ) -> None:
     """As Ctrl+C does: the reply so far is saved, then the program exits (128 + the signal)."""
-    api_env.stream_replies.append(text_reply("streamed " * 200 + "THE END", delta_delay=0.05, chunk_size=9))
+    api_env.stream_replies.append(long_story())
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("tell me a long story")
@@ -257,13 +262,12 @@ def test_a_terminal_closed_or_a_kill_mid_reply_keeps_what_was_streamed(
 def test_a_kill_mid_reply_in_print_mode_keeps_what_was_streamed(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    api_env.stream_replies.append(text_reply("streamed " * 200 + "THE END", delta_delay=0.05, chunk_size=9))
+    reply = long_story()
+    api_env.stream_replies.append(reply)
     process = cli.start("-p", "tell me a long story", stdin=subprocess.DEVNULL)
     folder = project_sessions_dir(project_dir)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and not any(api_env.requests):
-        time.sleep(0.05)
-    time.sleep(1)  # a part of the reply has streamed
+    assert reply.holding.wait(15)  # part of the reply is sent, and the rest waits
+    time.sleep(0.3)  # for the program to read what was sent (print mode shows nothing before the end)
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=15) == 143
 
