@@ -43,7 +43,7 @@ ERROR_TYPES = {
     529: "overloaded_error",
 }
 SHUTDOWN_JOIN_SECONDS = 2.0
-HOLD_SECONDS = 60.0  # a held stream a test forgot to release ends, and so does the test
+HOLD_SECONDS = 60.0  # a held reply a test forgot to release goes on, and so does the test
 THREAD_NAME = "fake-anthropic"
 SseEvent = tuple[str, dict[str, Any]]
 
@@ -272,7 +272,7 @@ class FakeAnthropic:
         self.context_window: int | None = None
         self._arrivals = threading.Condition()
         self._stopping = threading.Event()  # wakes delayed and stalled handlers at close()
-        self._held: list[Reply] = []  # replies a stream waits on (hold_after_deltas): released at close()
+        self._held: list[Reply] = []  # replies waiting for their `release`: released at close()
         self._ids = itertools.count(1)
         self._server = _Server(self)
         self._wake_read, self._wake_write = socket.socketpair()
@@ -316,7 +316,8 @@ class FakeAnthropic:
         self.close()
 
     def _hold(self, reply: Reply) -> bool:
-        """Wait until the test releases `reply`'s stream; False if the fake closed meanwhile."""
+        """Wait until the test releases `reply` (held, or at hold_after_deltas); False if the fake
+        closed meanwhile."""
         with self._arrivals:
             self._held.append(reply)
         reply.holding.set()
