@@ -12,7 +12,6 @@ import struct
 import subprocess
 import sys
 import termios
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import IO, Any
 
 import pexpect
 
+from tests.kit import wait_until
 from tests.warm_client import WarmPopen, open_terminal, warm_starter
 from tests.warm_start import limit_file_size
 
@@ -84,17 +84,19 @@ class Terminal:
         try:
             before = _bytes_read(self.child.pid)
             self.child.send(text)
-            deadline = time.monotonic() + timeout
-            while True:
-                read = _bytes_read(self.child.pid) - before
-                line_mode = termios.tcgetattr(terminal)[3] & termios.ICANON
+
+            line_mode, read = False, 0
+
+            def all_read() -> bool:
+                nonlocal line_mode, read
+                line_mode = bool(termios.tcgetattr(terminal)[3] & termios.ICANON)
                 unread = struct.unpack("i", fcntl.ioctl(terminal, termios.FIONREAD, bytes(4)))[0]
-                if read >= len(text.encode()) and not unread and not line_mode:
-                    return
-                if time.monotonic() > deadline:
-                    why = "its terminal is in line mode" if line_mode else f"{read} bytes read"
-                    raise AssertionError(f"{timeout:g} s passed and the program has not read {text!r}: {why}")
-                time.sleep(KEYS_READ_POLL_SECONDS)
+                read = _bytes_read(self.child.pid) - before
+                return read >= len(text.encode()) and not unread and not line_mode
+
+            if not wait_until(all_read, timeout, KEYS_READ_POLL_SECONDS):
+                why = "its terminal is in line mode" if line_mode else f"{read} bytes read"
+                raise AssertionError(f"{timeout:g} s passed and the program has not read {text!r}: {why}")
         finally:
             os.close(terminal)
 

@@ -10,7 +10,7 @@ import os
 import signal
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,14 +118,21 @@ def seed_memories(memory_dir: Path, files: dict[str, str]) -> MemoryStore:
     return store
 
 
+def wait_until(condition: Callable[[], bool], timeout: float = 15, poll: float = 0.02) -> bool:
+    """Whether `condition()` came true within `timeout` seconds (what another process or thread
+    does, seen from outside: a file, a log line, a lock it waits for)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(poll)
+    return True
+
+
 def wait_for_log_line(path: Path, text: str, timeout: float = 15) -> None:
     """`text` appears in the debug log at `path` (a program in another process said it is done)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and text in path.read_text(errors="replace"):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{text!r} never appeared in {path}")
+    if not wait_until(lambda: path.exists() and text in path.read_text(errors="replace"), timeout, 0.05):
+        raise AssertionError(f"{text!r} never appeared in {path}")
 
 
 class TookTooLong(BaseException):
@@ -151,10 +158,7 @@ def must_finish_within(seconds: int) -> Iterator[None]:
 
 def wait_for_file(path: Path, timeout: float = 15) -> None:
     """`path` exists (a program in another process made it, such as a command's "started" marker)."""
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
+    assert wait_until(path.exists, timeout), f"{path} never appeared"
 
 
 def mode(path: Path) -> int:

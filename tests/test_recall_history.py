@@ -7,7 +7,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from mini_claude.memory.recall_history import HISTORY_FILE, RecallHistory
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
-from tests.kit import choose, main_calls, memory_text, seed_memories, wait_for_log_line
+from tests.kit import choose, main_calls, memory_text, seed_memories, wait_for_log_line, wait_until
 
 DAY = 86_400
 
@@ -137,15 +136,6 @@ def lock_is_waited_for(lock_file: Path) -> bool:
     inode = os.stat(lock_file).st_ino
     with open("/proc/locks") as locks:
         return any(" -> " in line and line.split()[6].endswith(f":{inode}") for line in locks)
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_print_mode_counts_its_recall_though_it_exits_while_another_session_holds_the_lock(

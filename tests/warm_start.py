@@ -392,20 +392,21 @@ def exit_if_abandoned_while(work: Callable[[], None]) -> None:
     """Run `work` (the preload) and end the process meanwhile if its launcher goes: nothing is
     written to stdin, so readable means closed. An import that hangs (a test's sitecustomize,
     say) would otherwise leave a server that never reaches `serve`, the only other place looking."""
-    done = threading.Event()
+    done_read, done_write = os.pipe()
 
     def watch() -> None:
-        while not done.is_set():
-            if select.select([sys.stdin], [], [], POLL_SECONDS)[0]:
-                os._exit(0)
+        if sys.stdin in select.select([sys.stdin, done_read], [], [])[0]:
+            os._exit(0)
 
     watcher = threading.Thread(target=watch, name="launcher-watch", daemon=True)
     watcher.start()
     try:
         work()
     finally:
-        done.set()
+        os.write(done_write, b"x")  # wakes the watch at once: serving starts without a delay
         watcher.join()  # no thread left when the children are forked
+        os.close(done_read)
+        os.close(done_write)
 
 
 if __name__ == "__main__":
