@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from mini_claude import __version__
-from mini_claude.config import (
+from mini_claude.core.config import (
     PERMISSION_MODE_ALIASES,
     PERMISSION_MODES,
     ConfigError,
@@ -188,11 +188,11 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> S
             plain=options.plain,
         )
     except ConfigError as error:
-        from mini_claude.untrusted import visible_text
+        from mini_claude.core.untrusted import visible_text
 
         # One line: the usage would bury a setting's fix; it quotes values from the environment.
         parser.exit(2, f"{parser.prog}: error: {visible_text(str(error))}\n")
-    from mini_claude.logging_setup import setup_logging
+    from mini_claude.core.debug_log import setup_logging
 
     warning = setup_logging()
     if warning is not None:
@@ -207,23 +207,23 @@ def _run_command(
         parser.error(f"-c and -r continue a conversation; they do not go with `{command.command}`")
     settings = _settings(parser, options)
     if command.command == "memory" and command.action in ("tidy", "undo"):
-        from mini_claude.ui.tidy_cli import run_tidy_command, run_undo_command
+        from mini_claude.ui.subcommands.tidy import run_tidy_command, run_undo_command
 
         if command.action == "undo":
             return run_undo_command(settings)
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
     if command.command == "memory":
-        from mini_claude.ui.memory_cli import run_memory_command
+        from mini_claude.ui.subcommands.memory import run_memory_command
 
         action, name = command.action or "list", getattr(command, "name", None)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
-    from mini_claude.ui.sessions_cli import run_sessions_command
+    from mini_claude.ui.subcommands.sessions import run_sessions_command
 
     return run_sessions_command(settings, command.action or "list")
 
 
 def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None) -> int:
-    from mini_claude.interrupts import Terminated
+    from mini_claude.core.interrupts import Terminated
 
     try:
         return _run_conversation(parser, options, prompt)
@@ -234,7 +234,7 @@ def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, pr
 def _run_conversation(
     parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None
 ) -> int:
-    from mini_claude.resume import ResumeRequest
+    from mini_claude.app.resume import ResumeRequest
 
     print_mode = options.print_mode or not sys.stdin.isatty()
     if options.output_format and not print_mode:
@@ -242,9 +242,9 @@ def _run_conversation(
     settings = _settings(parser, options)
     resume = ResumeRequest(latest=options.latest, query=options.resume)
     if print_mode:
-        from mini_claude.ui.print_mode import run_print_mode
+        from mini_claude.ui.print.print_mode import run_print_mode
 
         return run_print_mode(settings, prompt, resume, output_format=options.output_format or "text")
-    from mini_claude.ui.repl import run_repl
+    from mini_claude.ui.repl.repl import run_repl
 
     return run_repl(settings, resume, first_message=prompt)

@@ -11,10 +11,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from mini_claude.config import load_settings
-from mini_claude.events import Event, TextDelta, ToolFinished, ToolStarted, TurnEnded
-from mini_claude.permissions import PermissionRequest
-from mini_claude.session import Session, build_session
+from mini_claude.app.session import Session, build_session
+from mini_claude.core.config import load_settings
+from mini_claude.core.events import Event, TextDelta, ToolFinished, ToolStarted, TurnEnded
+from mini_claude.safety.permissions import PermissionRequest
 from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply
 from tests.kit import main_calls
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.store.memory_store import MemoryStore
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude import prompts
-from mini_claude.context import size_of
-from mini_claude.events import ContextCompacted, Event, Notice
+from mini_claude.agent.request_view import size_of
+from mini_claude.core import prompts
+from mini_claude.core.events import ContextCompacted, Event, Notice
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
 

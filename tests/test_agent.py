@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.events import MessageAdded, Notice, RequestStarted, TextDelta, ToolStarted, UsageReport
+from mini_claude.core.events import MessageAdded, Notice, RequestStarted, TextDelta, ToolStarted, UsageReport
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply, tool_reply
 from tests.kit import result_text, tool_results_in

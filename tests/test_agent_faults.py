@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.events import Notice, TextDelta, ToolFinished, ToolPreparing, ToolStarted
+from mini_claude.core.events import Notice, TextDelta, ToolFinished, ToolPreparing, ToolStarted
 from tests.agent_harness import (
     Harness,
     assert_next_turn_works,

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import change_preview
-from mini_claude.change_preview import (
+from mini_claude.safety import change_preview
+from mini_claude.safety.change_preview import (
     MAX_PREVIEW_LINES,
     NEW_FILE_HEAD_LINES,
     edit_preview,
     new_file_preview,
     replace_preview,
 )
-from mini_claude.permissions import PermissionRequest
-from mini_claude.ui.permission_question import question_view
+from mini_claude.safety.permissions import PermissionRequest
+from mini_claude.ui.questions.permission_question import question_view
 from tests.tool_harness import ScriptedUser, Tools, run_tool
 
 BINARY_REASON = (

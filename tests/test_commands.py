@@ -9,8 +9,8 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-import mini_claude.ui.repl  # noqa: F401  (registers every command the REPL has)
-from mini_claude.ui.commands import COMMANDS, CommandCompleter, close_commands, help_lines
+import mini_claude.ui.repl.repl  # noqa: F401  (registers every command the REPL has)
+from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, close_commands, help_lines
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli, Terminal
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.context_report import PART_NAMES, context_breakdown
-from mini_claude.ui.context_view import breakdown_lines
+from mini_claude.agent.context_report import PART_NAMES, context_breakdown
+from mini_claude.core.config import project_memory_dir
+from mini_claude.ui.render.context_view import breakdown_lines
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import FIXED_PROMPT_TOKENS, MIN_CONTEXT_WINDOW
-from mini_claude.context_overflow import Overflow, context_overflow
-from mini_claude.events import ContextCompacted, ContextStatus, Notice
+from mini_claude.core.config import FIXED_PROMPT_TOKENS, MIN_CONTEXT_WINDOW
+from mini_claude.core.events import ContextCompacted, ContextStatus, Notice
+from mini_claude.llm.context_overflow import Overflow, context_overflow
 from tests.agent_harness import Harness, talk
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, error_reply, text_reply, tool_reply
 from tests.long_conversation import is_summary_request, summary_reply

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
-from mini_claude.logging_setup import setup_logging
+from mini_claude.core import config
+from mini_claude.core.debug_log import setup_logging
 from tests.kit import mode
 
 OLD_RECORD = "2026-01-01 10:00:00 1 MainThread mini_claude INFO an older session\n"

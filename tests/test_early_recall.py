@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import load_settings, log_file, project_memory_dir
-from mini_claude.llm import ModelClient
-from mini_claude.memory.recall import MemoryRecall
-from mini_claude.memory.recall_rules import adds_little, draft_covers, grown_enough, worth_a_draft_recall
-from mini_claude.memory.store import MemoryStore
+from mini_claude.core.config import load_settings, log_file, project_memory_dir
+from mini_claude.llm.client import ModelClient
+from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.recall.rules import adds_little, draft_covers, grown_enough, worth_a_draft_recall
+from mini_claude.memory.store.memory_store import MemoryStore
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mini_claude.memory import frontmatter
-from mini_claude.memory.frontmatter import (
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.frontmatter.codec import (
     MAX_HEADER_BYTES,
     MAX_WARNINGS,
     READ_CHUNK_BYTES,
@@ -23,7 +23,7 @@ from mini_claude.memory.frontmatter import (
     parse,
     read_header,
 )
-from mini_claude.memory.frontmatter import format as format_frontmatter
+from mini_claude.core.frontmatter.codec import format as format_frontmatter
 
 MEMORY = """---
 name: prefers terse answers

@@ -1,6 +1,6 @@
-"""The package's imports point one way: no cycles, the SDK only behind llm.py, the terminal
-libraries only in the UI. Read from the source with `ast`, so an import under TYPE_CHECKING or
-inside a function counts as much as one at the top of a file."""
+"""The package's imports point one way: down the layers, no cycles, the SDK only behind
+llm/client.py, the terminal libraries only in the UI. Read from the source with `ast`, so an
+import under TYPE_CHECKING or inside a function counts as much as one at the top of a file."""
 
 from __future__ import annotations
 
@@ -14,10 +14,14 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "mini_claude"
 PACKAGE = PACKAGE_DIR.name
 SDK = "anthropic"
-SDK_MODULE = f"{PACKAGE}.llm"
+SDK_MODULE = f"{PACKAGE}.llm.client"
 TERMINAL_LIBRARIES = ("rich", "prompt_toolkit")
 FRONT_ENDS = (f"{PACKAGE}.ui", f"{PACKAGE}.cli")  # the only places that draw on the terminal
 DYNAMIC_IMPORTERS = ("import_module", "__import__")
+# Bottom to top: a module imports only from its own layer and the layers below it
+# (docs/architecture.md draws them).
+LAYERS = ("core", "llm", "safety", "sessions", "memory", "tools", "agent", "app", "ui", "cli")
+TOP_LEVEL_MODULES = {PACKAGE: "core", f"{PACKAGE}.__main__": "cli"}
 # Loops someone is taking apart now; each must go from here once it is gone from the code.
 KNOWN_CYCLES: list[list[str]] = []
 
@@ -174,3 +178,31 @@ def test_the_agent_core_never_imports_terminal_libraries() -> None:
         if any(is_within(imported, library) for library in TERMINAL_LIBRARIES)
     )
     assert not importers, f"terminal libraries imported outside {', '.join(FRONT_ENDS)}: {importers}"
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS of a module's layer: its first package below `mini_claude`."""
+    if module in TOP_LEVEL_MODULES:
+        return LAYERS.index(TOP_LEVEL_MODULES[module])
+    return LAYERS.index(module.split(".")[1])
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    strays = [name for name in MODULES if name not in TOP_LEVEL_MODULES and name.split(".")[1] not in LAYERS]
+    assert not strays, f"modules outside the layers {LAYERS}: {strays}"
+
+
+def test_layers_import_only_downwards() -> None:
+    upward = sorted(
+        f"{name} ({LAYERS[layer_of(name)]}) → {imported} ({LAYERS[layer_of(imported)]})"
+        for name in MODULES
+        for imported in own_imports(name)
+        if imported != PACKAGE and layer_of(imported) > layer_of(name)
+    )
+    assert not upward, "imports that point up the layers:\n" + "\n".join(upward)
+
+
+def test_the_layer_rule_sees_an_upward_import() -> None:
+    core, agent, ui = (layer_of(f"{PACKAGE}.{name}") for name in ("core.events", "agent.loop", "ui.repl"))
+    assert core < agent < ui
+    assert layer_of(f"{PACKAGE}.__main__") == LAYERS.index("cli")

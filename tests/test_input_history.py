@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from mini_claude.config import history_file
-from mini_claude.ui.input_history import open_history
+from mini_claude.core.config import history_file
+from mini_claude.ui.repl.input_history import open_history
 from tests.cli_harness import Cli
 from tests.kit import mode
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
+from mini_claude.core.config import project_memory_dir
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAM = REPO / ".venv" / "bin" / "mini-claude"

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-import mini_claude.ui.memory_commands  # noqa: F401  (registers /memory)
-from mini_claude.events import MemoriesRecalled
-from mini_claude.memory.store import MemoryStore
-from mini_claude.ui.commands import CommandContext, dispatch
+import mini_claude.ui.commands.memory  # noqa: F401  (registers /memory)
+from mini_claude.core.events import MemoriesRecalled
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.ui.commands.registry import CommandContext, dispatch
 from tests.agent_harness import Harness, hold_replies_until_recall_settles, wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import choose, main_calls, reminders_in, side_queries, system_text

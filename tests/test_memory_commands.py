@@ -8,12 +8,12 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-import mini_claude.ui.memory_commands  # noqa: F401  (registers /memory)
-from mini_claude.config import project_memory_dir
+import mini_claude.ui.commands.memory  # noqa: F401  (registers /memory)
+from mini_claude.app.session import Session
+from mini_claude.core.config import project_memory_dir
 from mini_claude.memory.listing import NameNotFound, resolve
-from mini_claude.memory.store import MemoryStore
-from mini_claude.session import Session
-from mini_claude.ui.commands import CommandCompleter
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.ui.commands.registry import CommandCompleter
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 

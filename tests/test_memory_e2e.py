@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import log_file, project_memory_dir
+from mini_claude.core.config import log_file, project_memory_dir
 from tests.cli_harness import TIMEOUT, Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, reminders_in, side_queries, system_text, wait_for_log_line

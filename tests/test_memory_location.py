@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
+from mini_claude.core import config
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 

@@ -12,10 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.ranking_index import INDEX_FILE
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.terms import MAX_QUERY_TERMS, MAX_TERMS_WEIGHED, match_expression, query_parts, terms
+from mini_claude.memory.recall.ranking import RecallRanking
+from mini_claude.memory.recall.ranking_index import INDEX_FILE
+from mini_claude.memory.recall.terms import (
+    MAX_QUERY_TERMS,
+    MAX_TERMS_WEIGHED,
+    match_expression,
+    query_parts,
+    terms,
+)
+from mini_claude.memory.store.memory_store import MemoryStore
 
 DAY = 86_400
 LIMIT = 200
@@ -229,7 +235,7 @@ def test_another_sessions_save_is_seen_by_the_next_recall(store: MemoryStore) ->
     assert offered(store, "kafka retention", ranking)[0].startswith("project_filler_")
 
     saver = (
-        "import sys; from pathlib import Path; from mini_claude.memory.store import MemoryStore;"
+        "import sys; from pathlib import Path; from mini_claude.memory.store.memory_store import MemoryStore;"
         "MemoryStore(Path(sys.argv[1])).save(name='kafka retention', description='topics keep seven days',"
         " memory_type='project', body='Replay older events from the archive.\\n')"
     )

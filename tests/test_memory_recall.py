@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
-from mini_claude.config import load_settings
-from mini_claude.llm import ModelClient
-from mini_claude.logging_setup import setup_logging
-from mini_claude.memory.recall import SESSION_INJECTION_BUDGET_BYTES, MemoryRecall
-from mini_claude.memory.selection import SELECTION_MAX_TOKENS
-from mini_claude.memory.store import MemoryStore
+from mini_claude.core import config
+from mini_claude.core.config import load_settings
+from mini_claude.core.debug_log import setup_logging
+from mini_claude.llm.client import ModelClient
+from mini_claude.memory.recall.memory_recall import SESSION_INJECTION_BUDGET_BYTES, MemoryRecall
+from mini_claude.memory.recall.selection import SELECTION_MAX_TOKENS
+from mini_claude.memory.store.memory_store import MemoryStore
 from tests.agent_harness import wait_for_recalls
 from tests.fake_api import FakeAnthropic, error_reply, text_reply
 from tests.kit import choose, side_queries

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import load_settings
-from mini_claude.llm import ModelClient
-from mini_claude.memory.naming import slugify
-from mini_claude.memory.recall import MemoryRecall
-from mini_claude.memory.selection import MAX_SELECTED, build_manifest, parse_selection
-from mini_claude.memory.store import MemoryStore
+from mini_claude.core.config import load_settings
+from mini_claude.llm.client import ModelClient
+from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.recall.selection import MAX_SELECTED, build_manifest, parse_selection
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.store.naming import slugify
 from tests.agent_harness import wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply
 

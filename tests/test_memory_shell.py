@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir, project_state_dir
-from mini_claude.project_record import RECORD_FILE
+from mini_claude.core.config import project_memory_dir, project_state_dir
+from mini_claude.memory.store.project_record import RECORD_FILE
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
 

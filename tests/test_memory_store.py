@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mini_claude import config
-from mini_claude.errors import MemoryStoreError
-from mini_claude.memory import frontmatter
-from mini_claude.memory.frontmatter import fold_value
-from mini_claude.memory.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, clean_inline
+from mini_claude.core import config
+from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.frontmatter.codec import fold_value
 from mini_claude.memory.listing import list_lines
-from mini_claude.memory.naming import MEMORY_TYPES, SLUG_MAX_BYTES, slugify
 from mini_claude.memory.section import memory_section
-from mini_claude.memory.store import MemoryStore, SavedMemory
+from mini_claude.memory.store.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, clean_inline
+from mini_claude.memory.store.memory_store import MemoryStore, SavedMemory
+from mini_claude.memory.store.naming import MEMORY_TYPES, SLUG_MAX_BYTES, slugify
 from tests.writers_kit import INDEX_LINE, SAVES_PER_WRITER, assert_every_save_kept
 
 REPO = Path(__file__).resolve().parent.parent
@@ -429,7 +429,7 @@ READ_PAUSE_S = 0.001  # between the reads a session makes while the two save
 SAVER = f"""
 import sys
 from pathlib import Path
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.store.memory_store import MemoryStore
 folder, tag = Path(sys.argv[1]), sys.argv[2]
 store = MemoryStore(folder)
 print("ready", flush=True)

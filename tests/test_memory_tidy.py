@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.memory import tidy_overview
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy import TidyReview
-from mini_claude.memory.tidy_apply import apply_tidy
-from mini_claude.memory.tidy_undo import undo_last_tidy
-from mini_claude.memory.writer import MemoryStoreWriter
-from mini_claude.sessions.transcript import TranscriptWriter
-from mini_claude.ui.tidy_review import build_proposal, review_and_apply, undo
+from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.tidy import overview
+from mini_claude.memory.tidy.apply import apply_tidy
+from mini_claude.memory.tidy.review import TidyReview
+from mini_claude.memory.tidy.undo import undo_last_tidy
+from mini_claude.sessions.transcript.writer import TranscriptWriter
+from mini_claude.tools.memory_writer import MemoryStoreWriter
+from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply, undo
 from tests.fake_api import FakeAnthropic, error_reply
 from tests.kit import memory_text
 from tests.tidy_kit import (
@@ -209,7 +209,7 @@ def test_many_memories_are_shown_headers_first_all_in_one_call_then_read_by_grou
 def test_headers_too_many_for_one_call_are_split_evenly_each_shown_once(
     api_env: FakeAnthropic, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tidy_overview, "OVERVIEW_MAX_BYTES", 4_000)  # ~40 headers a call, not ~500
+    monkeypatch.setattr(overview, "OVERVIEW_MAX_BYTES", 4_000)  # ~40 headers a call, not ~500
     files = {
         f"project_fact_{n:03}.md": memory_text(f"fact {n:03}", f"fact number {n:03}") for n in range(100)
     }

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
+from mini_claude.core.config import project_memory_dir
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.kit import memory_text

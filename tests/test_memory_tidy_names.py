@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy import TidyReview
-from mini_claude.memory.tidy_apply import apply_tidy
-from mini_claude.memory.tidy_undo import undo_last_tidy
+from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.tidy.apply import apply_tidy
+from mini_claude.memory.tidy.review import TidyReview
+from mini_claude.memory.tidy.undo import undo_last_tidy
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.kit import memory_text

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.errors import ToolError
+from mini_claude.core.errors import ToolError
 from mini_claude.memory.listing import list_lines
-from mini_claude.memory.writer import MemoryStoreWriter
+from mini_claude.tools.memory_writer import MemoryStoreWriter
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, memory_text, result_text, tool_results_in

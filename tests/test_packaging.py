@@ -31,7 +31,7 @@ def test_wheel_ships_prompts_and_the_installed_package_loads_them(tmp_path: Path
         capture_output=True,
     )
     probe = (
-        "from mini_claude import prompts\n"
+        "from mini_claude.core import prompts\n"
         "print(prompts.prompts_dir())\n"
         "assert 'Memory' in prompts.load('memory.md')\n"
         "assert prompts.load_toml('tools.toml')['tool']\n"

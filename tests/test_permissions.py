@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.change_preview import new_file_preview
-from mini_claude.errors import ToolError
-from mini_claude.paths import is_within, resolve_path
-from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.core.errors import ToolError
+from mini_claude.core.paths import is_within, resolve_path
+from mini_claude.safety.change_preview import new_file_preview
+from mini_claude.safety.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from tests.tool_harness import ScriptedUser, run_tool
 

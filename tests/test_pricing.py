@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from mini_claude import pricing
-from mini_claude.events import UsageReport
-from mini_claude.pricing import PRICES_CHECKED, estimate_cost, format_dollars, model_family
+from mini_claude.core.events import UsageReport
+from mini_claude.llm import pricing
+from mini_claude.llm.pricing import PRICES_CHECKED, estimate_cost, format_dollars, model_family
 
 MILLION = 1_000_000
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from mini_claude.config import project_state_dir
-from mini_claude.events import UsageReport
-from mini_claude.pricing import estimate_cost
+from mini_claude.core.config import project_state_dir
+from mini_claude.core.events import UsageReport
+from mini_claude.llm.pricing import estimate_cost
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
 

@@ -12,9 +12,9 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from mini_claude.config import project_memory_dir
-from mini_claude.ui.mention_completion import MentionCompleter
-from mini_claude.ui.mentions import find_mentions
+from mini_claude.app.mentions import find_mentions
+from mini_claude.core.config import project_memory_dir
+from mini_claude.ui.repl.mention_completion import MentionCompleter
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
 from tests.kit import wait_for_file

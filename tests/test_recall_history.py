@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import log_file, project_memory_dir
-from mini_claude.memory import folder
+from mini_claude.core.config import log_file, project_memory_dir
 from mini_claude.memory.listing import list_lines
-from mini_claude.memory.recall_history import HISTORY_FILE, RecallHistory
+from mini_claude.memory.recall.history import HISTORY_FILE, RecallHistory
+from mini_claude.memory.store import memory_folder
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
@@ -150,8 +150,8 @@ def test_print_mode_counts_its_recall_though_it_exits_while_another_session_hold
     waited: list[bool] = []
 
     def hold_the_lock() -> None:  # another session saving a memory, say, until the count waits
-        with folder.exclusive_lock(memory_dir):
-            waited.append(wait_until(lambda: lock_is_waited_for(memory_dir / folder.LOCK_FILE)))
+        with memory_folder.exclusive_lock(memory_dir):
+            waited.append(wait_until(lambda: lock_is_waited_for(memory_dir / memory_folder.LOCK_FILE)))
 
     def script(request: RecordedRequest) -> Reply | None:
         if not request.stream:

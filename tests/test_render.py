@@ -12,7 +12,7 @@ import time
 import pytest
 from rich.console import Console
 
-from mini_claude.events import (
+from mini_claude.core.events import (
     MemoriesRecalled,
     Notice,
     RequestStarted,
@@ -23,10 +23,10 @@ from mini_claude.events import (
     TurnEnded,
     UsageReport,
 )
-from mini_claude.ui.console import create_console, make_renderer, plain_mode_wanted
-from mini_claude.ui.live_tail import TailView
-from mini_claude.ui.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
-from mini_claude.ui.render import Renderer
+from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
+from mini_claude.ui.render.live_tail import TailView
+from mini_claude.ui.render.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
+from mini_claude.ui.render.renderer import Renderer
 from tests.bench.render_row import render_markdown_once
 
 REPLY = """\
@@ -474,7 +474,10 @@ def test_plain_mode_says_it_is_waiting_once_per_wait() -> None:
 
 
 def test_importing_the_renderer_does_not_import_rich_markdown() -> None:
-    code = "import sys, mini_claude.ui.render; print(sorted(m for m in sys.modules if m.startswith('rich')))"
+    code = (
+        "import sys, mini_claude.ui.render.renderer;"
+        " print(sorted(m for m in sys.modules if m.startswith('rich')))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

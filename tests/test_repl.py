@@ -5,8 +5,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from mini_claude.config import project_memory_dir
-from mini_claude.pricing import PRICES_CHECKED
+from mini_claude.core.config import project_memory_dir
+from mini_claude.llm.pricing import PRICES_CHECKED
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import HELD, held_reply

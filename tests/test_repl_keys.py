@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.ui.turn_keys import ESCAPE_WAIT_S
+from mini_claude.ui.repl.turn_keys import ESCAPE_WAIT_S
 from tests.cli_harness import Cli, colour_codes, strip_ansi
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import HELD, held_reply, wait_for_file

@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 
-from mini_claude.config import project_sessions_dir
-from mini_claude.events import Event, MessageAdded
-from mini_claude.resume import (
+from mini_claude.app.resume import (
     ResumeError,
     ResumeRequest,
     finish_resume,
@@ -22,8 +20,10 @@ from mini_claude.resume import (
     open_session,
     resume_session,
 )
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core.config import project_sessions_dir
+from mini_claude.core.events import Event, MessageAdded
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, side_queries, system_text

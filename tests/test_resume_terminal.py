@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import memory_project_root, project_sessions_dir
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core.config import memory_project_root, project_sessions_dir
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, Reply, text_reply, tool_reply
 from tests.kit import wait_for_file

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from mini_claude import prompts
+from mini_claude.core import prompts
 from mini_claude.sessions.catalog import SessionSummary
-from mini_claude.sessions.recent import RecentPart
+from mini_claude.sessions.loading.recent import RecentPart
 from mini_claude.tools.registry import default_registry
-from mini_claude.ui.console import make_renderer
-from mini_claude.ui.resumed_view import REPLY_LINES_SHOWN, TOOL_LINES_SHOWN, reply_tail, show_recent
-from mini_claude.ui.session_picker import PickerState, last_used_label, row_text
+from mini_claude.ui.render.console import make_renderer
+from mini_claude.ui.render.resumed_view import REPLY_LINES_SHOWN, TOOL_LINES_SHOWN, reply_tail, show_recent
+from mini_claude.ui.repl.session_picker import PickerState, last_used_label, row_text
 
 NOW = 1_750_000_000.0
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.memory.saved_headers import HEADERS_FILE
+from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.store.saved_headers import HEADERS_FILE
 from tests.cli_harness import Cli
 
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from mini_claude.events import ContextCompacted, Event, MessageAdded, Notice
+from mini_claude.core.events import ContextCompacted, Event, MessageAdded, Notice
 from mini_claude.sessions.catalog import list_sessions
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.ui.commands import CommandContext, dispatch
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.ui.commands.registry import CommandContext, dispatch
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 

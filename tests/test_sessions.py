@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from mini_claude import config, prompts
-from mini_claude.sessions.folder import TranscriptError
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.records import MAX_TRANSCRIPT_BYTES, SESSION_ID_PATTERN
-from mini_claude.sessions.reopen import SessionInUse, is_in_use
-from mini_claude.sessions.repair import repair_conversation
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core import config, prompts
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.loading.repair import repair_conversation
+from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, SESSION_ID_PATTERN
+from mini_claude.sessions.transcript.reopen import SessionInUse, is_in_use
+from mini_claude.sessions.transcript.sessions_folder import TranscriptError
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.fake_api_validation import validate_request
 
 ODD = "naïve 中文 😀 \u2028 line\u2029sep \x85 \x1b[2J \u202e \udcff\udc80 \x00 end"
@@ -298,7 +298,7 @@ def test_a_transcript_over_the_size_limit_is_refused_without_reading_it(sessions
 def test_the_writer_stops_at_the_size_limit_so_every_transcript_it_leaves_loads(
     sessions_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import mini_claude.sessions.transcript as transcript
+    import mini_claude.sessions.transcript.writer as transcript
 
     monkeypatch.setattr(transcript, "MAX_TRANSCRIPT_BYTES", 4096)
     warnings: list[str] = []

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config, prompts
+from mini_claude.core import config, prompts
+from mini_claude.core.untrusted import wrap
 from mini_claude.sessions.catalog import list_sessions, most_recent_session
-from mini_claude.sessions.loader import load_transcript
+from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.sessions.lookup import SessionNotFound, find_session
 from mini_claude.sessions.retention import remove_expired_sessions
-from mini_claude.sessions.transcript import TranscriptWriter
-from mini_claude.untrusted import wrap
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 
 DAY = 86_400
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core import config
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.cli_harness import Cli
 
 LINE = re.compile(r"(?P<id>[0-9a-f]{32})  (?P<used>\S+)  (?P<count>[ \d-]{5})  (?P<first>.*)")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mini_claude.config import project_sessions_dir
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.recent import FIRST_READ_BYTES, recent_messages
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core.config import project_sessions_dir
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.loading.recent import FIRST_READ_BYTES, recent_messages
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 
 
 def write(project: Path, turns: int, output_bytes: int) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.ui.print_input import STDIN_MAX_BYTES, STDIN_WAIT_SECONDS
+from mini_claude.ui.print.print_input import STDIN_MAX_BYTES, STDIN_WAIT_SECONDS
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
 from tests.kit import main_calls

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mini_claude.ui.target_lines import BlankLines, TargetLine, TargetText
+from mini_claude.ui.questions.target_lines import BlankLines, TargetLine, TargetText
 
 lines = st.lists(
     st.one_of(

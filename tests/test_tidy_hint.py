@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.events import Notice
+from mini_claude.core.config import project_memory_dir
+from mini_claude.core.events import Notice
 from mini_claude.memory.startup import MemoryStartup
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy_hint import HINT_STATE_FILE, weekly_hint
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.tidy.hint import HINT_STATE_FILE, weekly_hint
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic
 from tests.kit import memory_text, seed_memories

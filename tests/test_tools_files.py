@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.permissions import Permissions
+from mini_claude.safety.permissions import Permissions
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.files import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES
 from tests.kit import must_finish_within

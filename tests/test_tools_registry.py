@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import prompts
-from mini_claude.errors import ToolError
-from mini_claude.permissions import Permissions
+from mini_claude.core import prompts
+from mini_claude.core.errors import ToolError
+from mini_claude.safety.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import ERROR_SUMMARY_CHARS, ToolRegistry, default_registry
 

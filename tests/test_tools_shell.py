@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.safety.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.shell import MAX_OUTPUT_CHARS
 from tests.tool_harness import REGISTRY, RecordingMemoryWriter, ScriptedUser

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mini_claude import config
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.repair import repair_conversation
+from mini_claude.core import config
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.loading.repair import repair_conversation
 from tests.fake_api_validation import validate_request
 
 HEADER = '{"type":"session","format":1,"id":"%s","started":"2026-01-01T00:00:00Z","cwd":"/w","model":"m"}'

@@ -13,7 +13,7 @@ from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.input.typeahead import get_typeahead
 from prompt_toolkit.keys import Keys
 
-from mini_claude.ui.typeahead import CTRL_D, keys_typed_ahead, read_pending, typeahead_passed_to_prompt
+from mini_claude.ui.repl.typeahead import CTRL_D, keys_typed_ahead, read_pending, typeahead_passed_to_prompt
 
 
 def test_a_line_typed_ahead_ends_with_enter_not_a_newline_key() -> None:

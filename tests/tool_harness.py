@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mini_claude import config
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.writer import MemoryStoreWriter
-from mini_claude.permissions import PermissionRequest, Permissions
+from mini_claude.core import config
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.safety.permissions import PermissionRequest, Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.memory_writer import MemoryStoreWriter
 from mini_claude.tools.registry import default_registry
 
 REGISTRY = default_registry()

@@ -122,7 +122,7 @@ def warm_first_use_caches() -> None:
     for module in FIRST_USE_MODULES:
         with contextlib.suppress(ImportError):
             import_module(module)
-    from mini_claude import prompts, untrusted
+    from mini_claude.core import prompts, untrusted
 
     for path in prompts.prompts_dir().iterdir():
         if path.is_file():

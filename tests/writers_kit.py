@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.store.memory_store import MemoryStore
 
 SAVES_PER_WRITER = 100
 INDEX_LINE = re.compile(r"- \*\*\[(.*)\]\((.*)\)\*\* \((user|feedback|project|reference)\) — (.*)")

@@ -8,14 +8,14 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from mini_claude import safe_read
-from mini_claude.memory.index import clean_inline
-from mini_claude.memory.memory_file import MemoryFile
-from mini_claude.memory.naming import matches_garbled_name, name_key
-from mini_claude.memory.recall_history import RecallHistory, recall_note
-from mini_claude.memory.store import MemoryStore
-from mini_claude.paths import visible_path
-from mini_claude.untrusted import visible_text
+from mini_claude.core import safe_read
+from mini_claude.core.paths import visible_path
+from mini_claude.core.untrusted import visible_text
+from mini_claude.memory.recall.history import RecallHistory, recall_note
+from mini_claude.memory.store.index import clean_inline
+from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.store.naming import matches_garbled_name, name_key
 
 LIST_DESCRIPTION_MAX_CHARS = 100
 SHOW_MAX_BYTES = 100_000  # of a memory shown whole; a memory is a note, a huge one is a mistake

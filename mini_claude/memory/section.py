@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from mini_claude import prompts, safe_read
-from mini_claude.memory.index import index_for_prompt, render_index
-from mini_claude.memory.naming import INDEX_FILE
-from mini_claude.memory.store import MemoryStore
-from mini_claude.untrusted import attribute, wrap
+from mini_claude.core import prompts, safe_read
+from mini_claude.core.untrusted import attribute, wrap
+from mini_claude.memory.store.index import index_for_prompt, render_index
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.store.naming import INDEX_FILE
 
 # Read of MEMORY.md for the prompt (which shows far less: see index_for_prompt); ~20,000 entries.
 INDEX_READ_MAX_BYTES = 4 * 1024 * 1024

@@ -1,6 +1,6 @@
 """The memory folder's once-a-session work, done off the start-up path: temp files a killed writer
 left are removed and hand edits are indexed, while the user types the first message; then, when
-someone is there to read it, the weekly tidy hint (tidy_hint.py)."""
+someone is there to read it, the weekly tidy hint (memory/tidy/hint.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from mini_claude.errors import MemoryStoreError
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy_hint import weekly_hint
+from mini_claude.core.errors import MemoryStoreError
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.tidy.hint import weekly_hint
 
 log = logging.getLogger("mini_claude")
 

@@ -11,20 +11,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mini_claude.sessions.folder import (
-    SessionsFolderError,
-    TranscriptError,
-    open_sessions_dir,
-    open_transcript_for_reading,
-)
-from mini_claude.sessions.records import (
+from mini_claude.sessions.transcript.records import (
     HEADER_TYPE,
     MAX_TRANSCRIPT_BYTES,
     TRANSCRIPT_SUFFIX,
     is_transcript_name,
     too_large_problem,
 )
-from mini_claude.sessions.tail import last_record, read_tail
+from mini_claude.sessions.transcript.sessions_folder import (
+    SessionsFolderError,
+    TranscriptError,
+    open_sessions_dir,
+    open_transcript_for_reading,
+)
+from mini_claude.sessions.transcript.tail import last_record, read_tail
 from mini_claude.sessions.typed_input import (
     PART_SEPARATOR,
     SHELL_KEY,
@@ -162,7 +162,7 @@ def _message_count(path: Path, fd: int, size: int) -> int | None:
         return record[1]
     if size > COUNT_SCAN_MAX_BYTES:
         return None
-    from mini_claude.sessions.loader import load_transcript  # rarely needed: not on the common path
+    from mini_claude.sessions.loading.loader import load_transcript  # rarely needed: not on the common path
 
     return len(load_transcript(path, shown=path.name).messages)
 

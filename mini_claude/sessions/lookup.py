@@ -9,16 +9,16 @@ import os
 import re
 from pathlib import Path
 
-from mini_claude.paths import visible_path
+from mini_claude.core.paths import visible_path
+from mini_claude.core.untrusted import visible_text
 from mini_claude.sessions.catalog import SessionSummary, summarize, transcript_entries
-from mini_claude.sessions.folder import (
+from mini_claude.sessions.transcript.records import TRANSCRIPT_SUFFIX, is_transcript_name
+from mini_claude.sessions.transcript.sessions_folder import (
     SessionsFolderError,
     TranscriptError,
     open_sessions_dir,
     open_transcript_for_reading,
 )
-from mini_claude.sessions.records import TRANSCRIPT_SUFFIX, is_transcript_name
-from mini_claude.untrusted import visible_text
 
 LIST_COMMAND = "mini-claude sessions list"
 MATCHES_SHOWN = 5

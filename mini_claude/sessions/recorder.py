@@ -10,9 +10,9 @@ import logging
 import threading
 from pathlib import Path
 
-from mini_claude.events import ContextCompacted, Event, MessageAdded
+from mini_claude.core.events import ContextCompacted, Event, MessageAdded
 from mini_claude.sessions.retention import remove_expired_sessions
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 
 log = logging.getLogger("mini_claude.sessions")
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.sessions.catalog import transcript_entries
-from mini_claude.sessions.folder import READ_FLAGS, SessionsFolderError, open_sessions_dir
-from mini_claude.sessions.records import HEADER_START, TRANSCRIPT_SUFFIX
+from mini_claude.sessions.transcript.records import HEADER_START, TRANSCRIPT_SUFFIX
+from mini_claude.sessions.transcript.sessions_folder import READ_FLAGS, SessionsFolderError, open_sessions_dir
 
 SECONDS_PER_DAY = 86_400
 

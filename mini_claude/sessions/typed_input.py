@@ -10,13 +10,13 @@ import re
 from functools import cache
 from typing import Any
 
-from mini_claude import prompts
+from mini_claude.core import prompts
 
-REMINDER_START = "<system-reminder>"  # recalled memories (memory/recall.py)
+REMINDER_START = "<system-reminder>"  # recalled memories (memory/recall/memory_recall.py)
 NOTICES = ("user_interrupted", "transcript_gap")  # texts mini-claude adds (prompts/notices.toml)
 SHELL_KEY = "shell_output"  # prompts/prompt_input.toml: the output of `!command`
 CONTEXT_KEYS = (SHELL_KEY, "attached_file", "attached_folder")
-COMMAND_START = "$ "  # the wrapped output's first line: `$ <command>` (ui/shell_line.py)
+COMMAND_START = "$ "  # the wrapped output's first line: `$ <command>` (ui/repl/shell_line.py)
 PART_SEPARATOR = " · "  # between a command and the text in a one-line preview
 
 

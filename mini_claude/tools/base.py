@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from mini_claude.permissions import Permissions
+from mini_claude.safety.permissions import Permissions
 
 
 def count_noun(count: int, noun: str) -> str:

@@ -13,8 +13,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from mini_claude import prompts
-from mini_claude.errors import ToolError
+from mini_claude.core import prompts
+from mini_claude.core.errors import ToolError
 
 SNIFF_BYTES = 8 * 1024  # how much of a file decides "binary or text"
 MAX_UNDECODABLE_RATIO = 0.3  # above this share of invalid UTF-8 in the sniffed bytes: binary

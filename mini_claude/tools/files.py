@@ -9,20 +9,16 @@ import os
 import stat
 from pathlib import Path
 
-from mini_claude import change_preview, prompts
-from mini_claude.atomic import write_atomic
-from mini_claude.change_preview import ChangePreview
-from mini_claude.errors import ToolError
-from mini_claude.paths import display_path, resolve_path, visible_path, written_path
+from mini_claude.core import prompts
+from mini_claude.core.atomic import write_atomic
+from mini_claude.core.errors import ToolError
+from mini_claude.core.paths import display_path, resolve_path, visible_path, written_path
+from mini_claude.safety import change_preview
+from mini_claude.safety.change_preview import ChangePreview
 from mini_claude.tools import numbered_read
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, looks_binary, open_regular
-from mini_claude.tools.numbered_read import (
-    MAX_LINE_CHARS,
-    MAX_LINES,
-    MAX_READ_BYTES,
-    read_numbered,
-)
+from mini_claude.tools.numbered_read import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES, read_numbered
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "edit_file", "read_file", "write_file"]
 

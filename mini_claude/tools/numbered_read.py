@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
-from mini_claude import prompts
+from mini_claude.core import prompts
 
 MAX_LINES = 2_000  # per read_file call
 MAX_READ_BYTES = 256 * 1024  # of numbered output per read_file call

@@ -12,8 +12,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from mini_claude import prompts
-from mini_claude.errors import ToolError
+from mini_claude.core import prompts
+from mini_claude.core.errors import ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

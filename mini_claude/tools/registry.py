@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mini_claude import prompts
-from mini_claude.errors import PermissionDenied, ToolError
+from mini_claude.core import prompts
+from mini_claude.core.errors import PermissionDenied, ToolError
+from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import ToolContext, ToolResult
-from mini_claude.untrusted import visible_text
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 

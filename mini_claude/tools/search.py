@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mini_claude import prompts
-from mini_claude.errors import ToolError
-from mini_claude.paths import visible_path
+from mini_claude.core import prompts
+from mini_claude.core.errors import ToolError
+from mini_claude.core.paths import visible_path
 from mini_claude.tools import patterns, walk
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 from mini_claude.tools.file_kinds import SNIFF_BYTES, looks_binary

@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude import prompts
-from mini_claude.errors import ToolError
+from mini_claude.core import prompts
+from mini_claude.core.errors import ToolError
 from mini_claude.tools.base import ToolContext, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0

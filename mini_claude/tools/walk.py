@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from mini_claude import prompts
-from mini_claude.errors import ToolError
-from mini_claude.paths import display_path, resolve_path, visible_path, written_path
+from mini_claude.core import prompts
+from mini_claude.core.errors import ToolError
+from mini_claude.core.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.file_kinds import file_kind
 

@@ -12,8 +12,8 @@ import itertools
 import sys
 from pathlib import Path
 
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.writer import MemoryStoreWriter
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.tools.memory_writer import MemoryStoreWriter
 
 BIG_FILE = "project_big.md"
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from mini_claude.memory.recall_history import RecallHistory
+from mini_claude.memory.recall.history import RecallHistory
 
 START_WAIT_SECONDS = 30
 

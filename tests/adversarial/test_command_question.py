@@ -2,7 +2,7 @@
 (numbered, long lines wrapped, runs of blank lines counted), the question fits the screen, and
 when it cannot hold everything it says which lines it left out and `v` shows them.
 
-The layout is `mini_claude/ui/permission_question.py`; the tool line is `registry.summarize_call`."""
+The layout is `ui/questions/permission_question.py`; the tool line is `registry.summarize_call`."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
-from mini_claude.permissions import PermissionRequest
+from mini_claude.safety.permissions import PermissionRequest
 from mini_claude.tools.registry import default_registry
-from mini_claude.ui.cells import cells
-from mini_claude.ui.permission_question import MIN_SLICE_CHARS, question_view
+from mini_claude.ui.questions.cells import cells
+from mini_claude.ui.questions.permission_question import MIN_SLICE_CHARS, question_view
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
+from mini_claude.core.config import project_memory_dir
 from tests.adversarial.cases import case
 from tests.adversarial.memory_saver import BIG_FILE, big_memory, small_memory
 from tests.adversarial.world import last_tool_result

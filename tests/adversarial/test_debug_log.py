@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
-from mini_claude.logging_setup import LOG_MAX_BYTES, OwnLogFile
+from mini_claude.core import config
+from mini_claude.core.debug_log import LOG_MAX_BYTES, OwnLogFile
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.home_dotfiles import DOT_FOLDER_MAX_ENTRIES
-from mini_claude.permissions import HOME_DOTFILE_REASON
-from mini_claude.system_prompt import build_system_prompt
+from mini_claude.app.system_prompt import build_system_prompt
+from mini_claude.safety.home_dotfiles import DOT_FOLDER_MAX_ENTRIES
+from mini_claude.safety.permissions import HOME_DOTFILE_REASON
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.kit import empty_files

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
-from mini_claude.events import Notice
+from mini_claude.core import config
+from mini_claude.core.events import Notice
 from tests.adversarial.cases import case
 from tests.adversarial.world import last_tool_result, snapshot, snapshot_but_transcripts
 from tests.agent_harness import Harness

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.git_config import env_entries
-from mini_claude.permissions import GIT_CONFIG_REASON, GIT_HOOKS_REASON
+from mini_claude.safety.git_config import env_entries
+from mini_claude.safety.permissions import GIT_CONFIG_REASON, GIT_HOOKS_REASON
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
+from mini_claude.core import config
 from mini_claude.tools.base import ToolResult
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.events import ContextCompacted, Notice, ToolStarted
+from mini_claude.core.events import ContextCompacted, Notice, ToolStarted
 from tests.adversarial.cases import case
 from tests.adversarial.test_terminal_escapes import (
     BENIGN,

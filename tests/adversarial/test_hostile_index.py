@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.ranking_index import INDEX_FILE
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.recall.ranking import RecallRanking
+from mini_claude.memory.recall.ranking_index import INDEX_FILE
+from mini_claude.memory.store.memory_store import MemoryStore
 from tests.adversarial.cases import case
 from tests.kit import memory_text, must_finish_within
 
@@ -241,8 +241,8 @@ def test_a_read_only_memory_folder_keeps_the_ranking_in_memory(
 FULL_DISK = """
 import logging, resource, signal, sys
 from pathlib import Path
-from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.recall.ranking import RecallRanking
+from mini_claude.memory.store.memory_store import MemoryStore
 logging.basicConfig(level=logging.DEBUG, format="LOG %(message)s")
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
@@ -278,8 +278,8 @@ def test_an_index_deleted_mid_session_comes_back(store: MemoryStore, index: Path
 TWO_SESSIONS = """
 import sys
 from pathlib import Path
-from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.recall.ranking import RecallRanking
+from mini_claude.memory.store.memory_store import MemoryStore
 store = MemoryStore(Path(sys.argv[1]))
 ranking = RecallRanking(store)
 for i in range(15):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.memory import frontmatter
+from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.listing import list_lines
 from tests.adversarial.cases import case
 from tests.adversarial.world import (

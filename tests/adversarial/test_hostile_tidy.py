@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.errors import MemoryStoreError
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy import TidyReview
-from mini_claude.memory.tidy_apply import apply_tidy
-from mini_claude.memory.tidy_undo import undo_last_tidy
-from mini_claude.ui.tidy_review import build_proposal, review_and_apply
+from mini_claude.core.config import project_memory_dir
+from mini_claude.core.errors import MemoryStoreError
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.tidy.apply import apply_tidy
+from mini_claude.memory.tidy.review import TidyReview
+from mini_claude.memory.tidy.undo import undo_last_tidy
+from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.cli_harness import Cli

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from mini_claude.config import memory_project_root, project_sessions_dir
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core.config import memory_project_root, project_sessions_dir
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.adversarial.cases import case
 from tests.adversarial.test_terminal_escapes import (
     BIDI,

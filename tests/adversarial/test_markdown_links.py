@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mini_claude.events import TextDelta, TextDone, TurnEnded
-from mini_claude.ui.console import make_renderer
+from mini_claude.core.events import TextDelta, TextDone, TurnEnded
+from mini_claude.ui.render.console import make_renderer
 from tests.adversarial import test_terminal_escapes as escapes
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli, strip_ansi

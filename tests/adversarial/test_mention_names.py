@@ -12,7 +12,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from mini_claude.ui.mention_completion import MentionCompleter
+from mini_claude.ui.repl.mention_completion import MentionCompleter
 from tests.adversarial.cases import case
 
 HIDDEN = [

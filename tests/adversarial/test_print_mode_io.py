@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.ui.print_input import STDIN_MAX_BYTES
+from mini_claude.ui.print.print_input import STDIN_MAX_BYTES
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
-from mini_claude.ui.mentions import attach, find_mentions
-from mini_claude.ui.turn_keys import ESCAPE_WAIT_S
+from mini_claude.app.mentions import attach, find_mentions
+from mini_claude.core.config import project_memory_dir
+from mini_claude.ui.repl.turn_keys import ESCAPE_WAIT_S
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.agent_harness import Harness

@@ -4,7 +4,7 @@ so and offers `v`. Characters rich counts short (skin-tone modifiers as nothing,
 indicators as one cell) and characters joined into one emoji (which terminals such as xterm,
 tmux and pyte draw one by one) are the ways around a layout that measures by rich alone.
 
-The layout is `ui/permission_question.py` and `ui/preview_rows.py`, by `ui/cells.py`."""
+The layout is `permission_question.py` and `preview_rows.py` in `ui/questions/`, by `cells.py` there."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mini_claude.permissions import PermissionRequest
-from mini_claude.ui.permission_question import question_view
+from mini_claude.safety.permissions import PermissionRequest
+from mini_claude.ui.questions.permission_question import question_view
 from tests.adversarial.cases import case
 from tests.adversarial.terminal_screen import drawn_width, rows_drawn, screen_after
 from tests.cli_harness import Cli

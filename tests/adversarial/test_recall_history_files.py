@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.config import project_memory_dir
+from mini_claude.core.config import project_memory_dir
 from mini_claude.memory.listing import list_lines
-from mini_claude.memory.recall_history import HISTORY_FILE, HISTORY_MAX_BYTES, RecallHistory
-from mini_claude.memory.store import MemoryStore
-from mini_claude.memory.tidy_hint import HINT_STATE_FILE, last_noted, note_tidied
+from mini_claude.memory.recall.history import HISTORY_FILE, HISTORY_MAX_BYTES, RecallHistory
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.tidy.hint import HINT_STATE_FILE, last_noted, note_tidied
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.kit import memory_text, must_finish_within, seed_memories

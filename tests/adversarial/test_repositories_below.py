@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.git_dirs import GIT_SEARCH_DEPTH, GIT_SEARCH_FOLDER_MAX_ENTRIES
-from mini_claude.permissions import GIT_CONFIG_REASON, GIT_HOOKS_REASON
+from mini_claude.safety.git_dirs import GIT_SEARCH_DEPTH, GIT_SEARCH_FOLDER_MAX_ENTRIES
+from mini_claude.safety.permissions import GIT_CONFIG_REASON, GIT_HOOKS_REASON
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
 from tests.adversarial.test_nested_dotfiles import aged

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mini_claude.events import Notice, ToolStarted
+from mini_claude.core.events import Notice, ToolStarted
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, assert_next_turn_works, wait_for_recalls
 from tests.fake_api import FakeAnthropic, Reply, error_reply, message_object, text_reply, tool_reply

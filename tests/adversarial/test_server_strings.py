@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from mini_claude.config import memory_project_root, project_sessions_dir
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core.config import memory_project_root, project_sessions_dir
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, assert_next_turn_works
 from tests.cli_harness import Cli

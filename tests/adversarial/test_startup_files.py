@@ -20,14 +20,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mini_claude import config
-from mini_claude.events import Notice
-from mini_claude.permissions import HOME_DOTFILE_REASON
-from mini_claude.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_system_prompt
-from mini_claude.ui import memory_commands  # noqa: F401 - registers /memory
-from mini_claude.ui.commands import CommandContext, dispatch
-from mini_claude.ui.console import make_renderer
-from mini_claude.ui.memory_cli import run_memory_command
+from mini_claude.app.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_system_prompt
+from mini_claude.core import config
+from mini_claude.core.events import Notice
+from mini_claude.safety.permissions import HOME_DOTFILE_REASON
+from mini_claude.ui.commands import memory  # noqa: F401 - registers /memory
+from mini_claude.ui.commands.registry import CommandContext, dispatch
+from mini_claude.ui.render.console import make_renderer
+from mini_claude.ui.subcommands.memory import run_memory_command
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, hold_replies_until_recall_settles
 from tests.cli_harness import Cli

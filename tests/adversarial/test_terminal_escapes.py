@@ -3,9 +3,9 @@ arguments, the server's error messages, memory files and file names are shown wi
 control character written out (`\\x1b`), in the REPL (renderer and a real pty), print mode
 (stdout and stderr) and the memory commands. Markdown still renders; wide text stays as it is.
 
-The one gate is `mini_claude.untrusted.visible_text`; the sinks that use it: ui/render.py and
-ui/live_tail.py (reply text, tool lines, notices), ui/console.py (every string the REPL
-prints), ui/print_mode.py, ui/memory_cli.py, ui/memory_commands.py."""
+The one gate is `mini_claude.core.untrusted.visible_text`; the sinks that use it: ui/render/renderer.py and
+ui/render/live_tail.py (reply text, tool lines, notices), ui/render/console.py (every string the REPL
+prints), ui/print/print_mode.py, ui/subcommands/memory.py, ui/commands/memory.py."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mini_claude.config import project_memory_dir
-from mini_claude.events import (
+from mini_claude.core.config import project_memory_dir
+from mini_claude.core.events import (
     MemoriesRecalled,
     Notice,
     RequestStarted,
@@ -30,8 +30,8 @@ from mini_claude.events import (
     ToolStarted,
     TurnEnded,
 )
-from mini_claude.ui.console import create_console, make_renderer
-from mini_claude.untrusted import visible_lines, visible_text
+from mini_claude.core.untrusted import visible_lines, visible_text
+from mini_claude.ui.render.console import create_console, make_renderer
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply

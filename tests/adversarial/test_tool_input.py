@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from mini_claude.errors import ToolError
-from mini_claude.events import ToolFinished, UsageReport
+from mini_claude.core.errors import ToolError
+from mini_claude.core.events import ToolFinished, UsageReport
 from mini_claude.tools import shell
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, assert_next_turn_works

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude import config
+from mini_claude.core import config
 from mini_claude.sessions.catalog import list_sessions
-from mini_claude.sessions.folder import SessionsFolderError, TranscriptError
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.records import MAX_TRANSCRIPT_BYTES
+from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.sessions.retention import remove_expired_sessions
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES
+from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError, TranscriptError
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.adversarial.cases import case
 from tests.adversarial.transcript_writer import expected_messages, write_record
 from tests.cli_harness import Cli

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from mini_claude.ui.permission_question import question_view
+from mini_claude.ui.questions.permission_question import question_view
 from tests.adversarial.cases import case
 from tests.tool_harness import Tools
 
@@ -199,8 +199,8 @@ SHOWN_AS_IS = ["é", "日本語", "❤️", "👨\u200d👩\u200d👧", "a\u00a0
     ],
 )
 def test_drawn_as_nothing_is_written_out_everywhere(char: str) -> None:
-    from mini_claude.ui.print_json import json_line
-    from mini_claude.untrusted import drawn_as_nothing, visible_text
+    from mini_claude.core.untrusted import drawn_as_nothing, visible_text
+    from mini_claude.ui.print.json_output import json_line
 
     assert drawn_as_nothing(char)
     assert char not in visible_text(f"a{char}b") and char not in json_line(f"a{char}b")
@@ -208,8 +208,8 @@ def test_drawn_as_nothing_is_written_out_everywhere(char: str) -> None:
 
 @case("terminal", "ordinary text, emoji, joiners and spaces pass the gate unchanged")
 def test_ordinary_text_passes_the_gate() -> None:
-    from mini_claude.ui.print_json import json_line
-    from mini_claude.untrusted import visible_text
+    from mini_claude.core.untrusted import visible_text
+    from mini_claude.ui.print.json_output import json_line
 
     for text in SHOWN_AS_IS:
         assert visible_text(text) == text and text in json_line(text)

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mini_claude.sessions.loader import load_transcript
-from mini_claude.sessions.repair import repair_conversation
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.sessions.loading.repair import repair_conversation
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 
 BIG_EVERY = 3  # every third tool result is large, so that kills land in the middle of a write
 BIG_BYTES = 2**20

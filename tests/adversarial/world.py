@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mini_claude import config
+from mini_claude.core import config
 from tests.fake_api import FakeAnthropic
 from tests.kit import main_calls, tool_results_in
 

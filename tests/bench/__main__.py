@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mini_claude.config import project_memory_dir
-from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
+from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
 from tests.bench.context_rows import long_conversation_rows
 from tests.bench.dataset import write_memory_dir
 from tests.bench.memory_rows import manifest_row, rebuild_row

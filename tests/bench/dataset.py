@@ -7,8 +7,8 @@ import random
 import time
 from pathlib import Path
 
-from mini_claude.memory import frontmatter
-from mini_claude.memory.naming import MEMORY_TYPES, memory_file_name
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.store.naming import MEMORY_TYPES, memory_file_name
 
 SEED = 20261130
 DAY = 86_400

@@ -7,14 +7,14 @@ import os
 import time
 from pathlib import Path
 
-from mini_claude.atomic import write_atomic
-from mini_claude.memory import frontmatter
-from mini_claude.memory.index import render_index
-from mini_claude.memory.memory_file import MemoryFile
-from mini_claude.memory.naming import INDEX_FILE, is_memory_file_name
-from mini_claude.memory.recall import MemoryRecall
-from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES, selection_request
-from mini_claude.memory.store import MemoryStore
+from mini_claude.core.atomic import write_atomic
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES, selection_request
+from mini_claude.memory.store.index import render_index
+from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.store.naming import INDEX_FILE, is_memory_file_name
 from tests.agent_harness import wait_for_recalls
 from tests.bench.stats import Row, Samples, ratio_at_most
 

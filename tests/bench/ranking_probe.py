@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
-from mini_claude.memory.store import MemoryStore
+from mini_claude.memory.recall.ranking import RecallRanking
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
+from mini_claude.memory.store.memory_store import MemoryStore
 
 
 def main() -> None:

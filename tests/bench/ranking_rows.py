@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-from mini_claude.memory import frontmatter
-from mini_claude.memory.naming import memory_file_name
-from mini_claude.memory.ranking import RecallRanking
-from mini_claude.memory.ranking_index import INDEX_FILE
-from mini_claude.memory.selection import MANIFEST_MAX_MEMORIES
-from mini_claude.memory.store import MemoryStore
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.recall.ranking import RecallRanking
+from mini_claude.memory.recall.ranking_index import INDEX_FILE
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
+from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.store.naming import memory_file_name
 from tests.bench import relevance_data as data
 from tests.bench.stats import Row, Samples, ratio_at_most, share_at_least
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pexpect
 
-from mini_claude.config import project_memory_dir
-from mini_claude.memory.terms import terms
+from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.recall.terms import terms
 from tests.bench.ranking_rows import write_labelled_dir
 from tests.bench.stats import Row, Samples, extra_at_most, ratio_at_most, share_at_least
 from tests.bench.terminal_rows import (

@@ -9,9 +9,9 @@ import time
 
 from rich.console import Console
 
-from mini_claude.events import RequestStarted, TextDelta, TextDone, TurnEnded
-from mini_claude.ui.console import make_renderer
-from mini_claude.ui.live_tail import CODE_THEME
+from mini_claude.core.events import RequestStarted, TextDelta, TextDone, TurnEnded
+from mini_claude.ui.render.console import make_renderer
+from mini_claude.ui.render.live_tail import CODE_THEME
 from tests.bench.stats import Row, Samples, ratio_at_most
 
 REPLY_BYTES = 50_000

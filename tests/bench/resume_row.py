@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from mini_claude.config import DEFAULT_MODEL, memory_project_root, project_sessions_dir
-from mini_claude.sessions.transcript import TranscriptWriter
+from mini_claude.core.config import DEFAULT_MODEL, memory_project_root, project_sessions_dir
+from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.bench.stats import Row, Samples, ratio_at_most
 from tests.bench.terminal_rows import HELP_SHOWN, MINI_CLAUDE, expect_answering, program_env, spawned
 from tests.fake_api import FakeAnthropic

@@ -1,0 +1,1 @@
+"""The turn loop: model calls, tool calls, how a turn ends, what each request holds, compaction."""

@@ -1,0 +1,297 @@
+"""The conversation and the turn loop: call the model, run its tools, repeat until it is done.
+
+Invariant kept at every exit (done, error, Ctrl+C at any moment, turn cap): every `tool_use` in
+the conversation is answered by exactly one `tool_result` in the next message, so the next request
+is one the API accepts. The calls not answered yet are state (`_open_calls`, see
+agent/open_calls.py), and one method, `_close_open_calls`, answers them, whatever ended the step.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
+from mini_claude.agent.endings import Done, ModelFailed, ReplyCut, TurnCapReached, TurnOver
+from mini_claude.agent.open_calls import OpenToolCalls
+from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
+from mini_claude.core import prompts
+from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW
+from mini_claude.core.events import (
+    ContextCompacted,
+    EventSink,
+    MemoriesRecalled,
+    MessageAdded,
+    MessageKind,
+    Notice,
+    RequestStarted,
+    TextDone,
+    TurnEnded,
+)
+from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
+from mini_claude.core.untrusted import encodable, encodable_value
+from mini_claude.llm.client import ModelClient, ModelError, PromptTooLong
+from mini_claude.llm.streamed_response import StreamedResponse
+from mini_claude.tools.base import ToolContext
+from mini_claude.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from mini_claude.memory.recall.memory_recall import MemoryRecall
+
+log = logging.getLogger("mini_claude")
+
+Message = dict[str, Any]
+WINDOW_NOT_SAID = (
+    " (the server did not say how large its context window is: set MINI_CLAUDE_CONTEXT_WINDOW to it)"
+)
+REPLY_CUT_NOTICE = (
+    "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
+)
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        llm: ModelClient,
+        tools: ToolRegistry,
+        tool_context: ToolContext,
+        sink: EventSink,
+        build_system_prompt: Callable[[], str],
+        model: str,
+        max_tokens: int,
+        max_turns: int,
+        recall: MemoryRecall | None = None,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
+    ) -> None:
+        self.llm = llm
+        self.tools = tools
+        self.tool_context = tool_context
+        self.sink = sink
+        self.build_system_prompt = build_system_prompt
+        self.model = model
+        self.max_tokens = max_tokens
+        self.max_turns = max_turns
+        self.recall = recall
+        self.messages: list[Message] = []
+        self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
+        self._system: list[dict[str, Any]] | None = None
+        self._last_text = ""
+        # A step's state until its calls are answered: the response still streaming, the calls
+        # of the stored reply without an answer yet (with their results so far).
+        self._streaming: StreamedResponse | None = None
+        self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event))
+        # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
+        view = RequestView(context_window, tools.summarize_call)
+        self.context = ContextKeeper(llm, lambda event: self.sink(event), view)
+
+    @property
+    def compaction(self) -> Compaction | None:
+        """The summary requests hold instead of the first `replaced` stored messages (None: none);
+        set it to continue a resumed conversation's last compaction."""
+        return self.context.view.compaction
+
+    @compaction.setter
+    def compaction(self, value: Compaction | None) -> None:
+        self.context.view.compaction = value
+
+    def clear(self) -> None:
+        """Start a new conversation (the system prompt is rebuilt on the next call)."""
+        self.messages = []
+        self._context = []
+        self._system = None
+        self.context.view.reset()
+        if self.recall is not None:
+            self.recall.reset()
+
+    def continue_conversation(
+        self, messages: list[Message], *, compaction: Compaction | None = None, recalled: Iterable[str] = ()
+    ) -> None:
+        """Go on with a saved conversation (already valid: every tool call answered). It counts as a
+        new conversation: the system prompt is built afresh; the memories in `recalled` (file
+        names) are in it already, so they are not recalled again."""
+        self.clear()
+        self.messages, self.compaction = messages, compaction
+        if self.recall is not None:
+            self.recall.surfaced.update(recalled)
+
+    def add_context(self, blocks: list[dict[str, Any]]) -> None:
+        """Content blocks the user's next message carries before its text, such as the output
+        of a command the user ran themselves or a file they attached."""
+        self._context.extend(encodable_value(blocks))
+
+    def run_turn(self, user_text: str) -> TurnEnded:
+        """One message and all it leads to. SIGTERM or SIGHUP ends it as Ctrl+C does (the reply so
+        far kept), then raises interrupts.Terminated: the program should exit."""
+        with terminations_end_the_turn():
+            return self._run_turn(user_text)
+
+    def _run_turn(self, user_text: str) -> TurnEnded:
+        # Bytes that were not UTF-8 (an argument `$'hi \xff'`, typed-ahead input) arrive as
+        # surrogate escapes: U+FFFD here, or every request of the conversation fails to encode.
+        user_text = encodable(user_text)
+        self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
+        if self.recall is not None:
+            self.recall.start(user_text)
+        context, self._context = self._context, []
+        self._add("user", [*context, {"type": "text", "text": user_text}])
+        self._last_text = ""
+        notice: Notice | None = None
+        try:
+            over = self._steps()
+            reason, unanswered = over.reason, over.unanswered
+            if str(over):
+                notice = Notice(str(over), "error" if isinstance(over, ModelFailed) else "warning")
+        except KeyboardInterrupt:
+            reason, unanswered = "interrupted", "interrupted"
+        except Exception as error:  # a bug of ours must not cost the user the conversation
+            log.exception("internal error during a turn")
+            reason, unanswered = "error", "interrupted"
+            notice = Notice(
+                f"Internal error: {type(error).__name__}: {error} (details in the debug log)", "error"
+            )
+        self._close_open_calls(unanswered, note="user_interrupted" if reason == "interrupted" else None)
+        if notice is not None:
+            self.sink(notice)
+        if (status := self.context.view.status()) is not None:
+            self.sink(status)
+        ended = TurnEnded(reason, self._last_text, notice.text if notice else None)  # type: ignore[arg-type]
+        self.sink(ended)
+        return ended
+
+    def _steps(self) -> TurnOver:
+        """Model calls until one ends the turn, at most max_turns of them."""
+        try:
+            for _ in range(self.max_turns):
+                self._step()
+            raise TurnCapReached(prompts.notice("turn_cap", max_turns=self.max_turns))
+        except TurnOver as over:
+            return over
+
+    def compact(self, focus: str | None = None) -> ContextCompacted | None:
+        """`/compact`: summarise the conversation now; None when nothing changed (a notice says why)."""
+        self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
+        return self.context.compact(self.request_parts(), focus)
+
+    def _step(self) -> None:
+        """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
+        self._add_recalled_memories()
+        tokens = self.context.before_call(self.request_parts())
+        try:
+            response = self._call_model(tokens, may_refuse=True)
+        except PromptTooLong as refused:
+            self._streaming = None
+            try:
+                tokens = self.context.after_refusal(self.request_parts(), refused.tokens, refused.window)
+            except CompactionFailed as failure:
+                raise ModelFailed(f"{refused}. {failure}") from refused
+            response = self._call_model(tokens, may_refuse=False)  # once: a second refusal ends the turn
+        self._store_reply()
+        self.sink(response.usage)
+        if response.stop_reason == "max_tokens":
+            if not self._open_calls.calls:
+                raise ReplyCut(REPLY_CUT_NOTICE)
+            # The last tool call is incomplete; running any of them could act on half an intention.
+            self._close_open_calls("output_cut")
+            return
+        if not self._open_calls.calls:
+            raise Done
+        for call in self._open_calls.calls:
+            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+        self._close_open_calls("interrupted")
+
+    def _call_model(self, tokens: int, *, may_refuse: bool) -> StreamedResponse:
+        """Stream one response to a request of about `tokens`; PromptTooLong passes through when
+        `may_refuse`."""
+        response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
+        self.sink(RequestStarted())
+        messages = self.context.view.request(self.messages)
+        try:
+            for update in self.llm.stream(
+                model=self.model,
+                system=self._system_blocks(),
+                messages=messages,
+                tools=self.tools.definitions(),
+                max_tokens=self.context.view.output_limit(self.max_tokens, tokens),
+                response=response,
+            ):
+                self.sink(update)
+        except ModelError as error:
+            if may_refuse and isinstance(error, PromptTooLong):
+                raise
+            unknown = (
+                isinstance(error, PromptTooLong)
+                and not error.window
+                and not self.context.view.window_from_server
+            )
+            raise ModelFailed(f"{error}{WINDOW_NOT_SAID if unknown else ''}") from error
+        self.context.view.note_usage(response.usage, messages)
+        return response
+
+    def _store_reply(self) -> None:
+        """Keep what the model sent (all of it, or as far as it got) and open its tool calls."""
+        response, self._streaming = self._streaming, None
+        if response is None:
+            return
+        content = response.content()
+        self._last_text = response.text() or self._last_text
+        if content:
+            self._add("assistant", content)
+            self._open_calls.open(content)
+
+    def _close_open_calls(self, unanswered: str, *, note: str | None = None) -> None:
+        """The one place that ends a step: the reply streamed so far is kept, the call shown
+        running gets its line closed, and every open call one tool_result (calls without a result
+        get the `unanswered` notice); then `note`, a notice for the model, if given. Ctrl+C waits
+        until this is done: half of it would leave a conversation the API refuses."""
+        with sigint_deferred():
+            if self._streaming is not None:
+                self.sink(TextDone())
+                self._store_reply()
+            answers = self._open_calls.answer_all(unanswered)
+            if answers:
+                self._add("tool_results", answers)
+            if note is not None:
+                self._add("notice", [{"type": "text", "text": prompts.notice(note)}])
+
+    def _add(self, kind: MessageKind, blocks: list[dict[str, Any]], files: tuple[str, ...] = ()) -> None:
+        """Add content to the conversation (an assistant reply, or user content, merged into a
+        trailing user message so roles keep alternating) and tell the sink."""
+        role = "assistant" if kind == "assistant" else "user"
+        blocks = encodable_value(blocks)  # nothing UTF-8 cannot carry enters the conversation
+        if role == "user" and self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].extend(blocks)
+        else:
+            self.messages.append({"role": role, "content": list(blocks)})
+        self.sink(MessageAdded(kind, tuple(blocks), files))
+
+    def _add_recalled_memories(self) -> None:
+        if self.recall is None:
+            return
+        recalled = self.recall.take_ready()
+        if recalled is None:
+            return
+        self._add("memories", recalled.blocks, tuple(recalled.file_names))
+        self.sink(MemoriesRecalled(tuple(recalled.file_names)))
+
+    def _tool_use_ids(self) -> set[str]:
+        """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
+        return {
+            block["id"]
+            for message in self.messages
+            if message["role"] == "assistant"
+            for block in message["content"]
+            if block.get("type") == "tool_use"
+        }
+
+    def _system_blocks(self) -> list[dict[str, Any]]:
+        # Built once per conversation: the whole prompt is stable, so it is one cached prefix.
+        if self._system is None:
+            self._system = [{"type": "text", "text": self.build_system_prompt(), "cache_control": CACHE_MARK}]
+        return self._system
+
+    def request_parts(self) -> RequestParts:
+        return RequestParts(
+            self.model, self._system_blocks(), self.tools.definitions(), self.max_tokens, self.messages
+        )

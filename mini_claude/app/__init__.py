@@ -1,0 +1,1 @@
+"""Building one session from its parts (settings, memory, tools, permissions), resuming, the system prompt."""

@@ -1,0 +1,2 @@
+"""What every layer shares: settings, events, prompts, errors, paths, atomic and safe file access,
+untrusted text."""

@@ -1,0 +1,258 @@
+r"""Read and write the `---` frontmatter block at the top of memory (and skill) files.
+
+The format is a small, well-defined subset of YAML: one `key: value` per line, values plain or
+quoted. `parse` never raises on str or bytes; every problem becomes a warning instead.
+
+    ---
+    name: prefers terse answers
+    description: "user wants short replies: no preamble"
+    type: feedback
+    ---
+    Body markdown…
+
+Rules the parser follows:
+- An optional UTF-8 BOM is dropped; then blank lines may precede the opening `---` line.
+- Lines end with `\n`, `\r\n` or a lone `\r`. A fence is a line holding only `---`
+  (spaces and tabs around it are ignored).
+- Inside the block: blank lines and `#` comment lines are skipped; other lines are split at their
+  first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins.
+- A value is plain (surrounding whitespace stripped), `'single'` (`''` stands for `'`) or
+  `"double"`: a JSON string, where YAML's `\xHH` and `\UHHHHHHHH` escapes are accepted too.
+- Every value is passed through `fold_value`, so no parsed value contains a line break.
+- The body is the text after the closing fence's line end, verbatim.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from mini_claude.core.frontmatter.block import BOM, BOM_BYTES, Block, locate_block, scan_lines
+from mini_claude.core.frontmatter.scalars import format_value, unquote_double, unquote_single
+
+FENCE = "---"
+MAX_HEADER_BYTES = 16 * 1024  # read_header gives up (with a warning) if the block is not closed by then
+READ_CHUNK_BYTES = 2048  # one read holds a typical memory header (~200-500 bytes) whole
+MAX_WARNINGS = 20  # a garbage file must not flood the log; the rest are summarised in one line
+WARNING_SNIPPET_CHARS = 40  # how much of an offending line a warning quotes
+
+# Exactly the characters str.splitlines() breaks on, so a folded value is always one line.
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_HAS_LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
+_WHITESPACE_RUN = re.compile(r"\s+")
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """What `parse` or `read_header` found.
+
+    `has_block` is False when there was no valid block (none at all, never closed, or unreadable);
+    `fields` is then empty. Warnings describe what was skipped or repaired; they do not name the file
+    (the caller knows it).
+    """
+
+    fields: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    warnings: tuple[str, ...] = ()
+    has_block: bool = False
+
+
+def fold_value(s: str) -> str:
+    """Make `s` a single line: each whitespace run containing a line break becomes one space, and the
+    ends are stripped. Use it for anything written into a one-line slot (frontmatter, index lines)."""
+    if _HAS_LINE_BREAK.search(s):
+        s = _WHITESPACE_RUN.sub(lambda m: " " if _HAS_LINE_BREAK.search(m.group()) else m.group(), s)
+    return s.strip()
+
+
+def parse(text: str | bytes) -> Frontmatter:
+    """Split `text` into frontmatter fields and body. Never raises for str or bytes input.
+
+    Bytes are decoded as UTF-8; undecodable bytes become U+FFFD and a warning. Without a block the
+    whole text (minus a BOM) is the body; an opened but unclosed block is treated the same, with a
+    warning.
+    """
+    warnings: list[str] = []
+    if isinstance(text, bytes | bytearray | memoryview):
+        text = _decode(bytes(text), warnings)
+    elif not isinstance(text, str):
+        raise TypeError(f"parse() takes str or bytes, not {type(text).__name__}")
+    text = text.removeprefix(BOM)
+
+    block = locate_block(text, at_eof=True)
+    if block.status == "unclosed":
+        warnings.append(_unclosed_warning(block.open_line))
+    if block.status != "closed":
+        return Frontmatter({}, text, _capped(warnings), has_block=False)
+
+    fields = _parse_fields(text, block, warnings)
+    return Frontmatter(fields, text[block.block_end :], _capped(warnings), has_block=True)
+
+
+def format(fields: Mapping[str, str], body: str) -> str:
+    """Return the canonical file text: a `---` block with one `key: value` line per field, then `body`
+    verbatim. `parse` reads it back as `{key.lower(): fold_value(value)}` and `body`, exactly.
+
+    Raises ValueError for a key that is not `[A-Za-z0-9_-]+` or that repeats another key ignoring
+    case, TypeError for a value or body that is not a str: these are programming errors, not data.
+    """
+    if not isinstance(body, str):
+        raise TypeError(f"body must be a str, not {type(body).__name__}")
+    lines = [FENCE]
+    seen: set[str] = set()
+    for key, value in fields.items():
+        if not isinstance(key, str) or not _KEY.fullmatch(key):
+            raise ValueError(f"frontmatter key {key!r} must match [A-Za-z0-9_-]+")
+        if not isinstance(value, str):
+            raise TypeError(f"frontmatter value for {key!r} must be a str, not {type(value).__name__}")
+        canonical = key.lower()
+        if canonical in seen:
+            raise ValueError(f"frontmatter key {key!r} repeats another key (keys are case-insensitive)")
+        seen.add(canonical)
+        lines.append(f"{canonical}: {format_value(fold_value(value))}")
+    lines.append(FENCE)
+    return "\n".join(lines) + "\n" + body
+
+
+def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES) -> Frontmatter:
+    """Read only the frontmatter of the file at `path`; the returned `body` is always "".
+
+    Reads in `READ_CHUNK_BYTES` chunks until the closing fence, so a typical memory file costs one
+    open and one read. A block not closed within `max_bytes` is treated as broken (warning, no
+    fields). IO errors (missing, unreadable, a directory) become a warning, never an exception.
+    Fields and `has_block` agree with `parse` on the whole file whenever the block fits in `max_bytes`.
+    """
+    try:
+        # O_NONBLOCK: a FIFO or device posing as a memory file must not hang recall; no effect on files.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        return Frontmatter(warnings=(_io_warning(exc),))
+    try:
+        data = b""
+        at_eof = False
+        while True:
+            want = max_bytes - len(data)
+            if want <= 0:
+                return Frontmatter(warnings=(_cap_warning(max_bytes),))
+            chunk = os.read(fd, min(READ_CHUNK_BYTES, want))
+            at_eof = not chunk
+            data += chunk
+            block = locate_block(data, at_eof)
+            if block.status != "more":
+                break
+    except OSError as exc:  # e.g. EISDIR: opening a directory read-only succeeds, reading it fails
+        return Frontmatter(warnings=(_io_warning(exc),))
+    finally:
+        with contextlib.suppress(OSError):  # nothing useful to do if closing a read-only fd fails
+            os.close(fd)
+
+    if block.status == "closed":
+        warnings: list[str] = []
+        text = _decode(data[: block.block_end], warnings)
+        # The same block in the decoded text, not searched for again: the fences, the blank lines
+        # before the first and the BOM are ASCII or dropped, so only the inner offsets shift.
+        bom = len(BOM_BYTES) if data.startswith(BOM_BYTES) else 0
+        inner_end = len(text) - (block.block_end - block.inner_end)
+        in_text = Block("closed", block.open_line, block.inner_start - bom, inner_end, len(text))
+        fields = _parse_fields(text, in_text, warnings)  # as `parse` does, so same fields and warnings
+        return Frontmatter(fields, "", _capped(warnings), has_block=True)
+    if block.status == "unclosed":
+        return Frontmatter(warnings=(_unclosed_warning(block.open_line),))
+    return Frontmatter()
+
+
+# --- fields and values -----------------------------------------------------------------------------
+
+
+def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    first_seen: dict[str, int] = {}
+    lines = scan_lines(text[: block.inner_end], block.inner_start)
+    for line_no, (content, _, _, _) in enumerate(lines, start=block.open_line + 1):
+        stripped = content.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        raw_key, colon, raw_value = content.partition(":")
+        key = raw_key.strip()
+        if not colon or not _KEY.fullmatch(key):
+            warnings.append(
+                f"line {line_no}: {_snippet(stripped)} is not `key: value`; skipped "
+                "(keys use letters, digits, _ and -; start a line with # to make it a comment)"
+            )
+            continue
+        key = key.lower()
+        if key in fields:
+            warnings.append(
+                f"line {line_no}: duplicate key {key!r} ignored; the value from line {first_seen[key]} "
+                "is used (delete one of them)"
+            )
+            continue
+        fields[key] = _parse_value(raw_value, line_no, warnings)
+        first_seen[key] = line_no
+    return fields
+
+
+def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
+    value = raw.strip()
+    if value[:1] in ("'", '"'):
+        unquoted = unquote_single(value) if value[0] == "'" else unquote_double(value)
+        if unquoted is None:
+            warnings.append(
+                f"line {line_no}: quoted value {_snippet(value)} is not closed by its last character or "
+                "holds a bad escape; kept as written (close the quote; write a backslash as \\\\)"
+            )
+        else:
+            value = unquoted
+    return fold_value(value)
+
+
+# --- small helpers -----------------------------------------------------------------------------------
+
+
+def _decode(data: bytes, warnings: list[str]) -> str:
+    bom = len(BOM_BYTES) if data.startswith(BOM_BYTES) else 0
+    try:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warnings.append(
+            f"not valid UTF-8 (first bad byte at offset {bom + exc.start}); undecodable bytes were "
+            "replaced with U+FFFD (re-save the file as UTF-8)"
+        )
+        return data[bom:].decode("utf-8", errors="replace")
+
+
+def _snippet(s: str) -> str:
+    if len(s) > WARNING_SNIPPET_CHARS:
+        s = s[: WARNING_SNIPPET_CHARS - 1] + "…"
+    return repr(s)
+
+
+def _capped(warnings: list[str]) -> tuple[str, ...]:
+    if len(warnings) <= MAX_WARNINGS:
+        return tuple(warnings)
+    hidden = len(warnings) - (MAX_WARNINGS - 1)
+    return (*warnings[: MAX_WARNINGS - 1], f"... and {hidden} more frontmatter problems")
+
+
+def _unclosed_warning(open_line: int) -> str:
+    return (
+        f"line {open_line}: frontmatter opened with --- but never closed; the whole file is treated "
+        "as body (add a line containing only --- after the last `key: value` line)"
+    )
+
+
+def _cap_warning(max_bytes: int) -> str:
+    return (
+        f"frontmatter not closed within the first {max_bytes} bytes; ignored (close it with a --- line "
+        "and keep the header short)"
+    )
+
+
+def _io_warning(exc: Exception) -> str:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"cannot read the file: {reason}"

@@ -1,0 +1,140 @@
+"""One assistant response assembled from the server's stream events, and the token usage they report.
+
+Apart from llm/client.py because it is the part that must read anything a server sends (odd block types,
+repeated ids, NaN counts) without breaking the conversation; it works on the events' attributes
+only and never imports the SDK.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mini_claude.core.events import TextDelta, TextDone, ToolPreparing, UsageReport
+from mini_claude.core.untrusted import encodable
+from mini_claude.llm.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
+
+StreamUpdate = TextDelta | TextDone | ToolPreparing  # what the user should see as it arrives
+
+
+@dataclass
+class StreamedResponse:
+    """One assistant response as it streams in: everything that arrived, even if cut short.
+
+    Its content is always valid to send back: tool inputs are strict JSON objects (no NaN or
+    Infinity, which would make every later request unserialisable), tool_use ids are unique in
+    the conversation and use only the characters the API accepts, and every string the server
+    sent (text, tool names, input keys and values) can be encoded as UTF-8: a lone surrogate
+    becomes U+FFFD where it enters, before the user sees it or the transcript keeps it.
+    """
+
+    blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    partial_json: dict[int, list[str]] = field(default_factory=dict)
+    started: bool = False  # message_start arrived
+    stop_reason: str | None = None
+    usage: UsageReport = field(default_factory=UsageReport)
+    used_tool_ids: set[str] = field(default_factory=set)  # the conversation's ids so far, then ours
+    refused_tool_calls: dict[str, str] = field(default_factory=dict)  # tool_use id → why it must not run
+
+    def content(self) -> list[dict[str, Any]]:
+        """The blocks in API form, in order; empty text dropped, unparsed tool input becomes {}."""
+        content = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block["type"] == "text" and not block["text"].strip():
+                continue
+            if block["type"] == "tool_use" and index in self.partial_json:
+                self._finish_tool_input(index)
+            content.append(block)
+        return content
+
+    def text(self) -> str:
+        return "".join(b["text"] for _, b in sorted(self.blocks.items()) if b["type"] == "text")
+
+    def _finish_tool_input(self, index: int) -> None:
+        block = self.blocks[index]
+        parsed = parse_tool_input("".join(self.partial_json.pop(index, [])))
+        if parsed is None:
+            block["input"] = {}  # stored as valid JSON, answered as not run
+            self.refused_tool_calls[block["id"]] = INVALID_TOOL_INPUT
+        else:
+            block["input"] = parsed
+
+    def _claim_tool_id(self, raw: object) -> str:
+        tool_id, repeated = claim_tool_id(raw, self.used_tool_ids)
+        if repeated:  # running it would answer two calls under one id
+            self.refused_tool_calls[tool_id] = REPEATED_TOOL_ID
+        return tool_id
+
+
+def describe_usage(usage: Any) -> UsageReport:
+    """Token counts from an SDK usage object (fields may be missing on compatible servers)."""
+
+    def count(name: str) -> int:
+        value = getattr(usage, name, 0)
+        if isinstance(value, float) and math.isfinite(value):
+            value = int(value)
+        # A server sending NaN, Infinity or text as a count must not break the session.
+        return max(0, value) if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return UsageReport(
+        input_tokens=count("input_tokens"),
+        output_tokens=count("output_tokens"),
+        cache_read_tokens=count("cache_read_input_tokens"),
+        cache_write_tokens=count("cache_creation_input_tokens"),
+    )
+
+
+def apply_stream_event(response: StreamedResponse, event: Any) -> Iterator[StreamUpdate]:
+    """Record one SDK stream event in `response`, yielding what it adds for the user to see."""
+    kind = getattr(event, "type", None)
+    if kind == "message_start":
+        response.started = True
+        response.usage = describe_usage(event.message.usage)
+    elif kind == "content_block_start":
+        block = event.content_block
+        if block.type == "text":
+            text = encodable(block.text or "")
+            response.blocks[event.index] = {"type": "text", "text": text}
+            if text:
+                yield TextDelta(text)
+        elif block.type == "tool_use":
+            response.blocks[event.index] = {
+                "type": "tool_use",
+                "id": response._claim_tool_id(block.id),
+                "name": encodable(block.name if isinstance(block.name, str) else str(block.name)),
+                "input": {},
+            }
+            response.partial_json[event.index] = []
+            yield ToolPreparing(response.blocks[event.index]["name"])
+        # Other block types (thinking, server tools) are not requested by us and not kept.
+    elif kind == "content_block_delta":
+        block = response.blocks.get(event.index)
+        delta = event.delta
+        if block is None:
+            return
+        if delta.type == "text_delta" and block["type"] == "text":
+            text = encodable(delta.text)  # each half of a pair split across two events: U+FFFD
+            block["text"] += text
+            yield TextDelta(text)
+        elif delta.type == "input_json_delta" and event.index in response.partial_json:
+            response.partial_json[event.index].append(delta.partial_json)
+    elif kind == "content_block_stop":
+        block = response.blocks.get(event.index)
+        if block is not None and block["type"] == "text":
+            yield TextDone()
+        elif block is not None and block["type"] == "tool_use":
+            response._finish_tool_input(event.index)
+    elif kind == "message_delta":
+        stop_reason = event.delta.stop_reason
+        response.stop_reason = encodable(stop_reason) if isinstance(stop_reason, str) else stop_reason
+        final = describe_usage(event.usage)
+        response.usage = UsageReport(
+            input_tokens=final.input_tokens or response.usage.input_tokens,
+            output_tokens=final.output_tokens or response.usage.output_tokens,
+            cache_read_tokens=final.cache_read_tokens or response.usage.cache_read_tokens,
+            cache_write_tokens=final.cache_write_tokens or response.usage.cache_write_tokens,
+        )
+    # message_stop, ping and unknown event types carry nothing we need.

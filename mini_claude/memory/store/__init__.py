@@ -1,0 +1,1 @@
+"""The memory folder: files, headers, the MEMORY.md index, names and validation."""

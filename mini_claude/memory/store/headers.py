@@ -1,0 +1,141 @@
+"""The memory files in the folder and their headers: one stat per file, and a header read again
+only when its file changed, so listing thousands of memories costs one directory scan."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import NamedTuple
+
+from mini_claude.core import safe_read
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.store import memory_folder, saved_headers
+from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.naming import is_memory_file_name
+from mini_claude.memory.store.validation import memory_problem
+
+
+class FileStat(NamedTuple):
+    file_name: str
+    mtime_ns: int
+    size: int
+    inode: int
+    is_symlink: bool
+    mode: int  # of what the name leads to (a symlink followed)
+    ctime_ns: int = 0
+
+
+_StatKey = tuple[int, int, int]
+
+
+def stat_memory_files(root: Path) -> list[FileStat]:
+    """Every memory file in `root` (unsorted); none when the folder is missing or must not be used."""
+    found = []
+    if memory_folder.escape_problem(root) is not None:
+        return []
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if not is_memory_file_name(entry.name):
+                    continue
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue  # vanished between listing and stat (a concurrent delete)
+                found.append(
+                    FileStat(
+                        entry.name,
+                        info.st_mtime_ns,
+                        info.st_size,
+                        info.st_ino,
+                        entry.is_symlink(),
+                        info.st_mode,
+                        info.st_ctime_ns,
+                    )
+                )
+    except OSError:
+        return []
+    return found
+
+
+def newest_first(found: FileStat) -> tuple[int, str]:
+    return -found.mtime_ns, found.file_name
+
+
+class HeaderCache:
+    """Parsed headers of the files in `root`, each kept until its file's stat changes."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        # file name -> (stat key, parsed header)
+        self._headers: dict[str, tuple[_StatKey, MemoryFile]] = {}
+        self._lock = threading.Lock()
+        self._saved: saved_headers.Saved = {}
+        self._seen: dict[str, tuple[FileStat, MemoryFile]] = {}  # since use_saved, for save
+        self._saving = False
+
+    def header(self, found: FileStat) -> MemoryFile:
+        key = (found.mtime_ns, found.size, found.inode)
+        with self._lock:
+            cached = self._headers.get(found.file_name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        memory = self._saved_header(found) or self._read(found)
+        with self._lock:
+            self._headers[found.file_name] = (key, memory)
+            if self._saving:
+                self._seen[found.file_name] = (found, memory)
+        return memory
+
+    def use_saved(self) -> None:
+        """Take headers saved by an earlier process (see saved_headers) for unchanged files."""
+        if (
+            memory_folder.escape_problem(self.root) is None
+        ):  # a folder that leads out is never read or written
+            self._saved = saved_headers.load(self.root)
+            self._saving = True
+
+    def save(self) -> None:
+        """Save the headers of the files looked at since `use_saved`, unless nothing changed."""
+        with self._lock:
+            seen, self._seen = self._seen, {}
+        entries = {name: (_saved_key(found), m) for name, (found, m) in seen.items() if not found.is_symlink}
+        if self._saving and entries != self._saved:  # a file new, changed or gone since they were saved
+            saved_headers.save(self.root, entries)
+            self._saved = entries
+
+    def _saved_header(self, found: FileStat) -> MemoryFile | None:
+        entry = self._saved.get(found.file_name)
+        if entry is None or found.is_symlink or entry[0] != _saved_key(found):
+            return None
+        return entry[1]
+
+    def _read(self, found: FileStat) -> MemoryFile:
+        file_name, path, mtime = found.file_name, self.root / found.file_name, found.mtime_ns / 1e9
+
+        def broken(problem: str) -> MemoryFile:
+            return MemoryFile(file_name, path, file_name, "", "", mtime, found.size, problem=problem)
+
+        if found.is_symlink and not memory_folder.holds(self.root, path):
+            return broken("symlink pointing outside the memory directory (not read)")
+        if not stat.S_ISREG(found.mode):  # a FIFO, a device: never opened
+            return broken(f"{safe_read.kind(found.mode)}, not a file (not read)")
+        header = frontmatter.read_header(path)
+        fields = header.fields
+        return MemoryFile(
+            file_name=file_name,
+            path=path,
+            name=fields.get("name", "").strip() or file_name,
+            description=fields.get("description", "").strip(),
+            type=fields.get("type", "").strip(),
+            mtime=mtime,
+            size=found.size,
+            problem=memory_problem(header),
+            warnings=header.warnings,
+        )
+
+
+def _saved_key(found: FileStat) -> saved_headers.SavedKey:
+    return found.mtime_ns, found.ctime_ns, found.size, found.inode

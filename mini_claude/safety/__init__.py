@@ -1,0 +1,1 @@
+"""What may be read, written and run: permissions, protected paths, change previews, secrets."""

@@ -1,0 +1,1 @@
+"""Recognising credentials in text, so none is saved by accident into a memory."""

@@ -1,0 +1,1 @@
+"""The transcript files: their format, their folder, and writing them as a session goes."""

@@ -1,0 +1,135 @@
+"""The sessions folder and the files in it: private, and never reached through a symlink.
+
+Transcripts hold everything said in a session (file contents, command output), so the folder is
+0700 and each file 0600. The folder may be a symlink only to a place inside the project's own
+folder (`~/.mini-claude/projects/<hash>`); a transcript file is never opened through a symlink,
+and only regular files are read (a FIFO would block, a device never end).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from mini_claude.core.paths import visible_path
+from mini_claude.core.private_files import create_folders
+from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, too_large_problem
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+OTHERS_BITS = 0o077  # group and other permissions: none on anything in the sessions folder
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class SessionsFolderError(Exception):
+    """The sessions folder cannot be used; the message says why in one line."""
+
+
+class TranscriptError(Exception):
+    """A transcript cannot be read; the message names the file and says why in one line."""
+
+
+def open_sessions_dir(sessions_dir: Path, *, create: bool) -> int | None:
+    """A descriptor of the sessions folder for `dir_fd=` calls (the caller closes it); None when
+    it does not exist and `create` is False. With `create`, the folder is made 0700, or narrowed
+    to 0700 when it exists with wider permissions: the privacy of transcripts is the promise, and
+    the folder is ours alone."""
+    project_dir = sessions_dir.parent
+    if create:
+        try:
+            create_folders(project_dir)
+            os.mkdir(sessions_dir, DIR_MODE)
+        except FileExistsError:
+            pass  # the folder (or something in its place, looked at below) is already there
+        except OSError as error:
+            raise SessionsFolderError(_cannot("create", sessions_dir, error)) from None
+    try:
+        info = os.lstat(sessions_dir)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise SessionsFolderError(_cannot("use", sessions_dir, error)) from None
+    target = sessions_dir
+    if stat.S_ISLNK(info.st_mode):
+        target = Path(os.path.realpath(sessions_dir))
+        real_project = Path(os.path.realpath(project_dir))
+        if not target.is_relative_to(real_project):
+            raise SessionsFolderError(
+                f"{visible_path(str(sessions_dir))} is a symlink to {visible_path(str(target))}, outside "
+                f"{visible_path(str(real_project))}: transcripts are not kept there (remove the link)"
+            )
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except NotADirectoryError:
+        raise SessionsFolderError(f"{visible_path(str(sessions_dir))} is not a folder") from None
+    except OSError as error:
+        raise SessionsFolderError(_cannot("open", sessions_dir, error)) from None
+    if create:
+        try:
+            if os.fstat(fd).st_mode & OTHERS_BITS:
+                os.fchmod(fd, DIR_MODE)
+        except OSError as error:
+            os.close(fd)
+            raise SessionsFolderError(
+                f"{visible_path(str(sessions_dir))} is open to other users and cannot be made private: "
+                f"{error.strerror}"
+            ) from None
+    return fd
+
+
+def open_transcript_for_reading(path: Path, *, dir_fd: int | None = None) -> tuple[int, os.stat_result]:
+    """An open descriptor of the regular file at `path` (never through a symlink) and its stat;
+    with `dir_fd` (the descriptor of path's folder), the file is opened relative to it."""
+    try:
+        fd = os.open(path.name if dir_fd is not None else path, READ_FLAGS, dir_fd=dir_fd)
+    except OSError as error:
+        raise TranscriptError(_unreadable(path, error)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise TranscriptError(f"{visible_path(str(path))} is not a regular file: not read")
+    return fd, info
+
+
+def read_transcript(path: Path) -> bytes:
+    """The whole transcript at `path` (a regular file, never through a symlink): at most one byte
+    more than MAX_TRANSCRIPT_BYTES, so a caller can tell one that grew past it meanwhile. Raises
+    TranscriptError (one line) when it cannot be read or is too large."""
+    shown = visible_path(str(path))
+    fd, info = open_transcript_for_reading(path)
+    try:
+        if info.st_size > MAX_TRANSCRIPT_BYTES:
+            raise TranscriptError(too_large_problem(shown, info.st_size))
+        return _read_all(fd, info.st_size, MAX_TRANSCRIPT_BYTES)
+    except OSError as error:
+        raise TranscriptError(f"cannot read {shown}: {error.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, size_hint: int, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes from `fd` (so a caller can tell the file grew past the limit)."""
+    chunks, total = [], 0
+    want = min(max(size_hint, 1 << 16), limit + 1)
+    while total <= limit:
+        chunk = os.read(fd, min(want, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def _unreadable(path: Path, error: OSError) -> str:
+    shown = visible_path(str(path))
+    if error.errno == errno.ELOOP:
+        return f"{shown} is a symlink: transcripts are never read through one"
+    if error.errno == errno.ENOENT:
+        return f"{shown} does not exist"
+    return f"cannot read {shown}: {error.strerror}"
+
+
+def _cannot(verb: str, path: Path, error: OSError) -> str:
+    return f"cannot {verb} the sessions folder {visible_path(str(path))}: {error.strerror}"

@@ -1,0 +1,1 @@
+"""Slash commands: the registry that drives /help and completion, and each command."""

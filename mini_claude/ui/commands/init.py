@@ -1,0 +1,42 @@
+"""`/init`: the model looks around the project with its tools and writes a CLAUDE.md for it
+(`prompts/init.md`). The write asks in every permission mode but bypass, and a standing `a`
+does not cover it (see `Permissions.check_write`): the file becomes instructions for every
+later conversation here, so the user reviews it, whatever a file read on the way says."""
+
+from __future__ import annotations
+
+import os
+
+from mini_claude.core import prompts
+from mini_claude.safety.permissions import INSTRUCTIONS_FILE
+from mini_claude.ui.commands.registry import CommandContext, command
+
+EXISTING = (
+    "There is a CLAUDE.md already: read it first, then improve it (keep what is right and still "
+    "useful, fix what is wrong or out of date) rather than starting over."
+)
+
+
+@command("init", "Write a CLAUDE.md for this project (shown before it is written)")
+def _init(ctx: CommandContext, argument: str) -> None:
+    if ctx.send is None:
+        ctx.console.print("/init needs the REPL.", markup=False)
+        return
+    path = ctx.session.agent.tool_context.project_dir / INSTRUCTIONS_FILE
+    before = _stamp(path)
+    ctx.send(prompts.render("init.md", existing=EXISTING if before is not None else ""))
+    if _stamp(path) != before:
+        # The system prompt was built when this conversation started.
+        ctx.console.print(
+            f"{INSTRUCTIONS_FILE} is read when a conversation starts: /clear starts one that uses it.",
+            style="dim",
+            markup=False,
+        )
+
+
+def _stamp(path: os.PathLike[str]) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, info.st_ino

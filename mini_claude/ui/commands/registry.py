@@ -1,0 +1,246 @@
+"""Slash commands: a small registry whose descriptions drive /help and completion."""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from mini_claude.core.untrusted import visible_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mini_claude.app.session import Session
+    from mini_claude.ui.render.renderer import Renderer
+
+
+@dataclass
+class CommandContext:
+    console: Console
+    session: Session
+    renderer: Renderer
+    confirm: Callable[[str], bool | None]  # asks a yes/no question; None: cancelled (Ctrl+C, Esc)
+    should_exit: bool = False
+    pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
+    # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
+    send: Callable[[str], None] | None = None
+
+
+# Completes what follows `/name `: given the session and that text (up to the cursor), it yields
+# completions whose start_position counts back from the cursor.
+ArgumentCompleter = Callable[["Session", str], Iterable[Completion]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    description: str
+    handler: Callable[[CommandContext, str], None]
+    aliases: tuple[str, ...] = field(default=())
+    usage: str = ""
+    complete: ArgumentCompleter | None = None
+
+
+COMMANDS: dict[str, Command] = {}  # by name and alias
+MIN_PREFIX_CHARS = 2  # `/me` suggests `/memory`; `/m` is too little to go on
+SHORT_NAME_CHARS = 4  # up to this long, one typo away; longer, two
+MAX_SUGGESTIONS = 3
+
+
+def command(
+    name: str,
+    description: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    usage: str = "",
+    complete: ArgumentCompleter | None = None,
+) -> Callable:
+    def register(handler: Callable[[CommandContext, str], None]) -> Callable[[CommandContext, str], None]:
+        entry = Command(name, description, handler, aliases, usage, complete)
+        for key in (name, *aliases):
+            COMMANDS[key] = entry
+        return handler
+
+    return register
+
+
+def visible_commands() -> list[Command]:
+    """Each command once, in registration order."""
+    seen: dict[str, Command] = {}
+    for entry in COMMANDS.values():
+        seen.setdefault(entry.name, entry)
+    return list(seen.values())
+
+
+def dispatch(line: str, ctx: CommandContext) -> None:
+    """Run `/name args`; an unknown name gets one line naming the closest match."""
+    name, _, argument = line.strip().removeprefix("/").partition(" ")
+    entry = COMMANDS.get(name.lower())
+    if entry is None:
+        close = close_commands(name.lower(), list(COMMANDS))
+        hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
+        ctx.console.print(f"Unknown command /{visible_text(name)}.{hint}", markup=False, highlight=False)
+        return
+    entry.handler(ctx, argument.strip())
+
+
+def close_commands(typed: str, names: list[str]) -> list[str]:
+    """The names `typed` is probably a slip for: those it starts (`/mem`), else those one typo
+    away (two for names over SHORT_NAME_CHARS), a swap of two neighbours counting as one
+    (`/cots`). `/compact` is four edits from `/cost`: no match, so no suggestion."""
+    if len(typed) >= MIN_PREFIX_CHARS:
+        starts = [name for name in names if name.startswith(typed)]
+        if starts:
+            return starts[:MAX_SUGGESTIONS]
+    allowed = 1 if len(typed) <= SHORT_NAME_CHARS else 2
+    distances = {name: _edit_distance(typed, name) for name in names}
+    best = min(distances.values(), default=allowed + 1)
+    if best > allowed:
+        return []
+    return [name for name in names if distances[name] == best][:MAX_SUGGESTIONS]
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours (optimal string alignment)."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _either(names: list[str]) -> str:
+    shown = [f"/{name}" for name in names]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+class CommandCompleter(Completer):
+    """Completes `/command` names at the start of the input, then each command's arguments (for
+    commands that register a completer), with their descriptions."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        name, space, argument = text[1:].partition(" ")
+        if space:
+            entry = COMMANDS.get(name.lower())
+            if entry is not None and entry.complete is not None:
+                yield from entry.complete(self.session, argument)
+            return
+        for entry in visible_commands():
+            for candidate in (entry.name, *entry.aliases):
+                if candidate.startswith(name):
+                    yield Completion(
+                        "/" + candidate, start_position=-len(text), display_meta=entry.description
+                    )
+
+
+KEYS_HELP = (
+    ("Enter", "send the message"),
+    ("Alt+Enter, Ctrl+J", "insert a newline"),
+    ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
+    ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
+    ("Esc", "interrupt the reply or the running tool"),
+    ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
+    ("Ctrl+D", "exit"),
+    ("Up / Down", "browse history"),
+    ("!command", "run a shell command; its output goes with your next message"),
+    ("# note", "save the note as a memory"),
+    ("@path", "attach a file or folder to the message (Tab completes)"),
+)
+
+
+HELP_INDENT = 2
+HELP_GAP = 2  # spaces between a label and its description
+HELP_LABEL_MAX_CHARS = 24  # a longer label gets a line to itself, its description below it
+HELP_DESCRIPTION_MIN_CHARS = 16  # a narrower description column: every description goes below its label
+HELP_STACKED_INDENT = 6  # where descriptions start when they go below their labels
+
+
+def help_lines(width: int) -> list[str]:
+    """/help as two columns fitted to `width`: each description wraps under its own column."""
+    commands = []
+    for entry in visible_commands():
+        aliases = f" (also {', '.join('/' + a for a in entry.aliases)})" if entry.aliases else ""
+        commands.append((f"/{entry.name} {entry.usage}".rstrip(), entry.description + aliases))
+    sections = {"Commands:": commands, "Keys:": list(KEYS_HELP)}
+    labels = [label for rows in sections.values() for label, _ in rows]
+    label_width = max((len(label) for label in labels if len(label) <= HELP_LABEL_MAX_CHARS), default=0)
+    column = HELP_INDENT + label_width + HELP_GAP
+    side_by_side = width - column >= HELP_DESCRIPTION_MIN_CHARS
+    if not side_by_side:
+        column = HELP_STACKED_INDENT
+    lines = []
+    for heading, rows in sections.items():
+        lines.append(heading)
+        for label, description in rows:
+            wrapped = textwrap.wrap(description, max(width - column, 1), break_on_hyphens=False)
+            if side_by_side and len(label) <= label_width:
+                first = wrapped.pop(0) if wrapped else ""
+                lines.append((" " * HELP_INDENT + label.ljust(label_width + HELP_GAP) + first).rstrip())
+            else:
+                indent = " " * HELP_INDENT
+                lines.extend(
+                    textwrap.wrap(
+                        label, max(width, HELP_INDENT + 3), initial_indent=indent,
+                        subsequent_indent=indent + "  ", break_on_hyphens=False,
+                    )
+                )  # fmt: skip
+            lines.extend(" " * column + part for part in wrapped)
+    return lines
+
+
+@command("help", "Show commands and keys")
+def _help(ctx: CommandContext, argument: str) -> None:
+    # Fitted to the width already: rich must not wrap it again (plain mode would not wrap at all,
+    # and the terminal would then break lines mid-word at column 0).
+    ctx.console.print("\n".join(help_lines(ctx.console.width)), markup=False, highlight=False, soft_wrap=True)
+
+
+@command("clear", "Start a new conversation and clear the screen")
+def _clear(ctx: CommandContext, argument: str) -> None:
+    ctx.session.new_conversation()
+    ctx.console.clear()  # nothing in plain mode (no cursor tricks) or when output is not a terminal
+    ctx.console.print("Started a new conversation.", markup=False, highlight=False)
+
+
+@command("cost", "Show the tokens used this session and what they cost")
+def _cost(ctx: CommandContext, argument: str) -> None:
+    from mini_claude.ui.commands.cost import cost_lines
+
+    ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
+
+
+@command("model", "Show or change the model", usage="[name]")
+def _model(ctx: CommandContext, argument: str) -> None:
+    agent = ctx.session.agent
+    if not argument:
+        ctx.console.print(f"Model: {visible_text(agent.model)}", markup=False, highlight=False)
+        return
+    if any(ch.isspace() for ch in argument):
+        ctx.console.print("A model name has no spaces, e.g. /model claude-sonnet-5-5", markup=False)
+        return
+    agent.model = argument
+    ctx.session.transcript.note_model(argument)
+    ctx.console.print(
+        f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
+    )
+
+
+@command("exit", "Leave mini-claude", aliases=("quit",))
+def _exit(ctx: CommandContext, argument: str) -> None:
+    ctx.should_exit = True

@@ -1,0 +1,1 @@
+"""Print mode (`-p`): one message to completion, the answer on stdout, JSON output formats."""

@@ -1,0 +1,168 @@
+"""Print mode: run one message to completion; the answer on stdout, everything else on stderr.
+
+stdout carries the answer as text (made visible: it is usually a terminal too), or JSON
+(`ui/print/json_output.py`, escaped instead). stderr carries a line per tool call, notice and retry, made
+visible first (`ui/render/visible.py`), in every output format. The exit status says how the turn ended
+(EXIT_CODES); a refused tool call is not an ending: as in Claude Code, the run succeeds when the
+model finishes (it may have done without), and json lists the refusals in `permission_denials`."""
+
+from __future__ import annotations
+
+import sys
+
+from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
+from mini_claude.app.session import Session, build_session
+from mini_claude.core.config import Settings
+from mini_claude.core.events import (
+    ContextCompacted,
+    Event,
+    EventSink,
+    MemoriesRecalled,
+    Notice,
+    Retrying,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+)
+from mini_claude.core.untrusted import visible_lines, visible_text
+from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
+from mini_claude.ui.print.print_input import InputError, gather_message
+from mini_claude.ui.render.context_view import compaction_announcement
+from mini_claude.ui.render.renderer import retry_label
+from mini_claude.ui.render.visible import visible_event
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # an API error, a reply that was no stream, or a bug of ours
+EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
+EXIT_TURN_CAP = 3
+EXIT_MAX_TOKENS = 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_CODES = {
+    "done": EXIT_OK,
+    "error": EXIT_FAILED,
+    "turn_cap": EXIT_TURN_CAP,
+    "max_tokens": EXIT_MAX_TOKENS,
+    "interrupted": EXIT_INTERRUPTED,
+}
+# After the first refusal, once: nobody can answer a permission question here; what would help.
+# Precise about run_shell: a command is not judged by the paths it touches, so bypass runs every
+# command, and the always-asked writes are a rule of the file tools only.
+_ALWAYS_ASKED = (
+    "the file tools' writes to git directories, git hooks and included git configs, home dotfiles "
+    "and mini-claude's own settings"
+)
+_SHELL_TOO = "run_shell included: a command is not judged by the paths it touches"
+PERMISSION_HINTS = {
+    "ask": "use --permission-mode accept-edits to allow editing project files, "
+    f"or bypass for everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
+    "accept-edits": f"use --permission-mode bypass to allow everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
+    "bypass": f"{_ALWAYS_ASKED} ask even in bypass; do those in the REPL",
+}
+
+
+class StderrReporter:
+    """Everything but the answer goes to stderr, one line per tool call, notice or retry."""
+
+    def __init__(self, permission_mode: str = "ask") -> None:
+        self._arguments: dict[str, str] = {}
+        self._permission_hint: str | None = (
+            f"(print mode cannot ask for permission: {PERMISSION_HINTS[permission_mode]})"
+        )
+
+    def __call__(self, event: Event) -> None:
+        event = visible_event(event)
+        if isinstance(event, ToolStarted):
+            self._arguments[event.tool_use_id] = event.summary
+        elif isinstance(event, ToolFinished):
+            mark = "✗" if event.is_error else "●"
+            argument = self._arguments.pop(event.tool_use_id, "")
+            print(f"{mark} {event.name}({argument}) → {event.summary}", file=sys.stderr)
+            # Every refusal here is a question nobody could answer (print mode has no one to ask).
+            if event.denied and self._permission_hint:
+                print(self._permission_hint, file=sys.stderr)
+                self._permission_hint = None
+        elif isinstance(event, Notice):
+            print(event.text, file=sys.stderr)
+        elif isinstance(event, ContextCompacted):
+            print(compaction_announcement(event), file=sys.stderr)
+        elif isinstance(event, Retrying):
+            print(retry_label(event), file=sys.stderr)
+        elif isinstance(event, MemoriesRecalled):
+            print(
+                f"recalled {len(event.file_names)} memories: {', '.join(event.file_names)}", file=sys.stderr
+            )
+
+
+def run_print_mode(
+    settings: Settings,
+    prompt: str | None,
+    resume: ResumeRequest | None = None,
+    *,
+    output_format: str = "text",
+) -> int:
+    resume = resume or ResumeRequest()
+    if resume.pick:
+        print(
+            "mini-claude: -r without an id shows a list to choose from, which needs a terminal: "
+            f"give the session's id (see {LIST_COMMAND})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        given = gather_message(prompt, getattr(sys.stdin, "buffer", None))
+    except InputError as error:
+        print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    for warning in given.warnings:
+        print(f"mini-claude: {warning}", file=sys.stderr)
+    reporter = StderrReporter(settings.permission_mode)
+    output = None
+    sink: EventSink = reporter
+    if output_format != "text":
+        from mini_claude.ui.print.json_output import JsonOutput
+
+        output = JsonOutput(stream=output_format == "stream-json")
+        sink = _both(reporter, output)
+    session = build_session(settings, sink=sink, ask=None)
+    try:
+        if resume.wanted and not _resumed(session, resume):
+            return EXIT_FAILED
+        if output is not None:
+            output.start(session)
+        session.warm_up()
+        ended: TurnEnded = session.agent.run_turn(given.message)
+    finally:
+        session.transcript.close()
+    exit_code = EXIT_CODES[ended.reason]
+    if output is not None:
+        output.finish(session, ended, exit_code)
+    elif ended.final_text:
+        sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
+        sys.stdout.flush()
+    return exit_code
+
+
+def _resumed(session: Session, request: ResumeRequest) -> bool:
+    """Load the session `-c` / `-r ID` names into `session`, saying so on stderr."""
+    try:
+        opened = open_session(session, requested_session(session.settings, request))
+        resumed = finish_resume(session, opened)
+    except ResumeError as error:
+        print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
+        return False
+    for warning in [opened.note, *resumed.warnings]:
+        if warning is not None:
+            print(visible_text(warning), file=sys.stderr)
+    count = len(resumed.loaded.messages)
+    print(f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count} messages)", file=sys.stderr)
+    return True
+
+
+def _both(first: EventSink, second: EventSink) -> EventSink:
+    def sink(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return sink

@@ -1,0 +1,106 @@
+"""A question answered by one key press, no Enter: the permission question's `y`/`a`/`n`/`v`
+and the REPL's yes/no confirmations (`/memory rm`, `/memory tidy`).
+
+Esc, Ctrl+C and Ctrl+D answer `cancel`; Enter answers only where a question has a default. Any
+other key (Enter included elsewhere: it may be left over from an answer typed the old way)
+answers nothing: a line under the question says which keys it takes, and the question stays.
+The chosen answer stays on the line, for the scrollback. Keys typed before the question appeared
+are not read here: the caller sets them aside (`typeahead.typeahead_set_aside`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+from prompt_toolkit.output import ColorDepth
+
+from mini_claude.core.untrusted import visible_text
+
+ESCAPE_WAIT_S = 0.1  # how long a lone Esc waits to tell itself from the start of an arrow key
+CANCEL_KEYS = ("escape", "c-c", "c-d")
+CANCEL_KEY_NAME = "Esc"  # Ctrl+C and Ctrl+D answer the same; the hint names the usual one
+ENTER_KEY_NAME = "Enter"
+ANSWER_STYLE = "bold"
+HINT_STYLE = "italic"  # not a colour: --plain shows it too
+YES_NO = {"y": ("y", "yes"), "n": ("n", "no")}
+NO = ("n", "no")
+CANCELLED = ("cancel", "no")  # what Esc answers a yes/no question: shown as no, told apart
+
+
+def read_key_answer(
+    prompt: str,
+    answers: Mapping[str, tuple[str, str]],
+    *,
+    cancel: tuple[str, str],
+    plain: bool,
+    enter: tuple[str, str] | None = None,
+) -> str:
+    """Show `prompt` and wait for a key of `answers` (key → (answer, word shown after the
+    prompt)); upper case works too. Returns the answer, `cancel`'s for Esc, Ctrl+C, Ctrl+D, and
+    `enter`'s (the default, when given) for Enter."""
+    chosen: list[str] = []  # the word shown after the prompt once answered
+    hint: list[str] = []  # the line under the question after a key it does not take
+
+    def fragments() -> list[tuple[str, str]]:
+        shown = [("", visible_text(prompt)), (ANSWER_STYLE, " ".join(chosen)), ("[SetCursorPosition]", "")]
+        if hint and not chosen:
+            shown.append((HINT_STYLE, "\n" + hint[0]))
+        return shown
+
+    bindings = KeyBindings()
+
+    def answer_with(answer: str, word: str):  # type: ignore[no-untyped-def]
+        def handler(event: KeyPressEvent) -> None:
+            chosen.append(word)
+            event.app.exit(result=answer)
+
+        return handler
+
+    for key, (answer, word) in answers.items():
+        for variant in {key.lower(), key.upper()}:
+            bindings.add(variant)(answer_with(answer, word))
+    for key in CANCEL_KEYS:
+        bindings.add(key)(answer_with(*cancel))
+    if enter is not None:
+        bindings.add("enter")(answer_with(*enter))
+
+    @bindings.add("<any>")
+    def _not_an_answer(event: KeyPressEvent) -> None:  # nothing typed, nothing answered: say what is
+        hint[:] = [keys_hint(answers, cancel=cancel, enter=enter)]
+
+    app: Application[str] = Application(
+        layout=Layout(Window(FormattedTextControl(fragments), wrap_lines=True, dont_extend_height=True)),
+        key_bindings=bindings,
+        full_screen=False,
+        erase_when_done=False,
+        color_depth=ColorDepth.DEPTH_1_BIT if plain else None,
+    )
+    app.ttimeoutlen = ESCAPE_WAIT_S
+    return app.run()
+
+
+def keys_hint(
+    answers: Mapping[str, tuple[str, str]], *, cancel: tuple[str, str], enter: tuple[str, str] | None = None
+) -> str:
+    """`Press y/1 for yes, n/3/Esc for no`: every key the question takes, by what it answers."""
+    keys_by_word: dict[str, list[str]] = {}
+    for key, (_, word) in answers.items():
+        keys_by_word.setdefault(word, []).append(key)
+    if enter is not None:
+        keys_by_word.setdefault(enter[1], []).append(ENTER_KEY_NAME)
+    keys_by_word.setdefault(cancel[1], []).append(CANCEL_KEY_NAME)
+    return "Press " + ", ".join(f"{'/'.join(keys)} for {word}" for word, keys in keys_by_word.items())
+
+
+def confirm_by_key(question: str, *, plain: bool) -> bool | None:
+    """`question [y/N]` answered by one key: `y` is yes; `n`, Enter (the default) and a terminal
+    that went away are no; Esc, Ctrl+C and Ctrl+D are no too (so shown), returned as None: a
+    caller may take them as cancelling more than this question (a tidy's whole review)."""
+    try:
+        answer = read_key_answer(f"{question} [y/N]: ", YES_NO, cancel=CANCELLED, enter=NO, plain=plain)
+    except (EOFError, OSError):
+        return False
+    return None if answer == CANCELLED[0] else answer == "y"

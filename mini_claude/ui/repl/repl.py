@@ -1,0 +1,268 @@
+"""The interactive REPL: prompt-toolkit for input, the renderer for output, the agent in between."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.completion import merge_completers
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.patch_stdout import patch_stdout
+
+from mini_claude import __version__
+from mini_claude.app.mentions import attach, find_mentions
+from mini_claude.app.resume import ResumeRequest
+from mini_claude.app.session import Session, build_session
+from mini_claude.core.config import Settings
+from mini_claude.core.events import Notice
+from mini_claude.core.untrusted import visible_text
+from mini_claude.safety.permissions import Answer, PermissionRequest
+from mini_claude.ui.commands import context, init, memory  # noqa: F401 - register commands
+from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
+from mini_claude.ui.questions.key_answer import confirm_by_key
+from mini_claude.ui.questions.permission_prompt import ask_permission
+from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
+from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.repl.draft_recall import DraftRecall
+from mini_claude.ui.repl.input_history import open_history
+from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
+from mini_claude.ui.repl.mention_completion import MentionCompleter
+from mini_claude.ui.repl.shell_line import run_shell_line
+from mini_claude.ui.repl.terminal_keys import read_shift_enter_as_line_break
+from mini_claude.ui.repl.turn_keys import TurnKeys
+from mini_claude.ui.repl.typeahead import (
+    typeahead_passed_to_prompt,
+    typeahead_set_aside,
+    typeahead_unsent,
+    typing_not_echoed,
+)
+
+T = TypeVar("T")
+PROMPT = "> "
+_COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
+EXIT_HINT = "Press Ctrl+C again to exit."
+
+
+class ExitGuard:
+    """Ctrl+C on the prompt clears the line; on an empty line it arms, and a second one exits."""
+
+    def __init__(self) -> None:
+        self.armed = False
+
+    def press(self, line_has_text: bool) -> str:
+        """What a Ctrl+C does now: "clear" the line, "arm" the exit (show EXIT_HINT) or "exit"."""
+        if line_has_text:
+            self.armed = False
+            return "clear"
+        if self.armed:
+            return "exit"
+        self.armed = True
+        return "arm"
+
+    def on_ctrl_c(self, event) -> None:  # type: ignore[no-untyped-def]
+        buffer = event.current_buffer
+        action = self.press(bool(buffer.text))
+        if action == "clear":
+            buffer.reset()
+        elif action == "exit":
+            event.app.exit(exception=EOFError)
+        else:
+            # Printed above the prompt: a bottom toolbar would need the terminal to answer CPR.
+            run_in_terminal(lambda: print(EXIT_HINT))
+
+    def disarm(self, *_: object) -> None:
+        self.armed = False
+
+
+def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    @bindings.add("c-j")
+    def _newline(event) -> None:  # type: ignore[no-untyped-def]
+        event.current_buffer.insert_text("\n")
+
+    # `\` then Enter: the backslash becomes a line break, as in a shell. (A message that ends in a
+    # backslash is sent by typing a space after it.)
+    @bindings.add(
+        "enter", filter=Condition(lambda: get_app().current_buffer.document.char_before_cursor == "\\")
+    )
+    def _backslash_newline(event) -> None:  # type: ignore[no-untyped-def]
+        event.current_buffer.delete_before_cursor(1)
+        event.current_buffer.insert_text("\n")
+
+    bindings.add("c-c")(exit_guard.on_ctrl_c)
+    # The key as a signal, while the prompt runs: pressed while the exit hint is printed (the
+    # terminal is then briefly out of raw mode), or sent by `kill -INT`.
+    bindings.add("<sigint>")(exit_guard.on_ctrl_c)
+    return bindings
+
+
+class Repl:
+    def __init__(self, settings: Settings, resume: ResumeRequest | None = None) -> None:
+        self.settings = settings
+        self.resume = resume or ResumeRequest()
+        self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
+        self.console = create_console(plain=self.plain)
+        self.renderer = make_renderer(self.console, plain=self.plain)
+        self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
+        self.exit_guard = ExitGuard()
+        history, self.history_warning = open_history()
+        read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
+        completer = merge_completers(
+            [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
+        )
+        self.prompt = PromptSession(
+            history=history,
+            key_bindings=_key_bindings(self.exit_guard),
+            completer=completer,
+            complete_while_typing=True,
+            enable_open_in_editor=False,
+            prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
+            color_depth=ColorDepth.DEPTH_1_BIT if self.plain else None,  # menus without colour
+        )
+        self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
+        if settings.early_recall and self.session.llm.configured:
+            DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
+        self.turn_keys = TurnKeys(self.prompt.input)
+        self.commands = CommandContext(
+            self.console, self.session, self.renderer, self.confirm, send=self.send
+        )
+        self._draft = ""  # a message that could not be sent, back in the prompt for editing
+
+    def run(self, first_message: str | None = None) -> int:
+        try:
+            return self._run(first_message)
+        finally:
+            wait_for_resume(self.commands)
+            self.session.transcript.close()
+
+    def _run(self, first_message: str | None) -> int:
+        opened = None
+        if self.resume.wanted:
+            with typing_not_echoed(self.prompt.input):  # keys typed meanwhile wait for the prompt
+                opened = resume_at_start(self.commands, self.resume)
+            if isinstance(opened, int):
+                return opened
+        self.console.print(
+            f"mini-claude {__version__} · {visible_text(self.session.agent.model)} · /help for commands",
+            style="dim",
+            markup=False,
+        )
+        if opened is not None:
+            start_resume(self.commands, opened)
+        if self.history_warning is not None:
+            self.renderer(Notice(self.history_warning, "warning"))
+        if first_message is not None and first_message.strip():
+            # `mini-claude "explain this project"`: shown as if typed, then answered as typed.
+            self.console.print(f"{PROMPT}{first_message}", markup=False, highlight=False)
+            self.session.warm_up()
+            self._handle(first_message)
+        while not self.commands.should_exit:
+            try:
+                # What start-up threads tell (a memory folder that cannot be used) shows above the
+                # prompt while the user types, instead of breaking into the line being edited.
+                with patch_stdout(raw=True), typeahead_passed_to_prompt(self.prompt.input):
+                    text = self.prompt.prompt(PROMPT, pre_run=self._before_prompt, default=self._draft)
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                # The key as a signal between two prompts (while one runs, it is a key binding).
+                action = self.exit_guard.press(bool(self.prompt.default_buffer.text))
+                if action == "exit":
+                    break
+                if action == "arm":
+                    self.console.print(EXIT_HINT, markup=False, highlight=False)
+                continue
+            finally:
+                self._draft = ""
+            self.exit_guard.disarm()
+            if not text.strip():
+                continue
+            self._handle(text)
+        return 0
+
+    def _handle(self, text: str) -> None:
+        """One input, typed or given on the command line: a command, `!shell`, `# note`, or a message."""
+        wait_for_resume(self.commands, before=text)
+        if _looks_like_command(text):
+            dispatch(text.strip(), self.commands)
+        elif text.startswith("!"):
+            self._interruptible(partial(run_shell_line, text[1:], self.session, self.console))
+        elif is_memory_note(text):
+            self._interruptible(partial(save_memory_note, text, self.session, self.console))
+        else:
+            self.send(text)
+
+    def _before_prompt(self) -> None:
+        # Only the first call starts anything: work the first message needs, done while the user types.
+        self.session.warm_up()
+        if not self.plain:
+            preload_markdown()
+
+    def send(self, text: str) -> None:
+        """`text` to the model, with the files it mentions (`@path`) attached; a mention that
+        cannot be attached keeps the message back, in the prompt, with the reason."""
+        agent = self.session.agent
+        mentions = find_mentions(text, agent.tool_context.project_dir)
+        if mentions:
+            attached = self._interruptible(lambda: attach(mentions, agent))
+            if attached is None or attached.problems:
+                for problem in attached.problems if attached else []:
+                    self.console.print(problem, style="red", markup=False)
+                self.console.print("The message was not sent: it is back in the prompt.", style="dim")
+                self._draft = text
+                return
+            self.console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
+            agent.add_context(attached.blocks)
+        self.run_turn(text)
+
+    def run_turn(self, text: str) -> None:
+        ended = self._interruptible(lambda: self.session.agent.run_turn(text))
+        if ended is not None and ended.reason == "interrupted":
+            self._interrupted()
+
+    def _interruptible(self, work: Callable[[], T]) -> T | None:
+        """`work()` with Esc and Ctrl+C stopping it (then None, and it says so), keys typed
+        meanwhile kept for the next prompt (after a stop, unsent even if Enter ended them)."""
+        try:
+            with self.turn_keys.watching():
+                return work()
+        except KeyboardInterrupt:  # landed outside the agent's own handling, or no agent at all
+            self._interrupted()
+            return None
+
+    def _interrupted(self) -> None:
+        self.renderer.interrupt()
+        self.console.print("Interrupted.", style="dim", markup=False)
+        typeahead_unsent(self.prompt.input)  # a message queued meanwhile waits in the prompt, unsent
+
+    def ask_permission(self, request: PermissionRequest) -> Answer:
+        # Keys typed before the question are a message for the next prompt, not its answer.
+        with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
+            return ask_permission(request, self.console, plain=self.plain)
+
+    def confirm(self, question: str) -> bool | None:
+        """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is;
+        None when cancelled (Esc, Ctrl+C, Ctrl+D), which a caller may treat apart from no."""
+        with typeahead_set_aside(self.prompt.input):  # keys typed before it are not its answer
+            return confirm_by_key(question, plain=self.plain)
+
+
+def _looks_like_command(text: str) -> bool:
+    """`/name [argument]` on one line; `/etc/hosts, what is this?` is a message about a path."""
+    return "\n" not in text.strip() and _COMMAND_WORD.match(text.strip()) is not None
+
+
+def run_repl(
+    settings: Settings, resume: ResumeRequest | None = None, first_message: str | None = None
+) -> int:
+    return Repl(settings, resume).run(first_message)

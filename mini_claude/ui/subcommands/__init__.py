@@ -1,0 +1,1 @@
+"""The shell subcommands that need no model: `mini-claude memory ...` and `mini-claude sessions ...`."""
