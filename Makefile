@@ -40,7 +40,7 @@ run: $(RUN_STAMP)
 # The locale and unbuffered output the tests give their programs: with the same interpreter
 # settings as those, each worker is forked from the warm server (tests/warm_worker.py).
 TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONUNBUFFERED=1 LANG=C.UTF-8 LC_ALL=C.UTF-8
-test: $(DEV_STAMP)
+test: lint
 	$(TEST_ENV) $(BIN)/python -m pytest -q -n 3 --dist worksteal $(PYTEST_ARGS)
 
 # The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
@@ -52,14 +52,16 @@ faults: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(BIN)/python -m tests.bench $(BENCH_ARGS)
 
+# Ruff (lint and format) and mypy, strict on mini_claude/ (pyproject.toml); `make test` runs it first.
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 fmt: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

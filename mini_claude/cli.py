@@ -168,7 +168,7 @@ def _split_at_dashes(argv: list[str]) -> tuple[list[str], bool, list[str]]:
 
 
 def _permission_mode(parser: argparse.ArgumentParser, options: argparse.Namespace) -> str | None:
-    mode = options.permission_mode
+    mode: str | None = options.permission_mode
     if not options.dangerously_skip_permissions:
         return mode
     if mode is not None and PERMISSION_MODE_ALIASES.get(mode, mode) != "bypass":

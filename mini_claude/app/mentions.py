@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mini_claude.core import prompts
@@ -92,6 +93,6 @@ def _without_trailing_punctuation(bare: str, project_dir: os.PathLike[str] | str
 
 def _exists(path: str, project_dir: os.PathLike[str] | str) -> bool:
     try:
-        return os.path.lexists(written_path(path, project_dir))
+        return os.path.lexists(written_path(path, Path(project_dir)))
     except (ToolError, ValueError, OSError):  # a NUL byte or a line break: no such file
         return False

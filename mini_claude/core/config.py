@@ -40,12 +40,12 @@ class ConfigError(ValueError):
     """A setting has a value we cannot use; the message names it and says what is expected."""
 
 
-def _env_number(name: str, default: float, kind: type = float) -> float:
+def _env_number(name: str, default: float, kind: type[int] | type[float] = float) -> float:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
-        value = kind(raw)
+        value: float = kind(raw)
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a number") from None
     if value < 0:

@@ -16,8 +16,8 @@ import logging.handlers
 import os
 import stat
 import sys
+from io import TextIOWrapper
 from pathlib import Path
-from typing import TextIO
 
 from mini_claude.core.config import log_file
 from mini_claude.core.paths import visible_path
@@ -58,19 +58,17 @@ class OwnLogFile(logging.handlers.RotatingFileHandler):
         self._failed = False
         super().__init__(path, maxBytes=LOG_MAX_BYTES, backupCount=1, encoding="utf-8")
 
-    def _open(self) -> TextIO:
+    def _open(self) -> TextIOWrapper:
         return open_own_file(Path(self.baseFilename))
 
     def shouldRollover(self, record: logging.LogRecord) -> bool:
-        if self.stream is None:
-            self.stream = self._open()
-        self.stream.seek(0, os.SEEK_END)  # where other sessions' records took it
-        return self.stream.tell() + len(self.format(record)) + 1 >= self.maxBytes
+        stream = self.stream = self.stream or self._open()
+        stream.seek(0, os.SEEK_END)  # where other sessions' records took it
+        return stream.tell() + len(self.format(record)) + 1 >= self.maxBytes
 
     def doRollover(self) -> None:
         if self.stream is not None:
             self.stream.close()
-            self.stream = None  # type: ignore[assignment]
         with contextlib.suppress(OSError):  # a folder named debug.log.1: keep appending here instead
             os.replace(self.baseFilename, self.baseFilename + ".1")
         self.stream = self._open()
@@ -90,7 +88,7 @@ class OwnLogFile(logging.handlers.RotatingFileHandler):
         print(f"mini-claude: the debug log stopped: {reason}", file=sys.stderr)
 
 
-def open_own_file(path: Path) -> TextIO:
+def open_own_file(path: Path) -> TextIOWrapper:
     """`path` opened for appending, created if missing: first a symlink, FIFO, device, socket or
     hard-linked file there is removed; then opened without following a link or blocking, and
     refused (OSError) unless it is a regular file with one link."""

@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import regex
 
 
 @cache
@@ -86,7 +89,7 @@ MULTILINE_KEEP = "\n\t"  # what a reply, a memory body or a command keeps of its
 
 
 @cache
-def unicode_pattern(source: str) -> Any:
+def unicode_pattern(source: str) -> regex.Pattern[str]:
     """`source` compiled by the `regex` library, which knows Unicode properties (imported on
     first use: ASCII text never needs it)."""
     import regex

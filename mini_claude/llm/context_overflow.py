@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 TOO_LONG = re.compile(
     r"prompt is too long|exceeds? (?:the )?context (?:limit|window)|exceeds the available context size"
@@ -60,9 +60,10 @@ def context_overflow(status: int, detail: str, body: Any = None) -> Overflow | N
         if match := pattern.search(detail):
             return Overflow(_number(match.group(prompt_group)), _number(match.group(window_group)))
     fields = body.get("error") if isinstance(body, dict) else None
-    if isinstance(fields, dict) and _is_count(fields.get("n_ctx")):
+    window_field = fields.get("n_ctx") if isinstance(fields, dict) else None
+    if isinstance(fields, dict) and _is_count(window_field):
         tokens = fields.get("n_prompt_tokens")
-        return Overflow(tokens if _is_count(tokens) else 0, fields["n_ctx"])
+        return Overflow(tokens if _is_count(tokens) else 0, window_field)
     window = _WINDOW.search(detail)
     prompt = _PROMPT.search(detail)
     tokens = next((group for group in prompt.groups() if group), "0") if prompt else "0"
@@ -73,5 +74,5 @@ def _number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     return type(value) is int and value > 0

@@ -37,7 +37,8 @@ def parse_tool_input(raw: str) -> dict[str, Any] | None:
         return None
     if not isinstance(parsed, dict) or _nesting_depth(parsed) > MAX_TOOL_INPUT_DEPTH:
         return None
-    return encodable_value(parsed)
+    safe: dict[str, Any] = encodable_value(parsed)
+    return safe
 
 
 def _nesting_depth(value: object) -> int:

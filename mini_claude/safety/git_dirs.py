@@ -234,4 +234,4 @@ def _enterable(path: Path | str) -> bool:
 def _object_dir_from_env() -> bool:
     """git looks for objects in $GIT_OBJECT_DIRECTORY instead, when it is set."""
     objects = os.environ.get("GIT_OBJECT_DIRECTORY")
-    return bool(objects) and _enterable(objects)
+    return objects is not None and bool(objects) and _enterable(objects)

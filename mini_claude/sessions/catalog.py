@@ -10,6 +10,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from mini_claude.sessions.transcript.records import (
     HEADER_TYPE,
@@ -225,18 +226,20 @@ def _text_prefix(line: bytes) -> str:
     chunk = line[start + len(TEXT_KEY) : start + len(TEXT_KEY) + PREVIEW_BYTES]
     text = chunk.decode("utf-8", "ignore")  # drops a character cut in half at the end
     try:
-        return _STRING_DECODER.raw_decode('"' + text)[0]  # the string ends within the chunk
+        decoded: str = _STRING_DECODER.raw_decode('"' + text)[0]  # the string ends within the chunk
+        return decoded
     except ValueError:
         pass
     for cut in range(len(text), max(-1, len(text) - 7), -1):  # back off an escape cut in half
         try:
-            return json.loads('"' + text[:cut] + '"')
+            shortened: str = json.loads('"' + text[:cut] + '"')
+            return shortened
         except ValueError:
             continue
     return ""
 
 
-def _json_object(raw: bytes) -> dict | None:
+def _json_object(raw: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError):  # a hostile line nested 100,000 deep

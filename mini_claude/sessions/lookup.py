@@ -74,9 +74,9 @@ def find_session(sessions_dir: Path, query: str, *, list_command: str = LIST_COM
                 f"Session {typed} belongs to another project: {visible_path(str(path.parent))}."
             )
         if os.path.isdir(root):
-            shown = visible_path(root)
             raise SessionNotFound(
-                f"Session {typed} belongs to another project: {shown} (start mini-claude there to resume it)."
+                f"Session {typed} belongs to another project: {visible_path(root)}"
+                " (start mini-claude there to resume it)."
             )
         summary = _summary_of(path)
         message = f"Session {typed} belongs to {visible_path(root)}, a folder that no longer exists."

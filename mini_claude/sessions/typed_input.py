@@ -25,7 +25,7 @@ def typed_text(block: Any) -> str | None:
     `!command` (its first line) for a command they ran; None for anything mini-claude added."""
     if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
         return None
-    text = block["text"]
+    text: str = block["text"]
     if text.startswith(REMINDER_START) or text in _notices():
         return None
     kind, rest = added_context(text)

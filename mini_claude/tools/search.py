@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,7 @@ def grep_search(
     name_filter = patterns.compile_glob(include, "include") if include else None
     state = walk.walk_state(ctx)
     timing = _Timing()
+    candidates: Iterator[tuple[str, Path]]
     if base.is_dir():
         candidates = (
             (rel, Path(entry.path))

@@ -174,7 +174,7 @@ def test_hand_written_memory_with_a_secret_is_kept(api_env: FakeAnthropic, proje
 # --- the memory writer measured on a corpus (tests/adversarial/secret_corpus.py) -----------------
 
 MAX_ORDINARY_REFUSED_RATIO = 1 / 200
-README = Path(__file__).parents[2] / "README.md"
+MEMORY_DOC = Path(__file__).parents[2] / "docs" / "memory.md"
 MEMORY_PROMPT = Path(__file__).parents[2] / "prompts" / "memory.md"
 
 
@@ -235,8 +235,8 @@ def test_corpus_ordinary_memories_are_saved(project_dir: Path) -> None:
     assert len(refused) <= len(secret_corpus.ORDINARY) * MAX_ORDINARY_REFUSED_RATIO, refused
 
 
-@case("secrets", "the memory examples in prompts/memory.md and README.md are saved, not refused")
-@pytest.mark.parametrize("source", [MEMORY_PROMPT, README], ids=["memory_prompt", "readme"])
+@case("secrets", "the memory examples in prompts/memory.md and docs/memory.md are saved, not refused")
+@pytest.mark.parametrize("source", [MEMORY_PROMPT, MEMORY_DOC], ids=["memory_prompt", "memory_doc"])
 def test_documented_memory_examples_pass(project_dir: Path, source: Path) -> None:
     tools = Tools(project_dir)
     [example] = re.findall(r"```markdown\n(---\n.*?)```", source.read_text(), re.DOTALL)

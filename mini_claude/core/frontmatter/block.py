@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import AnyStr, Literal, NamedTuple
+from typing import Any, AnyStr, Literal, NamedTuple
 
 BOM = "\ufeff"  # an optional byte order mark before the block, dropped by both readers
 BOM_BYTES = BOM.encode("utf-8")
@@ -19,7 +19,7 @@ BOM_BYTES = BOM.encode("utf-8")
 _LINE_SRC = r"([^\r\n]*)(\r\n|\r|\n)?"
 _BLANK_SRC = r"[ \t]*"
 _FENCE_SRC = r"[ \t]*---[ \t]*"
-_PATTERNS: dict[type, tuple[re.Pattern, re.Pattern, re.Pattern]] = {
+_PATTERNS: dict[type, tuple[re.Pattern[Any], ...]] = {
     str: tuple(re.compile(src) for src in (_LINE_SRC, _BLANK_SRC, _FENCE_SRC)),
     bytes: tuple(re.compile(src.encode("ascii")) for src in (_LINE_SRC, _BLANK_SRC, _FENCE_SRC)),
 }
@@ -37,7 +37,7 @@ class Block(NamedTuple):
     block_end: int = 0  # offset just after the closing fence's line end, where the body starts
 
 
-def _patterns(data: str | bytes) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+def _patterns(data: str | bytes) -> tuple[re.Pattern[Any], ...]:
     return _PATTERNS[bytes if isinstance(data, bytes) else str]  # isinstance: subclasses welcome
 
 
@@ -47,6 +47,8 @@ def scan_lines(data: AnyStr, start: int) -> Iterator[tuple[AnyStr, AnyStr | None
     pos = start
     while pos < len(data):
         m = line_pattern.match(data, pos)
+        if m is None:  # never: every part of the line pattern may match nothing
+            return
         yield m.group(1), m.group(2), pos, m.end()
         pos = m.end()
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from mini_claude.core import safe_read
 from mini_claude.core.atomic import write_atomic
@@ -201,7 +202,7 @@ def parse_history(data: bytes, now: float) -> HistorySnapshot:
     return HistorySnapshot(float(since), entries, problem)
 
 
-def _is_time(value: object, now: float) -> bool:
+def _is_time(value: object, now: float) -> TypeGuard[int | float]:
     return (
         isinstance(value, int | float)
         and not isinstance(value, bool)

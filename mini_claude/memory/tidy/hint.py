@@ -18,6 +18,7 @@ from pathlib import Path
 from mini_claude.core import safe_read
 from mini_claude.core.atomic import write_atomic
 from mini_claude.memory.recall.history import DAY_SECONDS, RecallHistory
+from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.likeness import similar_pairs
 
@@ -66,7 +67,7 @@ def hint_line(store: MemoryStore, now: float) -> str | None:
     return f"Memory: {summary}. /memory tidy reviews them with you (a hint shown at most once a week)."
 
 
-def _with_past_dates(store: MemoryStore, memories: list, now: float) -> int:
+def _with_past_dates(store: MemoryStore, memories: list[MemoryFile], now: float) -> int:
     today = dt.date.fromtimestamp(now)
     old = [m for m in memories if m.mtime < now - STALE_AFTER_DAYS * DAY_SECONDS]
     old.sort(key=lambda m: m.mtime)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from mini_claude.memory.tidy.proposal import ACTIONS, Action, file_name_problem
 
@@ -69,7 +69,7 @@ def _change(item: Any, number: int) -> RecordedChange:
     if not isinstance(item, dict) or item.get("action") not in ACTIONS:
         raise ValueError(f"change {number} of the record has no valid action")
     action, file_name = item["action"], item.get("file")
-    if file_name_problem(file_name) is not None:
+    if not isinstance(file_name, str) or file_name_problem(file_name) is not None:
         raise ValueError(f"change {number} of the record names no memory file")
     before, after = item.get("before"), item.get("after")
     wants_before, wants_after = action != "create", action != "delete"
@@ -81,5 +81,5 @@ def _change(item: Any, number: int) -> RecordedChange:
     return RecordedChange(action, file_name, before, after, mtime_ns)
 
 
-def _is_digest(value: Any) -> bool:
+def _is_digest(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _DIGEST.fullmatch(value) is not None

@@ -73,8 +73,10 @@ class TidyReview:
         sessions_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
         progress: Callable[[str], None] = lambda line: None,
+        side_query_timeout: float = 0.0,
     ) -> None:
         self.store, self.llm, self.sessions_dir = store, llm, sessions_dir
+        self.timeout = max(TIDY_SIDE_QUERY_TIMEOUT, side_query_timeout)
         self.clock, self.progress = clock, progress
 
     def propose(self, focus: str = "") -> Proposal:
@@ -169,8 +171,8 @@ class TidyReview:
         for number, group in enumerate(groups, 1):
             self.progress(f"Group {number} of {len(groups)}…")
             where = f"group {number} of {len(groups)}"
-            part = f"Group {number} of {len(groups)} of the memories you picked from all the headers"
-            self._review_bodies(group, [m.file_name for m in group], where, part)
+            title = f"Group {number} of {len(groups)} of the memories you picked from all the headers"
+            self._review_bodies(group, [m.file_name for m in group], where, title)
 
     def _review_bodies(self, shown: list[MemoryFile], wanted: list[str], where: str, part: str) -> None:
         """Read `wanted` (of `shown`, whose headers go along for context) and take the changes."""
@@ -209,7 +211,7 @@ class TidyReview:
         )
 
     def _ask(self, user: str, max_tokens: int, where: str) -> str:
-        timeout = max(TIDY_SIDE_QUERY_TIMEOUT, self.llm.settings.side_query_timeout)
+        timeout = self.timeout
         try:
             return self.llm.side_query(
                 system=self._system, user=user, max_tokens=max_tokens, timeout=timeout, purpose="tidy"

@@ -127,8 +127,8 @@ def _assignment(text: str, match: re.Match[str]) -> str | None:
         return _label(kind, key) if real else None
     after = match.end() + len(value) + len(rest) + 1
     if value in ("|", ">", "|-", ">-") and not rest.strip():  # a YAML block: the next line
-        following = text[after:].split("\n", 1)[0].split()
-        value = following[0] if following else ""
+        words = text[after:].split("\n", 1)[0].split()
+        value = words[0] if words else ""
     elif not value and sep == ":" and not rest.strip():  # `password:` and the value indented below
         following = text[after:].split("\n", 1)[0]
         if following[:1] in (" ", "\t") and len(following.split()) == 1 and ":" not in following:

@@ -17,7 +17,7 @@ class LazyPattern:
     def __init__(self, source: str, *, unicode_properties: bool = False) -> None:
         self.source = source
         self.unicode_properties = unicode_properties
-        self._compiled: Any = None
+        self._compiled: Any = None  # a regex.Pattern when unicode_properties: the same methods
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -28,7 +28,8 @@ class LazyPattern:
                 self._compiled = regex.compile(self.source)
             else:
                 self._compiled = re.compile(self.source)
-        return self._compiled
+        compiled: re.Pattern[str] = self._compiled
+        return compiled
 
 
 # What may stand just before a token: a token glued to a word is part of that word.
@@ -54,7 +55,7 @@ class ProviderRule:
         confirm: Callable[[str], bool] | None,
     ) -> None:
         self.label, self.pattern, self.boundary, self.confirm = label, LazyPattern(source), boundary, confirm
-        self._keywords = None if keyword is None else (keyword,)
+        self._keywords: tuple[str, ...] | None = None if keyword is None else (keyword,)
 
     @property
     def keywords(self) -> tuple[str, ...]:

@@ -154,7 +154,8 @@ class _Conversation:
             if summary is None or type(replaced) is not int or replaced < 0:
                 return "a compaction record without a summary or a count of replaced messages"
             focus = focus if isinstance(focus, str) else None
-            at = record.get("at") if isinstance(record.get("at"), str) else ""
+            at = record.get("at")
+            at = at if isinstance(at, str) else ""
             self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus, at)
         elif kind == SETTINGS_TYPE:
             model, cwd = record.get("model", self.model), record.get("cwd", self.cwd)

@@ -71,7 +71,9 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def header_record(session_id: str, *, started: str, cwd: str, project: str, model: str, version: str) -> dict:
+def header_record(
+    session_id: str, *, started: str, cwd: str, project: str, model: str, version: str
+) -> dict[str, Any]:
     return {
         "type": HEADER_TYPE,
         "format": FORMAT,

@@ -35,13 +35,14 @@ class CommandContext:
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
 # completions whose start_position counts back from the cursor.
 ArgumentCompleter = Callable[["Session", str], Iterable[Completion]]
+Handler = Callable[[CommandContext, str], None]
 
 
 @dataclass(frozen=True)
 class Command:
     name: str
     description: str
-    handler: Callable[[CommandContext, str], None]
+    handler: Handler
     aliases: tuple[str, ...] = field(default=())
     usage: str = ""
     complete: ArgumentCompleter | None = None
@@ -60,8 +61,8 @@ def command(
     aliases: tuple[str, ...] = (),
     usage: str = "",
     complete: ArgumentCompleter | None = None,
-) -> Callable:
-    def register(handler: Callable[[CommandContext, str], None]) -> Callable[[CommandContext, str], None]:
+) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
         entry = Command(name, description, handler, aliases, usage, complete)
         for key in (name, *aliases):
             COMMANDS[key] = entry

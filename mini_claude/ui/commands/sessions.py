@@ -134,6 +134,7 @@ def _complete_ids(session: Session, typed: str) -> Iterator[Completion]:
 )
 def _resume_command(ctx: CommandContext, argument: str) -> None:
     try:
+        summary: SessionSummary | None
         if argument:
             summary = named_session(ctx.session.settings, argument, list_command=IN_REPL_LIST)
         else:

@@ -13,7 +13,7 @@ from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.memory.recall.selection import SideQuery
+from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.apply import ApplyResult, apply_tidy
 from mini_claude.memory.tidy.diff import change_diff, change_line, summary_lines
@@ -41,11 +41,17 @@ class _Cancelled(Exception):
 
 
 def build_proposal(
-    store: MemoryStore, llm: SideQuery, sessions_dir: Path | None, focus: str, io: ReviewIO
+    store: MemoryStore, llm: ModelClient, sessions_dir: Path | None, focus: str, io: ReviewIO
 ) -> Proposal | None:
     """The proposal, or None (having said why) when the tidy failed or was interrupted."""
     try:
-        return TidyReview(store, llm, sessions_dir=sessions_dir, progress=io.progress).propose(focus)
+        return TidyReview(
+            store,
+            llm,
+            sessions_dir=sessions_dir,
+            progress=io.progress,
+            side_query_timeout=llm.settings.side_query_timeout,
+        ).propose(focus)
     except TidyFailed as error:
         io.say(f"Tidy stopped: {visible_text(str(error))}. {NOTHING_CHANGED}")
     except KeyboardInterrupt:

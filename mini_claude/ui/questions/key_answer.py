@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import ColorDepth
@@ -44,8 +45,12 @@ def read_key_answer(
     chosen: list[str] = []  # the word shown after the prompt once answered
     hint: list[str] = []  # the line under the question after a key it does not take
 
-    def fragments() -> list[tuple[str, str]]:
-        shown = [("", visible_text(prompt)), (ANSWER_STYLE, " ".join(chosen)), ("[SetCursorPosition]", "")]
+    def fragments() -> StyleAndTextTuples:
+        shown: StyleAndTextTuples = [
+            ("", visible_text(prompt)),
+            (ANSWER_STYLE, " ".join(chosen)),
+            ("[SetCursorPosition]", ""),
+        ]
         if hint and not chosen:
             shown.append((HINT_STYLE, "\n" + hint[0]))
         return shown

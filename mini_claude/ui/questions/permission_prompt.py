@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.ui.questions.key_answer import read_key_answer
-from mini_claude.ui.questions.permission_question import VIEW_ALL_KEY, QuestionView, question_view
+from mini_claude.ui.questions.permission_question import QuestionView, question_view
+from mini_claude.ui.questions.preview_rows import VIEW_ALL_KEY
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -110,9 +110,10 @@ def _target_view(request: PermissionRequest, width: int, height: int, *, everyth
     target.slice_chars = None if everything else max(MIN_SLICE_CHARS, room * width)
     if count == 1:
         [line] = target.forward()
-        question = f"Allow {request.tool} to {verb} {line.text}? ({reason})"
-        if isinstance(line, TargetLine) and not line.cut_chars and cells(question) <= width:
-            return QuestionView([Row("", question)], 0)
+        if isinstance(line, TargetLine) and not line.cut_chars:
+            question = f"Allow {request.tool} to {verb} {line.text}? ({reason})"
+            if cells(question) <= width:
+                return QuestionView([Row("", question)], 0)
     layout = _Layout(count, width)
     ahead = list(islice(layout.rows(target.forward()), None if everything else room + 1))
     if everything or len(ahead) <= room:

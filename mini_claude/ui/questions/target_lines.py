@@ -76,7 +76,7 @@ class TargetText:
             end = body.find("\n", start, self.end)
             end = self.end if end == -1 else end
             if self._is_blank(start, end):
-                blank_end = self._blanks.match(body, start, self.end).end()
+                blank_end = self._blank_end(start, self.end)
                 if blank_end == self.end:
                     last, after = self.count, self.end + 1
                 else:
@@ -107,11 +107,17 @@ class TargetText:
             number, end = number - 1, start - 1
 
     def _is_blank(self, start: int, end: int) -> bool:
-        return self._blanks.match(self.body, start, end).end() == end
+        return self._blank_end(start, end) == end
+
+    def _blank_end(self, start: int, end: int) -> int:
+        """Where the run of blank characters that starts at `start` ends, at most at `end`."""
+        run = self._blanks.match(self.body, start, end)
+        return run.end() if run else start  # `*`: it always matches, if only nothing
 
     def _blank_start(self, end: int) -> int:
         """Where the run of blank characters that ends at `end` starts (matched backwards)."""
-        return self._blanks_before.match(self.body, 0, end).start()
+        run = self._blanks_before.match(self.body, 0, end)
+        return run.start() if run else end
 
     def _kinds(self, start: int, end: int) -> str:
         kinds = dict.fromkeys(islice(self.body, start, end))  # no copy of a million blank lines

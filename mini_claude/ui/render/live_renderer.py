@@ -115,6 +115,7 @@ class LiveRenderer(Renderer):
         from rich.live import Live
         from rich.spinner import Spinner
 
+        renderable: Spinner | TailView
         if want == "spinner":
             self._spinner = Spinner("dots", text=self._spinner_text(), style="cyan")
             renderable, rate = self._spinner, SPINNER_REFRESH_PER_SECOND

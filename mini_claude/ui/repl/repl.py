@@ -120,7 +120,7 @@ class Repl:
         completer = merge_completers(
             [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
         )
-        self.prompt = PromptSession(
+        self.prompt: PromptSession[str] = PromptSession(
             history=history,
             key_bindings=_key_bindings(self.exit_guard),
             completer=completer,
@@ -149,9 +149,10 @@ class Repl:
         opened = None
         if self.resume.wanted:
             with typing_not_echoed(self.prompt.input):  # keys typed meanwhile wait for the prompt
-                opened = resume_at_start(self.commands, self.resume)
-            if isinstance(opened, int):
-                return opened
+                started = resume_at_start(self.commands, self.resume)
+            if isinstance(started, int):
+                return started
+            opened = started
         self.console.print(
             f"mini-claude {__version__} · {visible_text(self.session.agent.model)} · /help for commands",
             style="dim",

@@ -110,6 +110,7 @@ def pick_session(sessions: list[SessionSummary], *, unusable: int = 0) -> Sessio
     the list because they cannot be resumed (said in the footer)."""
     from prompt_toolkit.application import Application, get_app
     from prompt_toolkit.buffer import Buffer
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Layout, Window
     from prompt_toolkit.layout.dimension import Dimension
@@ -122,16 +123,16 @@ def pick_session(sessions: list[SessionSummary], *, unusable: int = 0) -> Sessio
         screen = get_app().output.get_size()
         return max(screen.columns - 1, MIN_WIDTH), max(MIN_ROWS, min(MAX_ROWS, screen.rows - CHROME_ROWS - 1))
 
-    def title() -> list[tuple[str, str]]:
+    def title() -> StyleAndTextTuples:
         width, _ = size()
         text = f"Resume a session ({len(sessions)})"
         hint = next((h for h in HINTS if len(text) + 2 + len(h) <= width), "")
         return [("bold", text), ("", "  "), ("class:dim", hint)]
 
-    def rows() -> list[tuple[str, str]]:
+    def rows() -> StyleAndTextTuples:
         width, height = size()
         state.move(0, height)  # keeps the selection on screen after a resize
-        lines: list[tuple[str, str]] = [("class:dim", " " * marker + head_text(width - marker) + "\n")]
+        lines: StyleAndTextTuples = [("class:dim", " " * marker + head_text(width - marker) + "\n")]
         if not state.matches:
             return [*lines, ("class:dim", "  No session matches the filter.")]
         for index in range(state.top, min(state.top + height, len(state.matches))):
@@ -140,7 +141,7 @@ def pick_session(sessions: list[SessionSummary], *, unusable: int = 0) -> Sessio
             lines.append(("reverse" if chosen else "", ("› " if chosen else "  ") + text + "\n"))
         return lines
 
-    def footer() -> list[tuple[str, str]]:
+    def footer() -> StyleAndTextTuples:
         width, _ = size()
         position = f"{state.selected + 1}/{len(state.matches)}" if state.matches else ""
         notes = [f"{unusable} cannot be resumed{hint}" for hint in (UNUSABLE_HINT, "")] if unusable else [""]
