@@ -16,6 +16,7 @@ from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy import overview
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
+from mini_claude.memory.undo import undo_last
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.memory_writer import MemoryStoreWriter
 from mini_claude.ui.commands.memory_actions import undo_last_change
@@ -294,7 +295,7 @@ def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
     (memory_dir / "project_release.md").write_text(hand_edit)
     (memory_dir / "project_freeze.md").write_text(memory_text("freeze", "edited by hand too"))
 
-    reverted = store.undo_last()
+    reverted = undo_last(store)
     restored, left = reverted.restored, reverted.left
 
     assert (memory_dir / "project_release.md").read_text() == hand_edit

@@ -3,7 +3,7 @@
 Every change happens under the folder's exclusive lock (see `memory_folder.exclusive_lock`), so two
 sessions in the same project never lose each other's memories from the directory or the index.
 A change to an existing memory (a save over it, a deletion, a tidy) is a change set (changes.py):
-its old version goes to the trash first, and `undo_last` reverts the last one.
+its old version goes to the trash first, and `/memory undo` (memory/undo.py) reverts the last one.
 """
 
 from __future__ import annotations
@@ -19,15 +19,7 @@ from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.store import memory_folder
-from mini_claude.memory.store.changes import (
-    Change,
-    ChangesNotApplied,
-    Reverted,
-    apply_changes,
-    describe_last,
-    recover,
-    undo_last,
-)
+from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
 from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
 from mini_claude.memory.store.index import index_line, render_index
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -198,19 +190,6 @@ class MemoryStore:
                 return apply_changes(self.root, label, changes)
             finally:
                 self._rebuild_index_locked()
-
-    def last_change(self) -> str:
-        """What `undo_last` would revert, for people; NothingToUndo when nothing."""
-        return describe_last(self.root)
-
-    def undo_last(self) -> Reverted:
-        """Revert the last change set, each file only while it is as the set left it (changes.py)."""
-        if (problem := self.root_problem()) is not None:
-            raise MemoryStoreError(problem)
-        with self.locked():
-            reverted = undo_last(self.root, self.scan())
-            self._rebuild_index_locked()
-        return reverted
 
     def rebuild_index(self) -> None:
         """Re-derive MEMORY.md from the files (no-op when there is no memory directory yet, or one

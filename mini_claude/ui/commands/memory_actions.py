@@ -17,9 +17,9 @@ from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.memory.store.changes import NothingToUndo, Reverted
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.undo import NothingToUndo, Reverted, last_change, undo_last
 
 DEFAULT_EDITORS = ("nano", "vi")
 
@@ -86,9 +86,9 @@ def undo_last_change(
     """Undo the last change to the memories (a tidy, a deletion, an update), asking first through
     `confirm` when given: (False when there was none or it failed, the lines to show)."""
     try:
-        if confirm is not None and not confirm(f"Undo {visible_text(store.last_change())}?"):
+        if confirm is not None and not confirm(f"Undo {visible_text(last_change(store))}?"):
             return True, ["Nothing was undone."]
-        reverted = store.undo_last()
+        reverted = undo_last(store)
     except NothingToUndo as error:
         return False, [visible_text(str(error))]
     except (MemoryStoreError, OSError) as error:
