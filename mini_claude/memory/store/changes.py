@@ -29,7 +29,7 @@ from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.memory_file import MemoryFile
-from mini_claude.memory.store.naming import name_key
+from mini_claude.memory.store.naming import is_memory_file_name, name_key
 from mini_claude.memory.store.trash import ChangeSetFolder, Entry, Manifest
 
 
@@ -59,6 +59,12 @@ def apply_changes(root: Path, label: str, changes: Sequence[Change], now: float 
     planned: list[tuple[Change, bytes | None, Entry]] = []
     try:
         for change in changes:
+            if (
+                "/" in change.file_name
+                or "\0" in change.file_name
+                or not is_memory_file_name(change.file_name)
+            ):
+                raise OSError(errno.EINVAL, "not a memory file in the memory folder", change.file_name)
             old = _current(root, change.file_name)
             before, after = _digest(old), _digest(change.data)
             mtime = os.stat(root / change.file_name).st_mtime_ns if old is not None else None
@@ -97,13 +103,9 @@ def apply_changes(root: Path, label: str, changes: Sequence[Change], now: float 
 
 def recover(root: Path) -> list[str]:
     """Finish or revert each set a crash left applying: one line each, saying which."""
-    folders = trash.change_sets(root)
+    folders = trash.change_sets(root, applying=True)
     try:
-        return [
-            line
-            for folder in reversed(folders)
-            if folder.state == trash.APPLYING and (line := _recover(root, folder))
-        ]
+        return [line for folder in reversed(folders) if (line := _recover(root, folder))]
     finally:
         for folder in folders:
             folder.close()

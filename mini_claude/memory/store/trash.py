@@ -165,8 +165,9 @@ def new_change_set(memory_dir: Path, now: float) -> ChangeSetFolder:
         raise MemoryStoreError(f"the trash cannot be used: {safe_read.describe(error)}") from error
 
 
-def change_sets(memory_dir: Path) -> list[ChangeSetFolder]:
-    """Every set's folder, newest first (the caller closes them); [] without a trash."""
+def change_sets(memory_dir: Path, *, applying: bool = False) -> list[ChangeSetFolder]:
+    """Every set's folder (or only those still applying), newest first (the caller closes them);
+    [] without a trash."""
     try:
         trash_fd = _open_trash(memory_dir, create=False)
     except FileNotFoundError:
@@ -174,6 +175,8 @@ def change_sets(memory_dir: Path) -> list[ChangeSetFolder]:
     folders = []
     try:
         for name in sorted(_set_names(trash_fd), reverse=True):
+            if applying and not name.endswith(APPLYING):
+                continue
             with contextlib.suppress(OSError):  # a symlink or a file with a set's name: not ours
                 fd = os.open(name, _DIR_FLAGS, dir_fd=trash_fd)
                 folders.append(ChangeSetFolder(memory_dir, name, fd, os.dup(trash_fd)))
