@@ -24,7 +24,7 @@ from tests.fake_api import FakeAnthropic, text_reply
 from tests.kit import seed_memories
 
 APPLIER = Path(__file__).with_name("tidy_applier.py")
-FACTS = 80  # files a tidy rewrites: its writes are a visible part of each round
+FACTS = 40  # files a tidy rewrites: its writes are a visible part of each round
 START_TIMEOUT = 30.0
 CATCH_TIMEOUT = 60.0
 
@@ -100,7 +100,7 @@ def test_a_tidy_killed_half_way_is_reverted_by_the_next_start(
     assert applying(memory_folder) == []
     index = (memory_folder / "MEMORY.md").read_text()
     assert all(f"(project_fact_{n}.md)" in index for n in range(FACTS))
-    assert "interrupted" not in start_a_session(api_env, project_dir)  # said once, not every start
+    assert MemoryStore(memory_folder).startup() == []  # said once, not at every start
 
 
 @case(
