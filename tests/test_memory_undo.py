@@ -12,6 +12,8 @@ import pytest
 from mini_claude.core.config import project_memory_dir
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.undo import last_change
+from mini_claude.ui.commands.memory_actions import undo_last_change
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
@@ -134,3 +136,23 @@ def test_the_trash_keeps_the_newest_change_sets_only(memory_dir: Path) -> None:
     newest = (kept[-1] / "before" / "user_role.md").read_text()
     assert f"version {trash.KEEP_SETS + 3}" in newest  # what the last save replaced
     assert all(os.stat(folder).st_mode & 0o777 == 0o700 for folder in [memory_dir / ".trash", *kept])
+
+
+def test_a_change_made_while_the_question_is_open_is_not_undone_in_its_place(memory_dir: Path) -> None:
+    store = MemoryStore(memory_dir)
+    store.delete(store.find("role")[0])
+    other_session = MemoryStore(memory_dir)
+
+    def answer_after_another_save(question: str) -> bool:
+        assert question.startswith("Undo the deletion of user_role.md (")
+        other_session.save(name="deploys", description="on thursdays", memory_type="project", body="x\n")
+        other_session.save(name="deploys", description="on fridays", memory_type="project", body="y\n")
+        return True
+
+    undone, lines = undo_last_change(store, answer_after_another_save)
+
+    assert not undone and lines == [
+        f"Undo: the last change is now {last_change(store)[1]}, made since you were asked; nothing was undone"
+    ]
+    assert not (memory_dir / "user_role.md").exists()
+    assert "on fridays" in (memory_dir / "project_deploys.md").read_text()

@@ -26,17 +26,24 @@ class Reverted:
     left: list[str]  # one line per file left as it is, and why
 
 
-def last_change(store: MemoryStore) -> str:
-    """What `undo_last` would revert, e.g. `the tidy (2026-03-01 14:02, 3 changes)`."""
+def last_change(store: MemoryStore) -> tuple[str, str]:
+    """The last change set's id and what it was, e.g. `the tidy (2026-03-01 14:02, 3 changes)`."""
     folder, manifest = _last(store)
     folder.close()
-    return manifest.described()
+    return folder.id, manifest.described()
 
 
-def undo_last(store: MemoryStore) -> Reverted:
+def undo_last(store: MemoryStore, expected: str | None = None) -> Reverted:
+    """Revert the last change set; when `expected` (the id the user was asked about) is not the
+    last any more (another session changed a memory meanwhile), MemoryStoreError and nothing is done."""
     with store.locked():
         folder, manifest = _last(store)
         with folder:
+            if expected is not None and folder.id != expected:
+                raise MemoryStoreError(
+                    f"the last change is now {manifest.described()}, made since you were asked; "
+                    "nothing was undone"
+                )
             applied = folder.state == trash.APPLIED  # else a crash stopped it: recovery not run yet
             restored, left = revert(store.root, folder, manifest, applied, store.scan())
             try:

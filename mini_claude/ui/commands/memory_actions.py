@@ -86,9 +86,12 @@ def undo_last_change(
     """Undo the last change to the memories (a tidy, a deletion, an update), asking first through
     `confirm` when given: (False when there was none or it failed, the lines to show)."""
     try:
-        if confirm is not None and not confirm(f"Undo {visible_text(last_change(store))}?"):
-            return True, ["Nothing was undone."]
-        reverted = undo_last(store)
+        expected = None
+        if confirm is not None:
+            expected, what = last_change(store)
+            if not confirm(f"Undo {visible_text(what)}?"):
+                return True, ["Nothing was undone."]
+        reverted = undo_last(store, expected)
     except NothingToUndo as error:
         return False, [visible_text(str(error))]
     except (MemoryStoreError, OSError) as error:
