@@ -33,9 +33,9 @@ log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
-GIT_HOOKS_REASON = "in the folder git runs hooks from (core.hooksPath, or a link there)"
+GIT_HOOKS_REASON = "a hook git runs (its hooks folder or core.hooksPath, through any link)"
 GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"
-GIT_UNANSWERED_REASON = "git did not say which hooks and config files it uses here (see the log)"
+GIT_UNANSWERED_REASON = "git did not say which hooks and config files it uses here (why: the debug log)"
 _GIT_REASONS = {
     "git_dir": GIT_DIR_REASON,
     "hooks": GIT_HOOKS_REASON,
