@@ -8,6 +8,7 @@ with `-p` so are they all (`mini-claude -p memory`)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from mini_claude import __version__
@@ -85,9 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         choices=(*PERMISSION_MODES, *PERMISSION_MODE_ALIASES),
         metavar="MODE",
-        help="ask (default), accept-edits, or bypass; Claude Code's default, acceptEdits and "
-        "bypassPermissions work too",
+        help="ask (default), accept-edits, plan (read-only: it plans, you approve) or bypass; Claude "
+        "Code's default, acceptEdits and bypassPermissions work too",
     )
+    for flag, dest, what in (
+        ("--allowedTools", "allowed_tools", "allow without asking"),
+        ("--disallowedTools", "disallowed_tools", "refuse"),
+    ):
+        dashed = "--" + re.sub(r"([A-Z])", r"-\1", flag[2:]).lower()
+        parser.add_argument(
+            flag, dashed, dest=dest, action="append", default=[], metavar="RULES",
+            help=f"permission rules to {what}, in Claude Code's syntax (\"Bash(npm test:*)\", Read, "
+            "\"Edit(src/**)\"): comma- or space-separated, repeatable",
+        )  # fmt: skip
     parser.add_argument(
         "--dangerously-skip-permissions",
         action="store_true",
@@ -186,13 +197,20 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> S
             max_turns=options.max_turns,
             permission_mode=mode,
             plain=options.plain,
+            allowed_tools=tuple(options.allowed_tools),
+            disallowed_tools=tuple(options.disallowed_tools),
         )
     except ConfigError as error:
         from mini_claude.core.untrusted import visible_text
 
         # One line: the usage would bury a setting's fix; it quotes values from the environment.
         parser.exit(2, f"{parser.prog}: error: {visible_text(str(error))}\n")
+    from mini_claude.app.permission_setup import validate_flag_rules
     from mini_claude.core.debug_log import setup_logging
+
+    problem = validate_flag_rules(settings)
+    if problem is not None:
+        parser.exit(2, f"{parser.prog}: error: {problem}\n")
 
     warning = setup_logging()
     if warning is not None:

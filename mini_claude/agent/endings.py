@@ -30,6 +30,19 @@ class ReplyCut(TurnOver):
     reason = "max_tokens"
 
 
+class EndedByTool(TurnOver):
+    """A tool call ended the turn: the user refused it at its question (the model is not called
+    again; the prompt waits for the user), or a plan was presented where no one can answer."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+        self.unanswered = "not_run_after_refusal" if reason == "refused" else "interrupted"
+
+    def __str__(self) -> str:
+        return ""
+
+
 class ModelFailed(TurnOver):
     """The model call failed (after the SDK's retries); the message is one line for the user."""
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
-from mini_claude.agent.endings import Done, ModelFailed, ReplyCut, TurnCapReached, TurnOver
+from mini_claude.agent.endings import Done, EndedByTool, ModelFailed, ReplyCut, TurnCapReached, TurnOver
 from mini_claude.agent.open_calls import OpenToolCalls
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
 from mini_claude.core import prompts
@@ -198,7 +198,9 @@ class Agent:
         if not self._open_calls.calls:
             raise Done
         for call in self._open_calls.calls:
-            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+            result = self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+            if result.ends_turn is not None:
+                raise EndedByTool(result.ends_turn)
         self._close_open_calls("interrupted")
 
     def _call_model(self, tokens: int, *, may_refuse: bool) -> StreamedResponse:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent.loop import Agent
+from mini_claude.app import permission_setup
+from mini_claude.app.local_settings import LocalSettings
 from mini_claude.app.system_prompt import SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import Event, EventSink, Notice, WarningsOnce
@@ -20,6 +22,7 @@ from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.project_record import remember_project
 from mini_claude.safety.permissions import AskCallback, Permissions
+from mini_claude.safety.rules import Behaviour, Rule, RuleEntry, parse_rule
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.base import ToolContext
@@ -37,6 +40,7 @@ class Session:
     recall: MemoryRecall
     agent: Agent
     transcript: TranscriptRecorder
+    local_settings: LocalSettings
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
@@ -53,7 +57,22 @@ class Session:
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
         self.agent.clear()
+        self.permissions.new_conversation()
         self.transcript.start_new()
+
+    def reload_rules(self, warn: permission_setup.Warn) -> None:
+        """Read the rules again (after /permissions changed the local settings file)."""
+        found = _permission_settings(self.settings, self.local_settings, warn)
+        rules = permission_setup.build_rule_set(found, self.settings, self.permissions.home, warn)
+        self.permissions.rules = rules
+
+    def save_rule(self, text: str, behaviour: Behaviour = "allow") -> Rule:
+        """Add a rule to the local settings file and to this session's rules. Raises RuleError
+        (it does not parse) or SettingsFileError (the file cannot be changed), one line each."""
+        rule = parse_rule(RuleEntry(text, behaviour, self.local_settings.shown, self.local_settings.root),
+                          self.permissions.home)  # fmt: skip
+        self.local_settings.add_rule(text, behaviour)
+        return rule
 
 
 def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
@@ -62,12 +81,18 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     warn = WarningsOnce(sink)
     store = MemoryStore(settings.memory_dir)
     llm = ModelClient(settings, on_retry=sink)
+    local_settings = LocalSettings(memory_project_root(project_dir))
+    found = _permission_settings(settings, local_settings, warn)
+    home = Path.home()
     permissions = Permissions(
         project_dir,
-        mode=settings.permission_mode,
+        mode=permission_setup.starting_mode(found, settings, warn),
         ask=ask,
         memory_dir=store.root,
         protected_dirs=protected_dirs(),
+        home=home,
+        rules=permission_setup.build_rule_set(found, settings, home, warn),
+        warn=warn,
     )
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
@@ -90,7 +115,22 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         recall=recall,
         context_window=settings.context_window,
     )
-    return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
+    session = Session(
+        settings, llm, permissions, store, memory_startup, recall, agent, transcript, local_settings
+    )
+    permissions.save_rule = session.save_rule
+    return session
+
+
+def _permission_settings(
+    settings: Settings, local: LocalSettings, warn: permission_setup.Warn
+) -> permission_setup.PermissionSettings:
+    """Where the rules come from, most general first: the local settings file, then the flags.
+    (The settings loader goes here: its user and project files before these.)"""
+    return permission_setup.combined(
+        permission_setup.from_local_file(local, warn),
+        permission_setup.from_flags(settings, Path(settings.project_dir).resolve()),
+    )
 
 
 def _both(first: EventSink, then: EventSink) -> EventSink:

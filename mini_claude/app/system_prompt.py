@@ -14,7 +14,7 @@ from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import attribute, neutralize
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.safety.permissions import private_reason
+from mini_claude.safety.protections import private_reason
 
 PROJECT_INSTRUCTIONS_FILE = "CLAUDE.md"
 PROJECT_INSTRUCTIONS_MAX_BYTES = 40_000

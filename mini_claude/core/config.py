@@ -16,7 +16,7 @@ DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
-PERMISSION_MODES = ("ask", "accept-edits", "bypass")
+PERMISSION_MODES = ("ask", "accept-edits", "plan", "bypass")
 # Claude Code's names for the same modes: `--permission-mode acceptEdits` works as it does there.
 PERMISSION_MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "bypass"}
 ANTHROPIC_API_URL = "https://api.anthropic.com"  # the real API: where an unset or blank base URL goes
@@ -180,6 +180,10 @@ class Settings:
     max_retries: int = DEFAULT_MAX_RETRIES
     side_query_timeout: float = DEFAULT_SIDE_QUERY_TIMEOUT
     permission_mode: str = "ask"
+    permission_mode_chosen: bool = False  # by a flag or the environment: a settings file's defaultMode yields
+    allowed_tools: tuple[str, ...] = ()  # --allowedTools rules, in Claude Code's syntax
+    disallowed_tools: tuple[str, ...] = ()  # --disallowedTools
+    read_only_commands: bool = True  # read-only shell commands run unasked (MINI_CLAUDE_READ_ONLY_COMMANDS)
     plain: bool = False
     early_recall: bool = True  # recall on the draft while the user types (MINI_CLAUDE_EARLY_RECALL)
     # The working directory bounds what tools may touch freely and holds CLAUDE.md; memories are
@@ -201,11 +205,14 @@ def load_settings(
     max_turns: int | None = None,
     permission_mode: str | None = None,
     plain: bool = False,
+    allowed_tools: tuple[str, ...] = (),
+    disallowed_tools: tuple[str, ...] = (),
 ) -> Settings:
     """Flags win over the environment, which wins over defaults."""
     env = os.environ
     chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or DEFAULT_MODEL
-    mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip() or "ask"
+    chosen = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip()
+    mode = chosen or "ask"
     mode = PERMISSION_MODE_ALIASES.get(mode, mode)
     if mode not in PERMISSION_MODES:
         names = ", ".join((*PERMISSION_MODES, *PERMISSION_MODE_ALIASES))
@@ -231,6 +238,10 @@ def load_settings(
         max_retries=int(_env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
         side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
+        permission_mode_chosen=bool(chosen),
+        allowed_tools=allowed_tools,
+        disallowed_tools=disallowed_tools,
+        read_only_commands=_env_switch("MINI_CLAUDE_READ_ONLY_COMMANDS", default=True),
         plain=plain,
         early_recall=_env_switch("MINI_CLAUDE_EARLY_RECALL", default=True),
         project_dir=cwd,

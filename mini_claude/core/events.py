@@ -130,7 +130,7 @@ class ContextStatus:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    reason: Literal["done", "interrupted", "error", "turn_cap", "max_tokens"]
+    reason: Literal["done", "interrupted", "error", "turn_cap", "max_tokens", "refused"]
     final_text: str  # the text of the turn's last assistant message
     problem: str | None = None  # why it ended early, as the notice before it told the user
 

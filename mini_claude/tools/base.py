@@ -20,6 +20,9 @@ class ToolResult:
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
+    # The turn ends after this call, with this TurnEnded reason: "refused" when the user said no
+    # at a question, "done" when a plan was presented where nobody can answer it (print mode).
+    ends_turn: str | None = None
 
 
 class MemoryWriter(Protocol):

@@ -106,7 +106,10 @@ class ToolRegistry:
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
-            return ToolResult(str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True)
+            ends = "refused" if denied.refused_by_user else None
+            return ToolResult(
+                str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True, ends_turn=ends
+            )
         except ToolError as error:
             message = str(error)
             return ToolResult(message, _error_summary(message) or name, is_error=True)

@@ -171,7 +171,7 @@ def test_write_into_a_git_dir_by_another_name(
 
     result = attempt(tools, tool, written)
 
-    assert result.is_error and result.content.startswith(f"The user denied permission for {tool}")
+    assert result.is_error and result.content.startswith(f"The user refused permission for {tool}")
     [question] = tools.user.questions
     assert (question.action, question.reason, question.allow_always) == ("write", GIT_DIR_REASON, False)
     assert question.target == str(resolved)  # the real place, whatever name the model used

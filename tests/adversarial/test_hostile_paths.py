@@ -118,7 +118,7 @@ def test_path_outside_the_project(places: Places, kind: str, tool: str) -> None:
     result = tools.run(tool, **tool_input(tool, file_arg, folder_arg))
 
     assert result.is_error
-    assert result.content.startswith(f"The user denied permission for {tool}"), result.content
+    assert result.content.startswith(f"The user refused permission for {tool}"), result.content
     [question] = tools.user.questions
     expected_target = folder_real if tool in ("list_files", "grep_search") else file_real
     assert question.target == str(expected_target)

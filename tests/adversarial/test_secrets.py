@@ -50,7 +50,7 @@ def test_read_outside_the_project_asks_first(project_dir: Path, ssh_dir: Path, t
 
     result = tools.run(tool, **READS[tool](ssh_dir))
 
-    assert result.is_error and result.content.startswith(f"The user denied permission for {tool}")
+    assert result.is_error and result.content.startswith(f"The user refused permission for {tool}")
     [question] = tools.user.questions
     assert question.action == "read" and question.target.startswith(str(ssh_dir.resolve()))
     assert question.reason == "a dotfile in your home folder" and not question.allow_always

@@ -39,6 +39,7 @@ SUBTYPES = {
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",
+    "refused": "success",  # a user's no at a question: only in the REPL, listed for completeness
 }
 INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"
 
@@ -143,7 +144,7 @@ class JsonOutput:
             error = None
             if ended.reason == "interrupted":
                 error = INTERRUPTED_ERROR
-            elif ended.reason != "done":
+            elif ended.reason not in ("done", "refused"):
                 error = ended.problem
             costs = [estimate_cost(s.model, llm.usage_total)]
             if llm.side_queries:
@@ -151,7 +152,7 @@ class JsonOutput:
             result = {
                 "type": "result",
                 "subtype": SUBTYPES[ended.reason],
-                "is_error": ended.reason != "done",
+                "is_error": ended.reason not in ("done", "refused"),
                 "exit_reason": ended.reason,
                 "exit_code": exit_code,
                 "result": ended.final_text,

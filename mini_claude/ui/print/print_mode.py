@@ -43,6 +43,7 @@ EXIT_CODES = {
     "turn_cap": EXIT_TURN_CAP,
     "max_tokens": EXIT_MAX_TOKENS,
     "interrupted": EXIT_INTERRUPTED,
+    "refused": EXIT_OK,  # nobody can refuse at a question here; kept so every ending has a code
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
 # Precise about run_shell: a command is not judged by the paths it touches, so bypass runs every
@@ -52,10 +53,13 @@ _ALWAYS_ASKED = (
     "and mini-claude's own settings"
 )
 _SHELL_TOO = "run_shell included: a command is not judged by the paths it touches"
+_RULES = 'allow what it needs with --allowedTools (e.g. "Bash(npm test:*)"), '
 PERMISSION_HINTS = {
-    "ask": "use --permission-mode accept-edits to allow editing project files, "
+    "ask": f"{_RULES}use --permission-mode accept-edits to allow editing project files, "
     f"or bypass for everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
-    "accept-edits": f"use --permission-mode bypass to allow everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
+    "accept-edits": f"{_RULES}or use --permission-mode bypass to allow everything ({_SHELL_TOO}) "
+    f"but {_ALWAYS_ASKED}",
+    "plan": "plan mode only reads: the plan is printed for you to run with another mode",
     "bypass": f"{_ALWAYS_ASKED} ask even in bypass; do those in the REPL",
 }
 
