@@ -13,8 +13,8 @@ from pathlib import Path
 
 from mini_claude.safety.decision import (
     ALLOW,
-    Access,
     PLAN_REASON,
+    Access,
     Always,
     Decision,
     RuleSet,

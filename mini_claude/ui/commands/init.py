@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 
-from mini_claude.core import prompts
 from mini_claude.app.system_prompt import PROJECT_INSTRUCTIONS_FILE as INSTRUCTIONS_FILE
+from mini_claude.core import prompts
 from mini_claude.ui.commands.registry import CommandContext, command
 
 EXISTING = (
