@@ -45,6 +45,7 @@ Message = dict[str, Any]
 WINDOW_NOT_SAID = (
     " (the server did not say how large its context window is: set MINI_CLAUDE_CONTEXT_WINDOW to it)"
 )
+REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
 )
@@ -64,7 +65,10 @@ class Agent:
         max_turns: int,
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
+        turn_reminders: Callable[[], list[str]] | None = None,
     ) -> None:
+        """`turn_reminders` gives texts each user message starts with, as system reminders
+        (the permission mode's, say): the system prompt stays as it was, and cached."""
         self.llm = llm
         self.tools = tools
         self.tool_context = tool_context
@@ -74,6 +78,7 @@ class Agent:
         self.max_tokens = max_tokens
         self.max_turns = max_turns
         self.recall = recall
+        self.turn_reminders = turn_reminders
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -135,7 +140,11 @@ class Agent:
         if self.recall is not None:
             self.recall.start(user_text)
         context, self._context = self._context, []
-        self._add("user", [*context, {"type": "text", "text": user_text}])
+        reminders = [
+            {"type": "text", "text": f"{REMINDER_OPEN}\n{text}\n{REMINDER_CLOSE}"}
+            for text in (self.turn_reminders() if self.turn_reminders is not None else [])
+        ]
+        self._add("user", [*reminders, *context, {"type": "text", "text": user_text}])
         self._last_text = ""
         notice: Notice | None = None
         try:

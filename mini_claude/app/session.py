@@ -12,6 +12,7 @@ from pathlib import Path
 from mini_claude.agent.loop import Agent
 from mini_claude.app import permission_setup
 from mini_claude.app.local_settings import LocalSettings
+from mini_claude.app.mode_reminders import ModeReminders
 from mini_claude.app.system_prompt import SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import Event, EventSink, Notice, WarningsOnce
@@ -27,6 +28,7 @@ from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.memory_writer import MemoryStoreWriter
+from mini_claude.tools.plan import PLANS_FOLDER, PlanPresenter
 from mini_claude.tools.registry import default_registry
 
 
@@ -75,8 +77,11 @@ class Session:
         return rule
 
 
-def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread)."""
+def build_session(
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None, present_plan: PlanPresenter | None = None
+) -> Session:
+    """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
+    answers permission questions and `present_plan` plans (None: no one can)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     store = MemoryStore(settings.memory_dir)
@@ -106,7 +111,13 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     agent = Agent(
         llm=llm,
         tools=default_registry(),
-        tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
+        tool_context=ToolContext(
+            project_dir,
+            permissions,
+            MemoryStoreWriter(store),
+            plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER,
+            present_plan=present_plan,
+        ),
         sink=_both(transcript, sink),
         build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
         model=settings.model,
@@ -114,6 +125,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         max_turns=settings.max_turns,
         recall=recall,
         context_window=settings.context_window,
+        turn_reminders=ModeReminders(permissions),
     )
     session = Session(
         settings, llm, permissions, store, memory_startup, recall, agent, transcript, local_settings

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from mini_claude.safety.permissions import Permissions
 
@@ -44,8 +45,26 @@ class MemoryWriter(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class PlanProposal:
+    plan: str
+    saved: Path | None  # where the plan was saved, None when it could not be
+
+
+@dataclass(frozen=True)
+class PlanAnswer:
+    choice: Literal["accept-edits", "ask", "keep-planning", "printed"]
+    words: str = ""  # what the user wants changed (keep-planning)
+
+
+PlanPresenter = Callable[[PlanProposal], PlanAnswer]
+
+
 @dataclass
 class ToolContext:
     project_dir: Path  # resolved working directory
     permissions: Permissions
     memory_writer: MemoryWriter | None = None
+    plans_dir: Path | None = None  # where exit_plan_mode saves plans (the project's `plans/`)
+    # Shows a plan and reads the user's answer (the UI's); None: no one can answer.
+    present_plan: PlanPresenter | None = None

@@ -126,7 +126,7 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
-    from mini_claude.tools import files, patterns, search, shell, walk
+    from mini_claude.tools import files, patterns, plan, search, shell, walk
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -135,6 +135,7 @@ def default_registry() -> ToolRegistry:
         "list_files": search.list_files,
         "grep_search": search.grep_search,
         "run_shell": shell.run_shell,
+        "exit_plan_mode": plan.exit_plan_mode,
     }
     limits = {
         "max_lines": files.MAX_LINES,

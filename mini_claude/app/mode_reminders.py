@@ -1,0 +1,23 @@
+"""What the model is told of the permission mode at the start of each message: that plan mode is
+on (every message, as Claude Code does), or that it just went off. A reminder, not a change of
+the system prompt, which stays cached."""
+
+from __future__ import annotations
+
+from mini_claude.core import prompts
+from mini_claude.safety.permissions import Permissions
+
+
+class ModeReminders:
+    def __init__(self, permissions: Permissions) -> None:
+        self.permissions = permissions
+        self._planning = False  # whether the last message went out in plan mode
+
+    def __call__(self) -> list[str]:
+        planning, was_planning = self.permissions.mode == "plan", self._planning
+        self._planning = planning
+        if planning:
+            return [prompts.load("plan_mode.md").strip()]
+        if was_planning and self.permissions.mode != "plan":
+            return [prompts.load("plan_mode_off.md").strip()]
+        return []
