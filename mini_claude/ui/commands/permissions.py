@@ -1,0 +1,120 @@
+"""`/permissions`: every rule in effect with the file it came from, the mode and this
+conversation's grants; `/permissions allow|ask|deny RULE` adds a rule to the project's local
+settings, `/permissions rm RULE` removes one (as Claude Code's /permissions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import Completion
+
+from mini_claude.app.local_settings import SettingsFileError
+from mini_claude.core.paths import visible_path
+from mini_claude.core.untrusted import visible_text
+from mini_claude.safety.rules import BEHAVIOURS, RuleEntry, RuleError, parse_rule
+from mini_claude.ui.commands.registry import CommandContext, command
+
+if TYPE_CHECKING:
+    from mini_claude.app.session import Session
+
+ACTIONS = ("allow", "ask", "deny", "rm")
+USAGE = "/permissions [allow|ask|deny RULE | rm RULE], e.g. /permissions allow Bash(npm test:*)"
+MODE_NAMES = {"ask": "default", "accept-edits": "acceptEdits", "plan": "plan", "bypass": "bypassPermissions"}
+RULE_COLUMN = 32
+
+
+def _say(ctx: CommandContext, text: str, style: str = "") -> None:
+    ctx.console.print(text, markup=False, highlight=False, style=style, soft_wrap=True)
+
+
+def _complete(session: Session, typed: str) -> Iterator[Completion]:
+    if " " not in typed:
+        for action in ACTIONS:
+            if action.startswith(typed):
+                yield Completion(action, start_position=-len(typed))
+    elif typed.startswith("rm "):
+        word = typed[3:]
+        for rule in session.permissions.rules.rules:
+            if rule.text.startswith(word):
+                yield Completion(rule.text, start_position=-len(word))
+
+
+@command("permissions", "Show the permission rules; add or remove one", usage="[allow|ask|deny|rm RULE]",
+         complete=_complete)  # fmt: skip
+def _permissions(ctx: CommandContext, argument: str) -> None:
+    action, _, rule = argument.partition(" ")
+    rule = rule.strip()
+    if not argument:
+        _list(ctx)
+    elif action in ("allow", "ask", "deny") and rule:
+        _add(ctx, action, rule)
+    elif action == "rm" and rule:
+        _remove(ctx, rule)
+    else:
+        _say(ctx, f"Usage: {USAGE}")
+
+
+def _list(ctx: CommandContext) -> None:
+    permissions = ctx.session.permissions
+    mode = permissions.mode
+    _say(ctx, f"Mode: {mode} ({MODE_NAMES[mode]}); Shift+Tab changes it", "bold")
+    rules = permissions.rules
+    if rules.read_only_commands:
+        _say(
+            ctx,
+            "Read-only commands (ls, cat, grep, git status, …) run without asking; see docs/permissions.md",
+        )
+    else:
+        _say(ctx, "Read-only commands ask like any other (turned off by a setting)")
+    if not rules.rules:
+        _say(ctx, "No rules.")
+    for behaviour in BEHAVIOURS:
+        chosen = [rule for rule in rules.rules if rule.behaviour == behaviour]
+        if chosen:
+            _say(ctx, f"{behaviour}:", "bold")
+        for rule in chosen:
+            text = visible_text(rule.text)
+            _say(ctx, f"  {text.ljust(RULE_COLUMN)} {visible_text(rule.entry.source)}")
+    for folder in sorted(permissions.scope.read_folders):
+        _say(ctx, f"This conversation: reading {visible_path(str(folder))}")
+    local = ctx.session.local_settings.shown
+    _say(
+        ctx,
+        f"Add one with /permissions allow|ask|deny RULE, remove one with /permissions rm RULE ({local}).",
+        "dim",
+    )
+
+
+def _add(ctx: CommandContext, behaviour: str, text: str) -> None:
+    session = ctx.session
+    try:
+        entry = RuleEntry(text, behaviour, session.local_settings.shown, session.local_settings.root)  # type: ignore[arg-type]
+        parse_rule(entry, session.permissions.home)
+        added = session.local_settings.add_rule(text, behaviour)  # type: ignore[arg-type]
+    except (RuleError, SettingsFileError) as error:
+        _say(ctx, str(error), "red")
+        return
+    session.reload_rules(lambda line: _say(ctx, line, "yellow"))
+    shown = visible_text(text)
+    if added:
+        _say(ctx, f"Added {behaviour} rule {shown} to {session.local_settings.shown}.")
+    else:
+        _say(ctx, f"{shown} is already a {behaviour} rule in {session.local_settings.shown}.")
+
+
+def _remove(ctx: CommandContext, text: str) -> None:
+    session = ctx.session
+    try:
+        removed = session.local_settings.remove_rule(text)
+    except SettingsFileError as error:
+        _say(ctx, str(error), "red")
+        return
+    shown = visible_text(text)
+    if not removed:
+        elsewhere = [r.entry.source for r in session.permissions.rules.rules if r.text == text]
+        where = f": it comes from {visible_text(elsewhere[0])}" if elsewhere else ""
+        _say(ctx, f"{shown} is not in {session.local_settings.shown}{where}.")
+        return
+    session.reload_rules(lambda line: _say(ctx, line, "yellow"))
+    _say(ctx, f"Removed {shown} ({', '.join(removed)}) from {session.local_settings.shown}.")
