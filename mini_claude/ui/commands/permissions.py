@@ -40,8 +40,11 @@ def _complete(session: Session, typed: str) -> Iterator[Completion]:
                 yield Completion(rule.text, start_position=-len(word))
 
 
-@command("permissions", "Show the permission rules; add or remove one", usage="[allow|ask|deny|rm RULE]",
-         complete=_complete)  # fmt: skip
+@command(
+    "permissions",
+    "Show the permission rules and mode; with allow, ask or deny RULE adds a rule, with rm RULE removes one",
+    complete=_complete,
+)
 def _permissions(ctx: CommandContext, argument: str) -> None:
     action, _, rule = argument.partition(" ")
     rule = rule.strip()
