@@ -18,7 +18,7 @@ from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import tool_results_in
 
 SHIFT_TAB = "\x1b[Z"
-WRITE_OPTIONS = r"\[y\]es, \[a\]lways: accept edits for this conversation, \[n\]o:"
+WRITE_OPTIONS = r"a = always: accept edits for this conversation[\s\S]*?\[y\]es, \[a\]lways, \[n\]o:"
 PLAN_OPTIONS = r"Approve the plan\? \[y\]es and accept edits, \[2\] yes and ask for each edit, \[n\]o, keep planning:"
 
 
@@ -103,7 +103,7 @@ def test_a_key_pressed_as_the_question_appears_is_not_its_answer(
         term.expect(r"Allow write_file to write to")
         term.type("y")  # at once: typed for something else
         term.expect(r"y came too soon after the question appeared: press it again")
-        term.expect(WRITE_OPTIONS)
+        term.expect(r"\[y\]es, \[a\]lways, \[n\]o:")
         assert not (project_dir / "a.txt").exists()
         term.type("y")
         term.expect("Written.")

@@ -19,7 +19,7 @@ from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
 from tests.kit import wait_for_file
 
-QUESTION = r"\[y\]es, (\[a\]lways: [^\n]*?, )?\[n\]o:"
+QUESTION = r"\[y\]es, (\[a\]lways, )?\[n\]o:"
 NOTE_ANSWER = {
     "name": "staging database",
     "description": "the staging database is db-2, not db-1; db-1 was retired in November",

@@ -15,7 +15,7 @@ from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import HELD, held_reply, wait_for_file
 
 ESC = "\x1b"
-QUESTION = r"\[y\]es, (\[a\]lways: [^\n]*?, )?\[n\]o:"
+QUESTION = r"\[y\]es, (\[a\]lways, )?\[n\]o:"
 REFUSED = "Not done: tell mini-claude what to do instead."  # a no ends the turn
 
 

@@ -249,8 +249,8 @@ def test_memory_folder_symlink_out_is_not_the_free_memory_folder(
     # folder leads to (the git and dotfile rules judge the path as written as well as resolved).
     reasons = [question.reason for question in harness.questions]
     assert reasons == ["a dotfile in your home folder"] * 2
-    assert "denied permission" in read and SECRET not in read
-    assert "denied permission" in written
+    assert "refused permission" in read and SECRET not in read
+    assert "refused permission" in written
     assert snapshot(folder) == before
 
 

@@ -247,7 +247,7 @@ def test_git_name_in_another_case_or_a_new_pointer_file(
     assert snapshot(tmp_path) == before
 
 
-LOOKALIKES = [".gitignore", ".github/workflows/ci.yml", "docs/HEAD", "data/objects/a.json", "my.git.txt"]
+LOOKALIKES = [".gitignore", ".github/CODEOWNERS", "docs/HEAD", "data/objects/a.json", "my.git.txt"]
 
 
 @case("paths", "files that only look git-ish (.gitignore, .github/, a lone HEAD, objects/) don't ask")

@@ -34,7 +34,10 @@ def model_writes(harness: Harness, fake: FakeAnthropic, tool: str, tool_input: d
     """One turn in which the model calls `tool`; returns the tool result the model got back."""
     fake.stream_replies.extend([tool_reply(tool, tool_input), text_reply("Done.")])
     harness.turn("please remember this for later")
-    return result_text(last_tool_result(fake))
+    # From the conversation: a refusal ends the turn before the model hears of it.
+    results = [block for message in harness.session.agent.messages if message["role"] == "user"
+               for block in message["content"] if block.get("type") == "tool_result"]  # fmt: skip
+    return result_text(results[-1])
 
 
 def memory_files(folder: Path) -> list[str]:
@@ -77,7 +80,7 @@ def test_memory_path_escaping_with_dotdot(harness: Harness, api_env: FakeAnthrop
         harness, api_env, "write_file", {"file_path": f"{folder}/{escape}", "content": memory_text()}
     )
 
-    assert "denied permission" in result
+    assert "refused permission" in result
     [question] = harness.questions
     assert question.reason in ("mini-claude's own settings", "a dotfile in your home folder")
     assert not question.allow_always
@@ -125,7 +128,7 @@ def test_memory_symlink_pointing_outside(harness: Harness, api_env: FakeAnthropi
         {"file_path": str(folder / "project_link.md"), "content": memory_text()},
     )
 
-    assert "denied permission" in result
+    assert "refused permission" in result
     assert [q.target for q in harness.questions] == [str(outside)]
     assert "OUTSIDE-BODY" in outside.read_text()
     assert "project_link.md" not in (folder / "MEMORY.md").read_text()

@@ -153,7 +153,7 @@ def test_sensitive_write_target(places: Places, target: str, mode: str) -> None:
 
     assert not first.is_error, first.content
     assert edit.is_error and again.is_error
-    assert "denied permission" in edit.content and "denied permission" in again.content
+    assert "refused permission" in edit.content and "refused permission" in again.content
     assert path.read_text() == "first\n"
     assert [(q.tool, q.reason, q.allow_always) for q in tools.user.questions] == [
         ("write_file", reason, False),

@@ -26,10 +26,7 @@ CANCEL = ("n", "no")
 
 
 def answer_options(request: PermissionRequest) -> str:
-    """`[y]es, [a]lways: allow Bash(npm test:*) in this project, [n]o`."""
-    if request.always is None:
-        return "[y]es, [n]o"
-    return f"[y]es, [a]lways: {request.always}, [n]o"
+    return "[y]es, [n]o" if request.always is None else "[y]es, [a]lways, [n]o"
 
 
 def ask_permission(request: PermissionRequest, console: Console, *, plain: bool) -> Answer:
