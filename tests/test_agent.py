@@ -203,7 +203,10 @@ def test_accept_edits_mode_writes_without_asking_but_shell_still_asks(
     api_env.stream_replies.extend(
         [
             multi_tool_reply(
-                [("write_file", {"file_path": "a.txt", "content": "a"}), ("run_shell", {"command": "touch made"})]
+                [
+                    ("write_file", {"file_path": "a.txt", "content": "a"}),
+                    ("run_shell", {"command": "touch made"}),
+                ]
             ),
             text_reply("ok"),
         ]

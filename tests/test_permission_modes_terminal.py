@@ -19,7 +19,9 @@ from tests.kit import tool_results_in
 
 SHIFT_TAB = "\x1b[Z"
 WRITE_OPTIONS = r"a = always: accept edits for this conversation[\s\S]*?\[y\]es, \[a\]lways, \[n\]o:"
-PLAN_OPTIONS = r"Approve the plan\? \[y\]es and accept edits, \[2\] yes and ask for each edit, \[n\]o, keep planning:"
+PLAN_OPTIONS = (
+    r"Approve the plan\? \[y\]es and accept edits, \[2\] yes and ask for each edit, \[n\]o, keep planning:"
+)
 
 
 COLUMNS, ROWS = 100, 40
@@ -88,8 +90,8 @@ def test_bypass_shows_its_line_and_stays_in_the_cycle_only_when_started_in_it(cl
             term.type(SHIFT_TAB)
             shown.append(mode_line(term))
     bypass = "⚠ BYPASS PERMISSIONS ON: nothing asks first (shift+tab to cycle)"
-    assert shown == [bypass, "", "⏵⏵ accept edits on (shift+tab to cycle)",
-                     "⏸ plan mode on: nothing changes until you approve a plan (shift+tab to cycle)", bypass]  # fmt: skip
+    plan = "⏸ plan mode on: nothing changes until you approve a plan (shift+tab to cycle)"
+    assert shown == [bypass, "", "⏵⏵ accept edits on (shift+tab to cycle)", plan, bypass]
 
 
 def test_a_key_pressed_as_the_question_appears_is_not_its_answer(

@@ -300,7 +300,7 @@ def test_init_writes_claude_md_after_showing_it_even_in_accept_edits(
         term.type("y")
         after = term.expect(r"/clear starts one that uses it\.")
         term.expect_prompt()
-    assert "the project's CLAUDE.md" in question
+    assert "instructions later conversations start with" in question
     shown_change = "+ - Test: `make test`" if existing else "3 │ - Test: `make test`"  # a diff, or new lines
     assert shown_change in question
     assert "Wrote CLAUDE.md." in after

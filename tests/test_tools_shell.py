@@ -138,7 +138,9 @@ def test_shell_asks_unless_bypass_and_denial_does_not_run(project_dir: Path) -> 
     assert result.is_error and "refused" in result.content
     assert not (project_dir / "ran").exists()
     always = "allow Bash(touch:*) in this project"
-    assert user.questions == [PermissionRequest("run_shell", "shell", "touch ran", "run a shell command", always)]
+    assert user.questions == [
+        PermissionRequest("run_shell", "shell", "touch ran", "run a shell command", always)
+    ]
 
 
 def test_empty_command_is_an_error(ctx: ToolContext) -> None:

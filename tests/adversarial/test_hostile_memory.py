@@ -17,12 +17,19 @@ from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.listing import list_lines
 from tests.adversarial.cases import case
 from tests.adversarial.world import (
-    last_tool_result,
     snapshot_but_transcripts,
 )
 from tests.agent_harness import Harness, hold_replies_until_recall_settles
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.kit import choose, main_calls, memory_text, reminders_in, result_text, system_text, user_texts
+from tests.kit import (
+    choose,
+    last_result_in_conversation,
+    main_calls,
+    memory_text,
+    reminders_in,
+    system_text,
+    user_texts,
+)
 
 # An index line; group 1 is the link target. Markdown in names is escaped, so `](` occurs only once.
 INDEX_ENTRY = re.compile(
@@ -34,10 +41,8 @@ def model_writes(harness: Harness, fake: FakeAnthropic, tool: str, tool_input: d
     """One turn in which the model calls `tool`; returns the tool result the model got back."""
     fake.stream_replies.extend([tool_reply(tool, tool_input), text_reply("Done.")])
     harness.turn("please remember this for later")
-    # From the conversation: a refusal ends the turn before the model hears of it.
-    results = [block for message in harness.session.agent.messages if message["role"] == "user"
-               for block in message["content"] if block.get("type") == "tool_result"]  # fmt: skip
-    return result_text(results[-1])
+    fake.stream_replies.clear()  # a no ended the turn before the model's last reply was asked for
+    return last_result_in_conversation(harness.session.agent.messages)
 
 
 def memory_files(folder: Path) -> list[str]:

@@ -72,7 +72,9 @@ def test_read_only_commands_still_ask_to_read_home_dotfiles(project_dir: Path, s
 
     assert not any(r.denied for r in ran)
     assert [q.target for q in tools.user.questions] == asked
-    assert all(r.is_error and "refused permission" in r.content and PRIVATE_KEY not in r.content for r in results)
+    assert all(
+        r.is_error and "refused permission" in r.content and PRIVATE_KEY not in r.content for r in results
+    )
     assert not list(project_dir.iterdir())
 
 

@@ -68,7 +68,9 @@ def question_view(
     target, in the room the target leaves."""
     width = max(width, 20)
     # What "always" would do (the rule it saves), on rows of its own just above the keys.
-    always = [] if request.always is None else wrap_words(f"a = always: {visible_text(request.always)}", width)
+    always = (
+        [] if request.always is None else wrap_words(f"a = always: {visible_text(request.always)}", width)
+    )
     view = _with_always(_question_view(request, width, height - len(always), everything=everything), always)
     return view
 
