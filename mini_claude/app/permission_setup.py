@@ -9,7 +9,6 @@ to give more entries, most general first, and `build_rule_set` / `starting_mode`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +21,6 @@ from mini_claude.safety.rules import Rule, RuleEntry, RuleError, parse_rule
 Warn = Callable[[str], None]
 ALLOWED_FLAG = "--allowedTools"
 DISALLOWED_FLAG = "--disallowedTools"
-# Rules in a flag's value: separated by commas or spaces, but not inside parentheses.
-_FLAG_RULE = re.compile(r"[^\s,(]+(?:\([^)]*\))?")
 
 
 @dataclass
@@ -35,11 +32,20 @@ class PermissionSettings:
 
 
 def split_flag_rules(values: Sequence[str]) -> list[str]:
-    """`--allowedTools "Bash(git log:*) Read,Edit"` (repeatable): each rule once, in order."""
+    """`--allowedTools "Bash(git log:*) Read,Edit"` (repeatable): each rule once, in order. A
+    comma or space inside parentheses is part of the rule; an unclosed one runs to the end."""
     rules: list[str] = []
     for value in values:
-        rules += [m.group(0) for m in _FLAG_RULE.finditer(value)]
-    return list(dict.fromkeys(rules))
+        depth, current = 0, ""
+        for char in value:
+            if depth == 0 and (char == "," or char.isspace()):
+                rules.append(current)
+                current = ""
+                continue
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            current += char
+        rules.append(current)
+    return list(dict.fromkeys(rule for rule in rules if rule))
 
 
 def from_flags(settings: Settings, base: Path) -> PermissionSettings:

@@ -56,7 +56,7 @@ OTHER_CLAUDE_TOOLS = frozenset(
 # A path specifier names what every file tool of that kind reads or writes, as in Claude Code.
 _PATH_ACCESS = {"Read": "read", "Edit": "write", "Write": "write", "MultiEdit": "write",
                 "read_file": "read", "edit_file": "write", "write_file": "write"}  # fmt: skip
-_RULE = re.compile(r"(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<spec>.*)\))?", re.DOTALL)
+_RULE = re.compile(r"(?P<tool>[A-Za-z_][\w*-]*)(?:\((?P<spec>.*)\))?", re.DOTALL)
 _MCP = re.compile(r"mcp__[\w-]+(__[\w*-]+)?")
 
 
@@ -166,7 +166,7 @@ def _command_pattern(entry: RuleEntry, spec: str) -> re.Pattern[str]:
     """`npm test:*` and `npm test *` match `npm test` and `npm test ANYTHING` (not `npm tests`);
     `ls*` matches `lsof` too; any other `*` matches any text; without one, the exact command."""
     spec = " ".join(spec.split())  # as commands are matched: words joined by one space
-    if ":*" in spec[:-2]:
+    if spec.find(":*") not in (-1, len(spec) - 2):
         raise _error(entry, ":* is only allowed at the end (use * elsewhere)")
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
