@@ -15,6 +15,7 @@ from mini_claude.safety.protections import Protections
 from mini_claude.safety.rules import RuleEntry, RuleError, parse_rule
 from mini_claude.safety.shell_decision import ShellJudge
 
+Judge = tuple[ShellJudge, Path, Path]
 R = "Bash(rm:*)"  # a deny rule many rows try to get around
 
 # (command, rules as "behaviour:rule", expected)
@@ -147,9 +148,7 @@ def rules(specs: list[str], project: Path, home: Path) -> RuleSet:
 
 
 @pytest.mark.parametrize(("command", "specs", "expected"), TABLE, ids=[repr(row[0])[:50] for row in TABLE])
-def test_command_table(
-    judge: tuple[ShellJudge, Path, Path], command: str, specs: list[str], expected: str
-) -> None:
+def test_command_table(judge: Judge, command: str, specs: list[str], expected: str) -> None:
     shell, project, home = judge
     decision = shell.decide(command, "ask", rules(specs, project, home), Scope((project,)))
     assert decision.behaviour == expected, decision.reason
@@ -170,19 +169,19 @@ def test_command_table(
         ("bypass", "if true; then", "allow"),
     ],
 )
-def test_modes(judge: tuple[ShellJudge, Path, Path], mode: str, command: str, expected: str) -> None:
+def test_modes(judge: Judge, mode: str, command: str, expected: str) -> None:
     shell, project, _ = judge
     assert shell.decide(command, mode, RuleSet(), Scope((project,))).behaviour == expected
 
 
-def test_deny_and_ask_rules_hold_in_bypass(judge: tuple[ShellJudge, Path, Path]) -> None:
+def test_deny_and_ask_rules_hold_in_bypass(judge: Judge) -> None:
     shell, project, home = judge
     given = rules([f"deny:{R}", "ask:Bash(git push:*)"], project, home)
     assert shell.decide("cd x && rm -rf y", "bypass", given, Scope((project,))).behaviour == "deny"
     assert shell.decide("git push", "bypass", given, Scope((project,))).behaviour == "ask"
 
 
-def test_the_read_only_list_can_be_turned_off(judge: tuple[ShellJudge, Path, Path]) -> None:
+def test_the_read_only_list_can_be_turned_off(judge: Judge) -> None:
     shell, project, _ = judge
     assert shell.decide("ls", "ask", RuleSet(read_only_commands=False), Scope((project,))).behaviour == "ask"
 
@@ -201,7 +200,7 @@ def test_the_read_only_list_can_be_turned_off(judge: tuple[ShellJudge, Path, Pat
     ],
 )
 def test_always_saves_a_prefix_rule_for_each_command_asked(
-    judge: tuple[ShellJudge, Path, Path], command: str, saved: tuple[str, ...]
+    judge: Judge, command: str, saved: tuple[str, ...]
 ) -> None:
     shell, project, _ = judge
     decision = shell.decide(command, "ask", RuleSet(), Scope((project,)))
@@ -209,7 +208,7 @@ def test_always_saves_a_prefix_rule_for_each_command_asked(
 
 
 @pytest.mark.parametrize("command", ["echo $X > f; touch y", "$CMD x", "ls *.py; touch '*'", "touch x > out"])
-def test_no_always_where_a_rule_could_not_say_it(judge: tuple[ShellJudge, Path, Path], command: str) -> None:
+def test_no_always_where_a_rule_could_not_say_it(judge: Judge, command: str) -> None:
     shell, project, _ = judge
     assert shell.decide(command, "ask", RuleSet(), Scope((project,))).always is None
 
@@ -247,8 +246,8 @@ def test_path_rules(tmp_path: Path, rule: str, where: str, matches: bool) -> Non
         path = Path(where[1:])
     else:
         path = Path(os.path.normpath(project / where))
-    assert parsed.matches_path("read_file" if rule.startswith("Read") else "edit_file",
-                               "read" if rule.startswith("Read") else "write", path, resolved_only=False) is matches  # fmt: skip
+    tool, access = ("read_file", "read") if rule.startswith("Read") else ("edit_file", "write")
+    assert parsed.matches_path(tool, access, path, resolved_only=False) is matches
 
 
 def test_a_deny_rule_holds_through_a_symlink_either_way(tmp_path: Path) -> None:
@@ -275,8 +274,13 @@ def test_an_allow_rule_does_not_open_a_protection(tmp_path: Path) -> None:
     project.mkdir()
     protections, scope = Protections(project, home, []), Scope((project,))
     given = rules(["allow:Edit(**)", "allow:Write(//**)"], project, home)
-    for target in (project / ".git" / "hooks" / "pre-commit", home / ".bashrc", project / "sub" / "CLAUDE.md",
-                   project / ".github" / "workflows" / "ci.yml", project / ".envrc"):  # fmt: skip
+    for target in (
+        project / ".git" / "hooks" / "pre-commit",
+        home / ".bashrc",
+        project / "sub" / "CLAUDE.md",
+        project / ".github" / "workflows" / "ci.yml",
+        project / ".envrc",
+    ):
         decided = decide_file(
             "write_file", "write", target, target, "accept-edits", given, protections, scope
         )
@@ -310,7 +314,14 @@ def test_claude_code_tool_names_are_aliases_and_mcp_rules_match_their_tools(tmp_
         return parse_rule(RuleEntry(text, "allow", "s.json", tmp_path), tmp_path)
 
     assert [rule(name).tool for name in ("Bash", "Read", "Edit", "Write", "Glob", "LS", "Grep")] == [
-        "run_shell", "read_file", "edit_file", "write_file", "list_files", "list_files", "grep_search"]  # fmt: skip
+        "run_shell",
+        "read_file",
+        "edit_file",
+        "write_file",
+        "list_files",
+        "list_files",
+        "grep_search",
+    ]
     assert rule("TodoWrite").tool == "TodoWrite" and not rule("TodoWrite").names_tool("run_shell")
     assert rule("mcp__github").names_tool("mcp__github__create_issue")
     assert not rule("mcp__github").names_tool("mcp__githubx__a")

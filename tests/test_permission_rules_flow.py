@@ -180,8 +180,13 @@ def test_session_grants_end_with_the_conversation(
     outside.mkdir()
     (outside / "x.txt").write_text("x")
     harness = Harness(answers=["a", "a", "n", "n"]).start()
-    api_env.stream_replies.extend([tool_reply("write_file", {"file_path": "a.txt", "content": "a"}),
-                                   tool_reply("read_file", {"file_path": str(outside / "x.txt")}), text_reply("Ok.")])  # fmt: skip
+    api_env.stream_replies.extend(
+        [
+            tool_reply("write_file", {"file_path": "a.txt", "content": "a"}),
+            tool_reply("read_file", {"file_path": str(outside / "x.txt")}),
+            text_reply("Ok."),
+        ]
+    )
     harness.turn("go")
     assert harness.session.permissions.mode == "accept-edits" and len(harness.questions) == 2
     command(harness, "/clear")
