@@ -67,9 +67,9 @@ class ShellJudge:
             problem = parsed.problems[0] if parsed.problems else "it nests shells too deep to follow"
             return Decision("ask", f"{SHELL_REASON}: it cannot be judged before it runs ({problem})")
         decisions = [self._redirect(r, mode, rules, scope) for r in parsed.redirects]
-        if mode == "bypass":
-            return combined([d for d in decisions if d.behaviour == "deny"])
         decisions += [self._command(c, mode, rules, scope, depth) for c in parsed.commands]
+        if mode == "bypass":  # only a rule's refusal holds (a read-only command's paths included)
+            return combined([d for d in decisions if d.behaviour == "deny"])
         return combined(decisions)
 
     def _command(self, command: Command, mode: str, rules: RuleSet, scope: Scope, depth: int) -> Decision:

@@ -1,0 +1,124 @@
+"""Hostile ways around the permission rules and their files: the model granting itself rules by
+editing the settings file (with a file tool or a shell redirect), a settings file that is a FIFO,
+a symlink to a key or 2 MB of JSON, a rule holding escape codes, a walk into a denied folder, and
+a deny rule met through another name."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mini_claude.app.local_settings import LocalSettings, SettingsFileError
+from mini_claude.safety.decision import RuleSet
+from mini_claude.safety.rules import RuleEntry, parse_rule
+from tests.adversarial.cases import case
+from tests.cli_harness import Cli
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import must_finish_within
+from tests.tool_harness import Tools
+
+LOCAL = Path(".mini-claude") / "settings.local.json"
+GRANT = json.dumps({"permissions": {"allow": ["Bash"], "defaultMode": "acceptEdits"}})
+
+
+@case(
+    "permissions", "the model writing itself an allow rule (write_file, edit_file) asks even in accept-edits"
+)
+@pytest.mark.parametrize("name", [".mini-claude/settings.local.json", ".claude/settings.local.json",
+                                  "sub/.mini-claude/settings.json", ".MINI-CLAUDE/settings.local.json"])  # fmt: skip
+def test_the_model_cannot_write_its_own_rules_unasked(project_dir: Path, name: str) -> None:
+    tools = Tools(project_dir, "accept-edits", "n")
+    result = tools.write(name, GRANT)
+    assert result.denied and len(tools.user.questions) == 1 and not tools.user.questions[0].allow_always
+    assert not (project_dir / name).exists()
+
+
+@case(
+    "permissions", "a shell redirect into the settings file is a protected write: asks under allow-all rules"
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"echo '{GRANT}' > .mini-claude/settings.local.json",
+        f"cd .mini-claude && echo '{GRANT}' > settings.local.json",
+        f"echo '{GRANT}' | tee .mini-claude/settings.local.json",
+    ],
+)
+def test_a_command_cannot_write_the_rules_unasked(project_dir: Path, command: str) -> None:
+    tools = Tools(project_dir, "accept-edits", "n")
+    tools.ctx.permissions.rules = RuleSet(
+        [parse_rule(RuleEntry("Edit(**)", "allow", "s", project_dir), project_dir)]
+    )
+    result = tools.run("run_shell", command=command)
+    assert result.denied and not (project_dir / LOCAL).exists()
+
+
+@case("permissions", "settings.local.json that is a FIFO: one warning, no hang, nothing allowed")
+def test_a_settings_file_that_is_a_fifo(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    (project_dir / ".mini-claude").mkdir()
+    os.mkfifo(project_dir / LOCAL)
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "touch made"}), text_reply("Ok.")])
+    with must_finish_within(30):
+        done = cli.run("-p", "go")
+    assert done.returncode == 0 and not (project_dir / "made").exists()
+    assert "settings.local.json" in done.stderr and "its rules are not used" in done.stderr
+
+
+@case("permissions", "settings.local.json linking to ~/.ssh/id_rsa, or 2 MB of JSON: not read, one line each")
+@pytest.mark.parametrize("kind", ["symlink_out", "huge"])
+def test_a_settings_file_that_is_not_one(project_dir: Path, isolated_env: Path, kind: str) -> None:
+    (project_dir / ".mini-claude").mkdir()
+    if kind == "symlink_out":
+        (isolated_env / ".ssh").mkdir()
+        (isolated_env / ".ssh" / "id_rsa").write_text('{"permissions": {"allow": ["Bash"]}}')
+        (project_dir / LOCAL).symlink_to(isolated_env / ".ssh" / "id_rsa")
+    else:
+        (project_dir / LOCAL).write_text(
+            '{"permissions": {"allow": ["Bash"]}, "pad": "' + "x" * 2_000_000 + '"}'
+        )
+    with pytest.raises(SettingsFileError) as raised:
+        LocalSettings(project_dir).rule_texts()
+    assert "\n" not in str(raised.value) and "settings.local.json" in str(raised.value)
+
+
+@case("permissions", "a rule holding escape codes is reported with them written out")
+def test_a_rule_with_escape_codes_is_reported_visibly(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / ".mini-claude").mkdir()
+    (project_dir / LOCAL).write_text(json.dumps({"permissions": {"allow": ["Bsh\x1b[2J(x)"]}}))
+    api_env.stream_replies.append(text_reply("Hi."))
+    done = cli.run("-p", "hi")
+    assert "\x1b[2J" not in done.stderr and "\\x1b[2J" in done.stderr
+
+
+@case("permissions", "a search walk skips what a Read deny rule covers, and says it skipped something")
+def test_a_search_does_not_read_a_denied_folder(project_dir: Path) -> None:
+    (project_dir / "secrets").mkdir()
+    (project_dir / "secrets" / "key.txt").write_text("TOKEN=hunter2\n")
+    (project_dir / "notes.txt").write_text("TOKEN=public\n")
+    tools = Tools(project_dir, "bypass")
+    rule = parse_rule(RuleEntry("Read(./secrets/**)", "deny", "s", project_dir), project_dir)
+    tools.ctx.permissions.rules = RuleSet([rule])
+    found = tools.run("grep_search", pattern="TOKEN")
+    listed = tools.run("list_files", pattern="**/*")
+    assert "hunter2" not in found.content and "public" in found.content
+    assert "key.txt" not in listed.content and "skipped" in listed.content
+    assert tools.run("read_file", file_path="secrets/key.txt").denied
+    assert tools.run("run_shell", command="cat secrets/*").denied
+
+
+@case("permissions", "a deny rule met through a symlinked folder, `..` or another letter case of the tool")
+@pytest.mark.parametrize("path", ["link/key.txt", "src/../secrets/key.txt", "./secrets//key.txt"])
+def test_a_deny_rule_is_not_dodged_by_another_name(project_dir: Path, path: str) -> None:
+    (project_dir / "secrets").mkdir()
+    (project_dir / "src").mkdir()
+    (project_dir / "secrets" / "key.txt").write_text("k")
+    (project_dir / "link").symlink_to(project_dir / "secrets")
+    tools = Tools(project_dir, "bypass")
+    rule = parse_rule(RuleEntry("Read(./secrets/**)", "deny", "s", project_dir), project_dir)
+    tools.ctx.permissions.rules = RuleSet([rule])
+    assert tools.run("read_file", file_path=path).denied
