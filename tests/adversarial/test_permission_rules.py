@@ -27,8 +27,15 @@ GRANT = json.dumps({"permissions": {"allow": ["Bash"], "defaultMode": "acceptEdi
 @case(
     "permissions", "the model writing itself an allow rule (write_file, edit_file) asks even in accept-edits"
 )
-@pytest.mark.parametrize("name", [".mini-claude/settings.local.json", ".claude/settings.local.json",
-                                  "sub/.mini-claude/settings.json", ".MINI-CLAUDE/settings.local.json"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".mini-claude/settings.local.json",
+        ".claude/settings.local.json",
+        "sub/.mini-claude/settings.json",
+        ".MINI-CLAUDE/settings.local.json",
+    ],
+)
 def test_the_model_cannot_write_its_own_rules_unasked(project_dir: Path, name: str) -> None:
     tools = Tools(project_dir, "accept-edits", "n")
     result = tools.write(name, GRANT)
