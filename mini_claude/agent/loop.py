@@ -45,7 +45,6 @@ Message = dict[str, Any]
 WINDOW_NOT_SAID = (
     " (the server did not say how large its context window is: set MINI_CLAUDE_CONTEXT_WINDOW to it)"
 )
-REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 REPLY_CUT_NOTICE = (
     "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
 )
@@ -65,10 +64,8 @@ class Agent:
         max_turns: int,
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
-        turn_reminders: Callable[[], list[str]] | None = None,
+        turn_reminders: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
-        """`turn_reminders` gives texts each user message starts with, as system reminders
-        (the permission mode's, say): the system prompt stays as it was, and cached."""
         self.llm = llm
         self.tools = tools
         self.tool_context = tool_context
@@ -78,7 +75,7 @@ class Agent:
         self.max_tokens = max_tokens
         self.max_turns = max_turns
         self.recall = recall
-        self.turn_reminders = turn_reminders
+        self.turn_reminders = turn_reminders or (lambda: [])  # blocks each message starts with
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -140,11 +137,7 @@ class Agent:
         if self.recall is not None:
             self.recall.start(user_text)
         context, self._context = self._context, []
-        reminders = [
-            {"type": "text", "text": f"{REMINDER_OPEN}\n{text}\n{REMINDER_CLOSE}"}
-            for text in (self.turn_reminders() if self.turn_reminders is not None else [])
-        ]
-        self._add("user", [*reminders, *context, {"type": "text", "text": user_text}])
+        self._add("user", [*self.turn_reminders(), *context, {"type": "text", "text": user_text}])
         self._last_text = ""
         notice: Notice | None = None
         try:
@@ -207,9 +200,8 @@ class Agent:
         if not self._open_calls.calls:
             raise Done
         for call in self._open_calls.calls:
-            result = self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
-            if result.ends_turn is not None:
-                raise EndedByTool(result.ends_turn)
+            if ending := self._open_calls.run(call, response.refused_tool_calls.get(call["id"])).ends_turn:
+                raise EndedByTool(ending)  # the user said no (or a plan was printed): the turn ends
         self._close_open_calls("interrupted")
 
     def _call_model(self, tokens: int, *, may_refuse: bool) -> StreamedResponse:

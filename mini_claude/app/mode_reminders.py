@@ -4,6 +4,8 @@ the system prompt, which stays cached."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from mini_claude.core import prompts
 from mini_claude.safety.permissions import Permissions
 
@@ -13,11 +15,12 @@ class ModeReminders:
         self.permissions = permissions
         self._planning = False  # whether the last message went out in plan mode
 
-    def __call__(self) -> list[str]:
+    def __call__(self) -> list[dict[str, Any]]:
+        """The text blocks the next message starts with."""
         planning, was_planning = self.permissions.mode == "plan", self._planning
         self._planning = planning
-        if planning:
-            return [prompts.load("plan_mode.md").strip()]
-        if was_planning and self.permissions.mode != "plan":
-            return [prompts.load("plan_mode_off.md").strip()]
-        return []
+        name = "plan_mode.md" if planning else "plan_mode_off.md" if was_planning else None
+        if name is None:
+            return []
+        text = prompts.load(name).strip()
+        return [{"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}]
