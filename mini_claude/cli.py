@@ -27,7 +27,9 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        CMD | %(prog)s [options] [PROMPT]  the same: stdin that is not a terminal means print mode
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
-       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
+       %(prog)s memory promote | demote | share NAME
+       %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
@@ -114,8 +116,25 @@ def build_command_parser() -> argparse.ArgumentParser:
     remove.add_argument(
         "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
     )
+    for action, what in (
+        ("promote", "move one of this project's memories to yours, in every project"),
+        ("demote", "move one of yours, or of the team's, to this project's"),
+        ("share", "move a memory to the team's folder in the repository (to be committed)"),
+    ):
+        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
     actions.add_parser("path", help="print the memory directory")
-    actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
+    projects = actions.add_parser(
+        "projects", help="every project with memories or sessions: memory count and path"
+    )
+    projects.add_argument(
+        "deal",
+        nargs="?",
+        choices=("adopt", "remove"),
+        metavar="adopt|remove",
+        help="adopt: the memories are the repository's now at their path; remove: delete them",
+    )
+    projects.add_argument("folder", nargs="?", help="the project's folder (as listed) or path")
+    projects.add_argument("-y", "--yes", action="store_true", help="remove without asking")
     tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
     tidy.add_argument("focus", nargs="*", help="what to pay attention to (e.g. deadlines)")
     tidy_mode = tidy.add_mutually_exclusive_group()
@@ -214,6 +233,12 @@ def _run_command(
         from mini_claude.ui.subcommands.memory import run_memory_command
 
         action, name = command.action or "list", getattr(command, "name", None)
+        if action == "projects":
+            from mini_claude.ui.subcommands.projects import run_projects_command
+
+            if command.deal and not command.folder:
+                parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
+            return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
     from mini_claude.ui.subcommands.sessions import run_sessions_command
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy import overview
 from mini_claude.memory.tidy.apply import apply_tidy
@@ -252,16 +253,14 @@ def test_a_save_by_another_session_during_the_tidy_is_not_lost(
     script_merge(api_env)
     proposal = TidyReview(store, model(api_env)).propose()
     # Another session (its own store, its own lock) saves between the proposal and the apply.
-    other = MemoryStoreWriter(MemoryStore(memory_dir))
+    other = MemoryStoreWriter(MemoryStore(memory_dir))  # the user's own saves there (`# note`s)
     edited = memory_text("release date", "when we ship", body="Moved: we ship in April.\n")
-    other.save(memory_dir / "project_release.md", edited, edit=True)
-    other.save(
-        memory_dir / "project_freeze.md", memory_text("freeze", "saved by the other session"), edit=False
-    )
+    other.write(edited, memory_dir / "project_release.md")
+    other.write(memory_text("freeze", "saved by the other session"))
 
     result = apply_tidy(store, proposal.changes)
 
-    assert (memory_dir / "project_release.md").read_text() == edited
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == edited
     assert "saved by the other session" in (memory_dir / "project_freeze.md").read_text()
     assert [c.action for c in result.applied] == ["delete"]
     assert any("project_release.md changed since tidy read it" in line for line in result.skipped)

@@ -12,13 +12,12 @@ from pathlib import Path
 from mini_claude.agent.loop import Agent
 from mini_claude.app.system_prompt import SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import Event, EventSink, Notice, WarningsOnce
+from mini_claude.core.events import Event, EventSink, Notice, TurnEnded, WarningsOnce
 from mini_claude.llm.client import ModelClient
-from mini_claude.memory.recall.history import RecallHistory
 from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.memory.store.project_record import remember_project
 from mini_claude.safety.permissions import AskCallback, Permissions
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
@@ -32,7 +31,8 @@ class Session:
     settings: Settings
     llm: ModelClient
     permissions: Permissions
-    store: MemoryStore
+    store: MemoryStore  # this project's memories (memories.project)
+    memories: MemoryScopes  # every scope's
     memory_startup: MemoryStartup
     recall: MemoryRecall
     agent: Agent
@@ -40,14 +40,13 @@ class Session:
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
-        """Start what the first message needs (memory re-index, SDK import) without waiting; and,
-        once: write down whose project folder this is, and, the session in use being known (a
+        """Start what the first message needs (memory start-up: whose project folder this is, the
+        re-index; the SDK import) without waiting; and, once, the session in use being known (a
         resumed one is chosen first), remove old transcripts."""
         self.memory_startup.start()
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
-            remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
 
     def new_conversation(self) -> None:
@@ -56,11 +55,15 @@ class Session:
         self.transcript.start_new()
 
 
-def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread)."""
+def build_session(
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None, team_trusted: bool = False
+) -> Session:
+    """`sink` hears every event, start-up warnings included (each once, from any thread).
+    `team_trusted`: the folder is trusted, so the team's memories in the repository are loaded."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
-    store = MemoryStore(settings.memory_dir)
+    memories = MemoryScopes.for_settings(settings, team_trusted=team_trusted)
+    store = memories.project
     llm = ModelClient(settings, on_retry=sink)
     permissions = Permissions(
         project_dir,
@@ -68,29 +71,55 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         ask=ask,
         memory_dir=store.root,
         protected_dirs=protected_dirs(),
+        more_memory_dirs=[settings.user_memory_dir],
     )
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
-    memory_startup = MemoryStartup(store, warn, hint=hint)
-    recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
+    memory_startup = MemoryStartup(memories, warn, hint=hint)
+    memory_on = settings.memory_mode != "off"
+    recall = MemoryRecall(
+        memories, llm, on_recalled=memories.record_recalled, ready=memory_startup.wait, enabled=memory_on
+    )
     first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
         model=settings.model, warn=warn,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
+    tool_context = ToolContext(project_dir, permissions)
+    tool_context.memory_writer = MemoryStoreWriter(
+        memories,
+        permissions,
+        mode=settings.memory_mode,
+        session_id=lambda: transcript.session_id,
+        files_read=tool_context.files_read,
+    )
     agent = Agent(
         llm=llm,
         tools=default_registry(),
-        tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
-        sink=_both(transcript, sink),
-        build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
+        tool_context=tool_context,
+        sink=_both(transcript, _forgetting_reads(sink, tool_context.files_read)),
+        build_system_prompt=SystemPrompt(
+            project_dir, memories, ready=memory_startup.wait, warn=warn, memory_on=memory_on
+        ),
         model=settings.model,
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,
         recall=recall,
         context_window=settings.context_window,
     )
-    return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
+    return Session(settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript)
+
+
+def _forgetting_reads(sink: EventSink, files_read: list[str]) -> EventSink:
+    """`sink`, and the files read in a turn forgotten once it ends: a memory saved in the next
+    one records only that turn's (an @-mention's read comes before its turn, and counts for it)."""
+
+    def forgetting(event: Event) -> None:
+        sink(event)
+        if isinstance(event, TurnEnded):
+            files_read.clear()
+
+    return forgetting
 
 
 def _both(first: EventSink, then: EventSink) -> EventSink:

@@ -12,6 +12,7 @@ from mini_claude.core import prompts, safe_read
 from mini_claude.core.config import protected_dirs
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import attribute, neutralize
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.safety.permissions import private_reason
@@ -24,19 +25,28 @@ Warn = Callable[[str], None]
 
 class SystemPrompt:
     """Builds the system prompt when a conversation starts, once the memory start-up is done
-    (`ready`), so hand edits are in the index; `warn` hears why a start-up file was skipped."""
+    (`ready`), so hand edits are in the index; `warn` hears why a start-up file was skipped.
+    `memory_on` False (MINI_CLAUDE_MEMORY=off): no memory guidance, no index."""
 
     def __init__(
-        self, project_dir: Path, store: MemoryStore, *, ready: Callable[[], None], warn: Warn
+        self,
+        project_dir: Path,
+        memories: MemoryScopes | MemoryStore,
+        *,
+        ready: Callable[[], None],
+        warn: Warn,
+        memory_on: bool = True,
     ) -> None:
         self.project_dir = project_dir
-        self.store = store
+        self.memories = memories
         self.ready = ready
         self.warn = warn
+        self.memory_on = memory_on
 
     def __call__(self) -> str:
         self.ready()
-        return build_system_prompt(self.project_dir, memory_section(self.store), warn=self.warn)
+        memory = memory_section(self.memories) if self.memory_on else prompts.load("memory_off.md")
+        return build_system_prompt(self.project_dir, memory, warn=self.warn)
 
 
 def build_system_prompt(

@@ -8,6 +8,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -25,6 +26,9 @@ _URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 PROJECT_HASH_CHARS = 16
 GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree or submodule
 MEMORY_FOLDER = "memory"
+TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, beside its code
+# MINI_CLAUDE_MEMORY: the model saves freely, asks before each save, or memory is off.
+MemoryMode = Literal["on", "ask", "off"]
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
@@ -62,6 +66,18 @@ def _env_switch(name: str, *, default: bool) -> bool:
     if raw in ("off", "0", "false", "no"):
         return False
     raise ConfigError(f"{name}={raw!r} is not on or off")
+
+
+def _memory_mode() -> MemoryMode:
+    """MINI_CLAUDE_MEMORY: `on` (the default), `ask` (every save asks first) or `off` (no index,
+    no recall, no saves by the model); the switch's other spellings of on and off work too."""
+    raw = os.environ.get("MINI_CLAUDE_MEMORY", "").strip().lower()
+    if raw == "ask":
+        return "ask"
+    try:
+        return "on" if _env_switch("MINI_CLAUDE_MEMORY", default=True) else "off"
+    except ConfigError:
+        raise ConfigError(f"MINI_CLAUDE_MEMORY={raw!r} is not on, ask or off") from None
 
 
 def _env_base_url() -> str | None:
@@ -132,6 +148,16 @@ def project_folder_name(root: str) -> str:
     return digest[:PROJECT_HASH_CHARS]
 
 
+def user_memory_dir() -> Path:
+    """`~/.mini-claude/memory`: the user's own memories, in every project."""
+    return app_home() / MEMORY_FOLDER
+
+
+def team_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """`<project root>/.mini-claude/memory`: memories that travel with the repository."""
+    return memory_project_root(cwd) / TEAM_MEMORY_FOLDER
+
+
 def project_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     """`<project_state_dir(cwd)>/memory`. Every front end reaches it through `Settings.memory_dir`,
     so they all agree."""
@@ -182,10 +208,13 @@ class Settings:
     permission_mode: str = "ask"
     plain: bool = False
     early_recall: bool = True  # recall on the draft while the user types (MINI_CLAUDE_EARLY_RECALL)
+    memory_mode: MemoryMode = "on"
     # The working directory bounds what tools may touch freely and holds CLAUDE.md; memories are
     # shared more widely, by the whole git work tree around it (see memory_project_root).
     project_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
     memory_dir: Path = field(default_factory=project_memory_dir)
+    user_memory_dir: Path = field(default_factory=user_memory_dir)
+    team_memory_dir: Path = field(default_factory=team_memory_dir)
     sessions_dir: Path = field(default_factory=project_sessions_dir)
     session_retention_days: int = DEFAULT_SESSION_RETENTION_DAYS
     context_window: int = DEFAULT_CONTEXT_WINDOW
@@ -233,8 +262,11 @@ def load_settings(
         permission_mode=mode,
         plain=plain,
         early_recall=_env_switch("MINI_CLAUDE_EARLY_RECALL", default=True),
+        memory_mode=_memory_mode(),
         project_dir=cwd,
         memory_dir=state_dir / MEMORY_FOLDER,
+        user_memory_dir=user_memory_dir(),
+        team_memory_dir=team_memory_dir(cwd),
         sessions_dir=state_dir / SESSIONS_FOLDER,
         session_retention_days=int(
             _env_number("MINI_CLAUDE_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS, int)

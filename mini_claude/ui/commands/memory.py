@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
@@ -12,8 +12,17 @@ from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
+from mini_claude.memory.listing import (
+    NameNotFound,
+    about_lines,
+    list_lines,
+    name_candidates,
+    resolve,
+    show_text,
+)
+from mini_claude.memory.moves import move
 from mini_claude.ui.commands.memory_actions import (
+    delete_memory,
     delete_question,
     deleted_line,
     edit_memory,
@@ -32,10 +41,13 @@ ACTION_HELP = {
     "rm": "delete a memory (asks first)",
     "path": "the memory directory",
     "recalled": "memories recalled this session",
+    "promote": "move one of this project's memories to yours, in every project",
+    "demote": "move one of yours (or the team's) to this project's",
+    "share": "move a memory to the team's folder in the repository (to be committed)",
     "tidy": "review the memories with the model: merge, fix, date, add (asks first)",
-    "undo": "undo the last change: a tidy, an rm, an update of a memory",
+    "undo": "undo the last change: a tidy, an rm, a save, a move",
 }
-NAMED_ACTIONS = ("show", "edit", "rm")
+NAMED_ACTIONS = ("show", "edit", "rm", "promote", "demote", "share")
 
 
 def _say(ctx: CommandContext, text: str) -> None:
@@ -55,7 +67,7 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
         return
     if action.lower() not in NAMED_ACTIONS:
         return
-    for text, description in name_candidates(session.store, typed):
+    for text, description in name_candidates(session.memories, typed):
         # Inserted as the name is (so it resolves), displayed made visible.
         yield Completion(
             text,
@@ -67,7 +79,7 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
 
 @command(
     "memory",
-    "List memories, or: show|edit|rm NAME, path, recalled, tidy [FOCUS], undo",
+    "List memories, or: show|edit|rm|promote|demote|share NAME, path, recalled, tidy [FOCUS], undo",
     usage="[action]",
     complete=complete_memory_argument,
 )
@@ -76,7 +88,8 @@ def _memory(ctx: CommandContext, argument: str) -> None:
     action, name = action.lower(), name.strip()
     handler = _ACTIONS.get(action or "list")
     if handler is None:
-        _say(ctx, f"Unknown /memory action {action!r}: use show, edit, rm, path, recalled, tidy or undo.")
+        actions = ", ".join(name for name in _ACTIONS if name != "list")
+        _say(ctx, f"Unknown /memory action {action!r}: use {actions}.")
         return
     try:
         handler(ctx, name)
@@ -89,37 +102,64 @@ def _memory(ctx: CommandContext, argument: str) -> None:
 
 
 def _list(ctx: CommandContext, name: str) -> None:
-    _say(ctx, "\n".join(list_lines(ctx.session.store)))
+    _say(ctx, "\n".join([*list_lines(ctx.session.memories), *memory_notes(ctx.session)]))
+
+
+def memory_notes(session: Session) -> list[str]:
+    """What `/memory` adds below the list: automatic memory off, team memories not loaded."""
+    notes, mode = [], session.settings.memory_mode
+    if mode == "off":
+        notes.append(
+            "Automatic memory is off (MINI_CLAUDE_MEMORY=off): nothing is recalled, the model saves nothing."
+        )
+    elif mode == "ask":
+        notes.append("Every save the model makes asks you first (MINI_CLAUDE_MEMORY=ask).")
+    if unloaded := session.memories.unloaded_team_memories():
+        notes.append(
+            f"{unloaded} team memories in the repository are not loaded: this folder is not trusted."
+        )
+    if (withheld := session.store.withheld) is not None:
+        notes.append(visible_text(withheld))
+    return notes
 
 
 def _show(ctx: CommandContext, name: str) -> None:
-    store = ctx.session.store
-    memory = resolve(store, name)
-    _say(ctx, f"{visible_path(str(memory.path))}\n{show_text(store, memory).rstrip()}")
+    memories = ctx.session.memories
+    memory = resolve(memories, name)
+    _say(ctx, "\n".join([*about_lines(memories, memory), "", show_text(memories, memory).rstrip()]))
 
 
 def _edit(ctx: CommandContext, name: str) -> None:
-    store = ctx.session.store
-    for line in edit_memory(store, resolve(store, name)).lines:
+    memories = ctx.session.memories
+    memory = resolve(memories, name)
+    for line in edit_memory(memories.store_of(memory), memory).lines:
         _say(ctx, line)
 
 
 def _remove(ctx: CommandContext, name: str) -> None:
-    store = ctx.session.store
-    memory = resolve(store, name)
+    memories = ctx.session.memories
+    memory = resolve(memories, name)
     if not ctx.confirm(delete_question(memory)):
         _say(ctx, "Kept it.")
         return
-    store.delete(memory)
+    delete_memory(memories, memory)
     _say(ctx, deleted_line(memory))
 
 
+def _move(action: str) -> Callable[[CommandContext, str], None]:
+    def moving(ctx: CommandContext, name: str) -> None:
+        memories = ctx.session.memories
+        _say(ctx, "\n".join(move(memories, resolve(memories, name), action).lines))
+
+    return moving
+
+
 def _undo(ctx: CommandContext, name: str) -> None:
-    _say(ctx, "\n".join(undo_last_change(ctx.session.store, ctx.confirm)[1]))
+    _say(ctx, "\n".join(undo_last_change(ctx.session.memories, ctx.confirm)[1]))
 
 
 def _path(ctx: CommandContext, name: str) -> None:
-    _say(ctx, str(ctx.session.store.root))
+    _say(ctx, str(ctx.session.store.root))  # the project's: where the model saves by default
 
 
 def _recalled(ctx: CommandContext, name: str) -> None:
@@ -140,6 +180,9 @@ _ACTIONS = {
     "show": _show,
     "edit": _edit,
     "rm": _remove,
+    "promote": _move("promote"),
+    "demote": _move("demote"),
+    "share": _move("share"),
     "path": _path,
     "recalled": _recalled,
     "tidy": tidy_action,
