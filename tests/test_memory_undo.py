@@ -118,7 +118,9 @@ def test_undo_never_overwrites_a_hand_edit_made_after_the_models_save(
     undone = Cli(project_dir).run("memory", "undo")
 
     assert undone.returncode == 0, undone.stderr
-    assert "user_role.md was edited since the model's update of user_role.md: not overwritten" in undone.stdout
+    assert (
+        "user_role.md was edited since the model's update of user_role.md: not overwritten" in undone.stdout
+    )
     assert "before/user_role.md" in undone.stdout and "Nothing was put back." in undone.stdout
     assert (memory_dir / "user_role.md").read_text() == hand
 
@@ -138,7 +140,10 @@ def test_undo_after_the_models_new_memory_removes_it_and_keeps_it_in_the_trash(
     undone = Cli(project_dir).run("memory", "undo")
 
     assert undone.returncode == 0, undone.stderr
-    assert "removed project_deploys.md (the model's new memory project_deploys.md had created it" in undone.stdout
+    assert (
+        "removed project_deploys.md (the model's new memory project_deploys.md had created it"
+        in undone.stdout
+    )
     assert not target.exists() and "deploys" not in (memory_dir / "MEMORY.md").read_text()
     [kept] = (memory_dir / ".trash").glob("*/after/project_deploys.md")
     assert without_provenance(kept.read_text()) == content

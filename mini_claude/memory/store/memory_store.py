@@ -186,21 +186,24 @@ class MemoryStore:
             try:
                 current = current_bytes(self.root, target.name)
                 if expect is not None and (digest_of(current) if current is not None else NO_FILE) != expect:
-                    raise MemoryStoreError(prompts.notice("memory_changed_meanwhile", file=target.name))
-                previous = frontmatter.parse(current).fields if current is not None else None
-                text = frontmatter.format(fields, body)
-                if by is not None:
-                    text = stamped(fields, body, by, previous, time.time() if now is None else now)
-                data = text.encode("utf-8", "surrogateescape")
-                apply_changes(
-                    self.root, _label(by, target.name, created=current is None), [Change(target.name, data)]
-                )
-            except (OSError, ChangesNotApplied) as error:
-                why = error.reason if isinstance(error, ChangesNotApplied) else safe_read.describe(error)
+                    changed = prompts.notice("memory_changed_meanwhile", file=target.name)
+                else:
+                    changed = None
+                    previous = frontmatter.parse(current).fields if current is not None else None
+                    text = frontmatter.format(fields, body)
+                    if by is not None:
+                        text = stamped(fields, body, by, previous, time.time() if now is None else now)
+                    data = text.encode("utf-8", "surrogateescape")
+                    label = _label(by, target.name, created=current is None)
+                    apply_changes(self.root, label, [Change(target.name, data)], roots=self.peers)
+            except (OSError, MemoryStoreError) as error:
+                why = error.reason if isinstance(error, ChangesNotApplied) else _reason(error)
                 reason = prompts.notice("memory_write_failed", file=target.name, error=why)
                 raise MemoryStoreError(reason) from error
             finally:
                 self._index.rebuild()
+            if changed is not None:
+                raise MemoryStoreError(changed)
         return SavedMemory(target, current is None)
 
     def target_for(
@@ -208,12 +211,13 @@ class MemoryStore:
     ) -> tuple[Path, bytes | None]:
         """Where a save of `name` would go, and the bytes there now (None: a new file): what a write
         is judged by before it is made (the save's `expect` then holds it to them)."""
-        target = self._target(name, memory_type, target)
-        try:
-            return target, current_bytes(self.root, target.name)
-        except OSError as error:
-            reason = prompts.notice("memory_write_failed", file=target.name, error=safe_read.describe(error))
-            raise MemoryStoreError(reason) from error
+        with self.locked():  # the folder made, or why it cannot be, said once and first
+            target = self._target(name, memory_type, target)
+            try:
+                return target, current_bytes(self.root, target.name)
+            except OSError as error:
+                reason = prompts.notice("memory_write_failed", file=target.name, error=_reason(error))
+                raise MemoryStoreError(reason) from error
 
     def _target(self, name: str, memory_type: str, target: Path | None) -> Path:
         if target is None:
@@ -224,10 +228,7 @@ class MemoryStore:
             else:
                 # Every name in the folder, not only the memories: a dangling symlink or a FIFO
                 # there is not one, yet a new memory must not land on it.
-                try:
-                    taken = {entry.casefold() for entry in os.listdir(self.root)}
-                except FileNotFoundError:
-                    taken = set()
+                taken = {entry.casefold() for entry in os.listdir(self.root)}
                 target = self.root / memory_file_name(memory_type, name, taken | {INDEX_FILE.casefold()})
         in_folder = os.path.realpath(target.parent) == os.path.realpath(self.root)
         if not (in_folder and self.owns(target)):
@@ -276,6 +277,10 @@ class MemoryStore:
         """Rebuild the index if any memory file appeared, vanished or changed since we last looked."""
         if self._index.current_signature() != self._index.signature:
             self.rebuild_index()
+
+
+def _reason(error: OSError | MemoryStoreError) -> str:
+    return safe_read.describe(error) if isinstance(error, OSError) else str(error)
 
 
 def memory_fields(name: str, description: str, memory_type: str, extra: Mapping[str, str]) -> dict[str, str]:

@@ -36,14 +36,14 @@ if TYPE_CHECKING:
 
 # The actions completion offers after `/memory `, with what each does (`list` is `/memory` alone).
 ACTION_HELP = {
-    "show": "print a memory",
+    "show": "print a memory, who wrote it and when",
     "edit": "open a memory in $VISUAL/$EDITOR",
     "rm": "delete a memory (asks first)",
-    "path": "the memory directory",
-    "recalled": "memories recalled this session",
     "promote": "move one of this project's memories to yours, in every project",
     "demote": "move one of yours (or the team's) to this project's",
     "share": "move a memory to the team's folder in the repository (to be committed)",
+    "path": "the memory directory",
+    "recalled": "memories recalled this session",
     "tidy": "review the memories with the model: merge, fix, date, add (asks first)",
     "undo": "undo the last change: a tidy, an rm, a save, a move",
 }
