@@ -88,7 +88,7 @@ def test_accept_all_applies_every_change_keeps_the_old_ones_in_the_trash_and_reb
     assert user.questions == ["Apply all 3 changes?"]
     assert "+description: v2 ships on 2026-03-13" in user.shown and "-We ship next Friday." in user.shown
     assert "changed  project_release.md — merged with release day; the date made absolute" in user.text
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert not (memory_dir / "project_release_2.md").exists()
     assert (memory_dir / "project_freeze.md").exists()
     index = (memory_dir / "MEMORY.md").read_text()
@@ -132,7 +132,7 @@ def test_going_one_by_one_applies_only_the_accepted_changes(
         "Go through them one by one?",
         *["Apply this change?"] * 3,
     ]
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert (memory_dir / "project_release_2.md").read_bytes() == before["project_release_2.md"]
     assert not (memory_dir / "project_freeze.md").exists()
     assert "Applied 1 change" in user.text

@@ -15,7 +15,7 @@ from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.provenance import describe, written_by_hand
 from mini_claude.memory.recall.history import RecallHistory, recall_note
 from mini_claude.memory.scopes import SCOPE_NAMES, SCOPE_WORDS, MemoryScopes
-from mini_claude.memory.staleness import check_paths, expired, expiry_condition
+from mini_claude.memory.staleness import doubts, expired, expiry_condition
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -80,18 +80,18 @@ def memory_marks(scopes: MemoryScopes, memories: list[MemoryFile], now: float) -
     name, expired or holding until a condition, about files changed since, written without
     frontmatter. Stale and expired ones are what `/memory tidy` offers first."""
     hidden = scopes.shadowed(memories)
-    changed = check_paths(memories, scopes.project_root) if scopes.project_root is not None else {}
+    doubted = doubts(memories, scopes.project_root, now)
     marks: dict[str, list[str]] = {}
     for memory in memories:
         mark = marks.setdefault(memory.key, [])
         if (winner := hidden.get(memory.key)) is not None:
             mark.append(f"hidden by the one of this name in {SCOPE_NAMES[winner.scope]}, {winner.file_name}")
         if expired(memory, now):
-            mark.append(f"expired {memory.expires.strip()}: no longer recalled")
+            mark.append(f"expired {clean_inline(memory.expires, NAME_MAX_CHARS)}: no longer recalled")
         elif condition := expiry_condition(memory):
             mark.append(f"holds until: {clean_inline(condition, LIST_DESCRIPTION_MAX_CHARS)}")
-        if stale := [check.mark() for check in changed.get(memory.key, []) if check.stale]:
-            mark.append("stale: " + "; ".join(clean_inline(line, NAME_MAX_CHARS) for line in stale))
+        if stale := [why for why in doubted.get(memory.key, []) if not why.startswith("expired ")]:
+            mark.append("stale: " + "; ".join(clean_inline(why, NAME_MAX_CHARS) for why in stale))
         if memory.plain:
             mark.append("written by hand, no frontmatter")
     return {key: mark for key, mark in marks.items() if mark}

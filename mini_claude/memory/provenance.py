@@ -46,12 +46,14 @@ def stamped(
     fields: Mapping[str, str], body: str, by: Provenance, previous: Mapping[str, str] | None, now: float
 ) -> str:
     """The memory file's text: `fields` (without provenance keys), then who wrote it: `created`
-    kept from the `previous` version's fields when there was one, `updated` now, a fingerprint last."""
+    now for a new file, kept from the `previous` version's fields when it says (not known
+    otherwise), `updated` now, a fingerprint last."""
     kept = {key: value for key, value in fields.items() if key not in PROVENANCE_KEYS and value.strip()}
     stamp = format_time(now)
-    created = (previous or {}).get("created", "")
+    created = stamp if previous is None else previous.get("created", "")
     kept["source"] = by.source
-    kept["created"] = created if parse_time(created) is not None else stamp
+    if parse_time(created) is not None:
+        kept["created"] = created
     kept["updated"] = stamp
     if by.session:
         kept["session"] = by.session

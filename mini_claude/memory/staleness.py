@@ -118,6 +118,19 @@ def check_paths(memories: Sequence[MemoryFile], project_root: Path) -> dict[str,
     return found
 
 
+def doubts(memories: Sequence[MemoryFile], project_root: Path | None, now: float) -> dict[str, list[str]]:
+    """Key of each memory that may no longer hold → a few words each on why (`expired 2026-01-01`,
+    `src/db.py changed 3 days after it`): what `/memory` marks and `/memory tidy` offers first."""
+    changed = check_paths(memories, project_root) if project_root is not None else {}
+    found: dict[str, list[str]] = {}
+    for memory in memories:
+        why = [f"expired {memory.expires.strip()}"] if expired(memory, now) else []
+        why += [check.mark() for check in changed.get(memory.key, []) if check.stale]
+        if why:
+            found[memory.key] = why
+    return found
+
+
 def _place(root: Path, path: str) -> Path | None:
     """Where `path` (relative to the project, or absolute) is, resolved; None outside the project."""
     real = Path(os.path.realpath(root / os.path.expanduser(path)))
