@@ -31,7 +31,10 @@ class Harness:
 
     def start(self, **settings: Any) -> Harness:
         ask = self._answer if settings.pop("interactive", True) else None
-        self.session = build_session(load_settings(**settings), sink=self._collect, ask=ask)
+        trusted = settings.pop("team_trusted", False)
+        self.session = build_session(
+            load_settings(**settings), sink=self._collect, ask=ask, team_trusted=trusted
+        )
         return self
 
     def _collect(self, event: Event) -> None:

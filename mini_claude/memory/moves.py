@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
@@ -47,17 +48,14 @@ def move(scopes: MemoryScopes, memory: MemoryFile, action: str) -> Moved:
         raise MemoryStoreError(f"{SCOPE_NAMES[target_scope]} cannot be used: {problem}")
     if memory.problem is not None:
         raise MemoryStoreError(f"{visible_path(memory.key)} is broken ({memory.problem}): fix it first")
+    data = _checked(source, memory, action)
+    _free_file_name(target, memory)  # a clash is said before any folder is made or locked
     stores = sorted({id(s): s for s in (scopes.project, source, target)}.values(), key=_lock_order)
     with contextlib.ExitStack() as locks:
         for store in stores:
             locks.enter_context(store.locked())
-        data = current_bytes(source.root, memory.file_name)
-        if data is None:
-            raise MemoryStoreError(f"{visible_path(memory.key)} is gone")
-        if action == "share" and (secret := find_secret(data.decode("utf-8", "replace"))):
-            raise MemoryStoreError(
-                f"not shared: it looks like it holds {secret}, and the team's folder is committed"
-            )
+        if current_bytes(source.root, memory.file_name) != data:
+            raise MemoryStoreError(f"{visible_path(memory.key)} changed meanwhile: not moved")
         file_name = _free_file_name(target, memory)
         mtime_ns = os.stat(source.root / memory.file_name).st_mtime_ns
         label = f"{_DONE[action]} of {memory.file_name} to {SCOPE_NAMES[target_scope]}"
@@ -74,6 +72,24 @@ def move(scopes: MemoryScopes, memory: MemoryFile, action: str) -> Moved:
                 store.rebuild_index()
     path = target.root / file_name
     return Moved(memory, path, tuple(_told(scopes, memory, path, action)))
+
+
+def _checked(source: MemoryStore, memory: MemoryFile, action: str) -> bytes:
+    """The memory's bytes; MemoryStoreError when it is gone, unreadable, or (to be shared, so
+    committed) holds a secret."""
+    try:
+        data = current_bytes(source.root, memory.file_name)
+    except OSError as error:
+        raise MemoryStoreError(
+            f"{visible_path(memory.key)} cannot be read: {safe_read.describe(error)}"
+        ) from error
+    if data is None:
+        raise MemoryStoreError(f"{visible_path(memory.key)} is gone")
+    if action == "share" and (secret := find_secret(data.decode("utf-8", "replace"))):
+        raise MemoryStoreError(
+            f"not shared: it looks like it holds {secret}, and the team's folder is committed"
+        )
+    return data
 
 
 def _why_not(memory: MemoryFile, action: str) -> str:
