@@ -173,6 +173,6 @@ def _newest_time(place: Path, info: os.stat_result) -> float:
 
 
 def _later(seconds: float) -> str:
-    """`3 days after`, `1 day after`, `after` (within a day)."""
-    days = int(seconds // DAY_SECONDS)
+    """`3 days after`, `1 day after`, `after` (within half a day); to the nearest day."""
+    days = round(seconds / DAY_SECONDS)
     return {0: "after", 1: "1 day after"}.get(days, f"{days} days after")
