@@ -40,7 +40,7 @@ def settle(store: MemoryStore, root: Path) -> str | None:
             commit=recorded.repository[0][:SHOWN_COMMIT_CHARS],
             folder=state_dir.name,
         )
-        store.withheld = line
+        store.withheld = line.removeprefix("Memory: ")  # why its saves are refused, too
         return line
     commits = recorded.repository or tuple(repository.root_commits(root) or ())
     try:
