@@ -279,3 +279,40 @@ def test_the_save_is_shown_under_the_tool_line_in_the_repl(api_env: FakeAnthropi
         term.submit("/exit")
         assert term.wait_exit() == 0
     assert not target.exists()
+
+
+def test_in_the_repl_the_question_over_a_hand_edit_shows_the_diff_and_n_keeps_it(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    store = seed_memories(Harness().start().session.store.root, {"project_deploys.md": DEPLOYS})
+    target = store.root / "project_deploys.md"
+    fridays = memory_text("deploys", "we deploy on fridays now", "project")
+    api_env.stream_replies.extend(
+        [
+            tool_reply("write_file", {"file_path": str(target), "content": fridays}),
+            text_reply("Left it as it was."),
+            tool_reply("write_file", {"file_path": str(target), "content": fridays}),
+            text_reply("Updated."),
+        ]
+    )
+    with Cli(project_dir).terminal(columns=160) as term:
+        term.wait_until_ready()
+        term.submit("we deploy on fridays now")
+        question = term.expect(r"\[y\]es, \[n\]o:")
+        term.type("n")
+        denied = term.expect("Left it as it was.")
+        assert target.read_text() == DEPLOYS
+        term.submit("no really, update it")
+        term.expect(r"\[y\]es, \[n\]o:")
+        term.type("y")
+        updated = term.expect("Updated.")
+        term.submit("/exit")
+        assert term.wait_exit() == 0
+    assert "(a memory someone wrote or edited by hand)" in question
+    assert "description: we deploy on thursdays through the release train" in question  # the line it removes
+    assert "description: we deploy on fridays now" in question
+    assert "→ permission denied" in denied
+    assert (
+        "- description: we deploy on thursdays through the release train" in updated
+    )  # shown under the line
+    assert "fridays" in target.read_text()

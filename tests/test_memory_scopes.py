@@ -251,3 +251,14 @@ def test_a_model_write_into_the_team_folder_asks_even_in_bypass(api_env: FakeAnt
     [result] = tool_results_in(main_calls(api_env)[1])
     assert result.get("is_error") and "denied" in result_text(result)
     assert not target.exists()
+
+
+def test_a_repository_in_the_home_folder_has_no_team_folder_beside_the_users(tmp_path: Path) -> None:
+    home = Path.home()
+    git(home, "init", "-q")
+    seed_memories(user_memory_dir(), {"feedback_pytest.md": PYTEST})
+
+    listed = Cli(home).run("memory", "list")
+
+    assert listed.returncode == 0, listed.stderr
+    assert "[feedback · yours] prefers pytest" in listed.stdout and "team" not in listed.stdout

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from mini_claude.core.config import Settings, memory_project_root
+from mini_claude.core.config import Settings, git_work_tree_root, memory_project_root
 from mini_claude.core.paths import is_within
 from mini_claude.memory.recall.history import RecallHistory
 from mini_claude.memory.store.headers import stat_memory_files
@@ -58,13 +58,20 @@ class MemoryScopes:
     @classmethod
     def for_settings(cls, settings: Settings, *, team_trusted: bool = False) -> MemoryScopes:
         """The memory folders of a session in `settings.project_dir`: the project's, the user's
-        own, and the team's in the repository (used only when `team_trusted`)."""
+        own, and the team's in the repository (used only when `team_trusted`). Outside a git
+        repository there is no team's; nor where its folder would be another scope's (a
+        repository in the home folder holds `~/.mini-claude/memory`, the user's)."""
+        root = memory_project_root(settings.project_dir)
+        folders = {os.path.realpath(settings.memory_dir), os.path.realpath(settings.user_memory_dir)}
+        has_team = (
+            git_work_tree_root(root) == root and os.path.realpath(settings.team_memory_dir) not in folders
+        )
         return cls(
             MemoryStore(settings.memory_dir, "project"),
             user=MemoryStore(settings.user_memory_dir, "user"),
-            team=MemoryStore(settings.team_memory_dir, "team"),
+            team=MemoryStore(settings.team_memory_dir, "team") if has_team else None,
             team_trusted=team_trusted,
-            project_root=memory_project_root(settings.project_dir),
+            project_root=root,
         )
 
     @classmethod
