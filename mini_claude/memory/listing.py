@@ -75,14 +75,18 @@ def list_lines(memories: MemoryScopes | MemoryStore, now: float | None = None) -
     return lines
 
 
-def memory_marks(scopes: MemoryScopes, memories: list[MemoryFile], now: float) -> dict[str, list[str]]:
+def memory_marks(
+    scopes: MemoryScopes, memories: list[MemoryFile], now: float, only: MemoryFile | None = None
+) -> dict[str, list[str]]:
     """What to know of each memory (by key), a few words each: hidden by a narrower one of its
     name, expired or holding until a condition, about files changed since, written without
-    frontmatter. Stale and expired ones are what `/memory tidy` offers first."""
+    frontmatter. Stale and expired ones are what `/memory tidy` offers first. `only`: of that one
+    memory (`memories` still say what may hide it)."""
     hidden = scopes.shadowed(memories)
-    doubted = doubts(memories, scopes.project_root, now)
+    marked = [only] if only is not None else memories
+    doubted = doubts(marked, scopes.project_root, now)
     marks: dict[str, list[str]] = {}
-    for memory in memories:
+    for memory in marked:
         mark = marks.setdefault(memory.key, [])
         if (winner := hidden.get(memory.key)) is not None:
             mark.append(f"hidden by the one of this name in {SCOPE_NAMES[winner.scope]}, {winner.file_name}")
@@ -186,9 +190,6 @@ def about_lines(
         parsed = frontmatter.parse(text)
         lines += [visible_text(line) for line in describe(parsed.fields, written_by_hand(parsed), now)]
     good = [m for m in scopes.scan() if m.problem is None]
-    lines += [
-        f"Note: {mark}."
-        for mark in memory_marks(scopes, good, now).get(memory.key, [])
-        if not memory.plain or "frontmatter" not in mark
-    ]
+    marks = memory_marks(scopes, good, now, only=memory).get(memory.key, [])
+    lines += [f"Note: {mark}." for mark in marks if not mark.startswith("written by hand")]
     return lines
