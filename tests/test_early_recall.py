@@ -163,7 +163,8 @@ def test_a_message_that_extends_the_draft_a_lot_gets_its_own_recall_too(
     rollbacks = store.save(
         name="rollbacks", description="how to roll back", memory_type="project", body="Use the button.\n"
     ).path.name
-    api_env.plain_replies.extend([choose(deploys), choose(rollbacks)])
+    own = choose(rollbacks, held=True)  # the message's own recall answers after the first request
+    api_env.plain_replies.extend([choose(deploys), own])
     sent = DRAFT + " and its rollbacks too?"
 
     recall.start_draft(DRAFT)
@@ -172,6 +173,7 @@ def test_a_message_that_extends_the_draft_a_lot_gets_its_own_recall_too(
 
     first = recall.take_ready()
     assert first is not None and first.file_names == [deploys]  # for the first request
+    own.release.set()
     assert wait_for_recalls()
     later = recall.take_ready()
     assert later is not None and later.file_names == [rollbacks]  # by the usual poll
