@@ -64,7 +64,8 @@ def test_a_user_memory_saved_in_one_project_is_recalled_in_another(
         side_queries(api_env)[-1]
     )
     [reminder] = reminders_in(second_call)
-    assert "pytest over unittest" in reminder and str(target) in reminder
+    assert "pytest over unittest" in reminder
+    assert f"Memory file (the user's own, for every project): {target}" in reminder
     assert other.of_type(MemoriesRecalled) == [MemoriesRecalled(("user/feedback_prefers_pytest.md",))]
     assert "[feedback · yours] prefers pytest" in memory_command(other, "/memory")
 

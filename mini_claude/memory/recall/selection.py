@@ -127,6 +127,7 @@ def reminder_text(
         "memory_reminder.md",
         freshness=freshness_note(memory.mtime, now),
         checks="".join("\n" + line for line in checks),
+        scope="" if memory.scope == "project" else " " + prompts.notice(f"memory_scope_{memory.scope}"),
         path=attribute(str(memory.path)),
         content=_without_bookkeeping(body),
     ).strip()
