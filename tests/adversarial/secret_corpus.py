@@ -335,6 +335,12 @@ SECRETS: dict[str, tuple[str, str]] = {
     "markdown_escaped_dashes": ("sk\\-ant\\-api03\\-" + "Qx7vR2mK" * 5, "an Anthropic token (sk-ant-…)"),
     "markdown_escaped_env": ("DB\\_PASSWORD=hunter2hunter2", "a password (the value of DB_PASSWORD)"),
     "markdown_bold_label": ("**DB password:** Tr0ub4dor&3x", "a password (the value of password)"),
+    "markdown_italic_label": ("*password*: Tr0ub4dor&3x", "a password (the value of password)"),
+    "markdown_code_name": ("`DB_PASSWORD`: S3cretPass42", "a password (the value of DB_PASSWORD)"),
+    "markdown_table_code": (
+        "| `API_TOKEN` | `9f8e7d6c5b4a39281706f5e4` |",
+        "a secret or token (the value of API_TOKEN)",
+    ),
     "html_numeric_entity": ("ghp&#95;R8sT2vXq9LmN4bKj7HwZ1cPd6FyGa3Eu0Qo5", "a GitHub token"),
     "html_hex_entity": ("ghp&#x5F;R8sT2vXq9LmN4bKj7HwZ1cPd6FyGa3Eu0Qo5", "a GitHub token"),
     "html_named_entity": ("ghp&lowbar;R8sT2vXq9LmN4bKj7HwZ1cPd6FyGa3Eu0Qo5", "a GitHub token"),
@@ -1020,6 +1026,8 @@ ORDINARY: list[str] = [
     "Use &lt;token&gt; as the placeholder in the docs.",
     "Docs escape names: DB\\_PASSWORD\\_FILE points at the secret file.",
     "**Password:** in the team vault (item Prod DB).",
+    "`DB_PASSWORD`: set in the vault, never in the repo.",
+    "`password` is a required field of the signup form.",
     "\x1b[1mpassword\x1b[0m: stored in the keychain",
     "pass the token with --token-file ~/.config/ci/token",
 ]

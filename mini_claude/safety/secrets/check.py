@@ -9,7 +9,6 @@ by their provider's shape and private keys (providers.py), credentials in a URL 
 
 from __future__ import annotations
 
-import html
 import unicodedata
 
 from mini_claude.safety.secrets.names import MAX_VALUE_CHARS, QUOTED, named_secret, unquoted
@@ -84,6 +83,8 @@ def readable(text: str) -> str:
     if "\\" in text:
         text = compiled(_MARKDOWN_ESCAPE).sub(r"\1", text)
     if "&" in text:
+        import html  # here: its table of entities is not worth loading for a text without one
+
         text = html.unescape(text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)

@@ -19,11 +19,12 @@ MAX_REST_CHARS = 256
 QUOTED = (
     rf"\"[^\"\n]{{0,{MAX_VALUE_CHARS}}}\"|'[^'\n]{{0,{MAX_VALUE_CHARS}}}'|`[^`\n]{{0,{MAX_VALUE_CHARS}}}`"
 )
-# A name (a `--flag` too), what it is for (`password for the VPN:`), then how the value is given:
-# `=`, `:`, Make's `?=` `:=` `+=`, `=>`, a table's `|`, an argument list's `,`, XML's `>`, `is`, or a
-# space. The value in a lookahead, so that one holding the next name (`setup: DB_PASSWORD=…`) is read.
+# A name (a `--flag` too; in quotes, markdown's `code` or *emphasis*), what it is for (`password for
+# the VPN:`), then how the value is given: `=`, `:`, Make's `?=` `:=` `+=`, `=>`, a table's `|`, an
+# argument list's `,`, XML's `>`, `is`, or a space. The value in a lookahead, so that one holding the
+# next name (`setup: DB_PASSWORD=…`) is read too.
 _NAMED = (
-    r"(?<![\w.$-])(?P<key>(?:--)?[^\W\d][\w.-]{0,80})(?P<kq>[\"'>]?)"
+    r"(?<![\w.$-])(?P<key>(?:--)?[^\W\d][\w.-]{0,80})(?P<kq>[\"'`*>]?)"  # closed: "name", `name`, <name>
     r"(?P<for>[ \t]+(?i:for|of|on)[ \t]+(?:[^\s:=]+[ \t]+){0,4}?[^\s:=]+(?=[ \t]*[:=]|[ \t]+is\b))?"
     r"[ \t]*(?P<sep>\?=|::?=|\+=|=>|=|:(?![:/])|\||,|(?<=>)"
     r"|(?<=[ \t])(?:is|was|will[ \t]+be|should[ \t]+be|to|ist|lautet|est|es|é)\b:?|(?<=[ \t]))[ \t]*"
@@ -38,9 +39,10 @@ _NAME_VALUE_FIELDS = (
     rf"(?P<value>{QUOTED}|[^\s\"',;}}]{{1,{MAX_VALUE_CHARS}}})"
 )
 _LOGIN_PAIR = r"(?i)\b(?:login|credentials?|creds)\s*(?:is|:|=)\s*[\w.@+-]+\s*/\s*(?P<value>[^\s\"'`]+)"
-# Password words of languages that do not put a space or a colon after them, with their particles.
+# Password words of languages that put a particle after them, not a space or a colon.
+_PARTICLE_LANGUAGES = ("パスワード", "暗証番号", "密码", "密碼", "口令", "비밀번호", "암호")
 _PASSWORD_PARTICLE = (
-    r"(?i)(?P<key>パスワード|暗証番号|密码|密碼|口令|비밀번호|암호|mot de passe)"
+    rf"(?i)(?P<key>{'|'.join(_PARTICLE_LANGUAGES)}|mot de passe)"
     r"\s*(?:(?:は|が|是|为|為|는|은|이|가|est)\s*)?[:=]?\s*(?P<value>[!-~]+)"
 )
 _TICKET = r"[A-Z][A-Z0-9]*-\d+"  # `make it pass CI-1234`: a ticket, not a password
@@ -75,7 +77,7 @@ _KEY_QUALIFIERS = (
 CREDENTIAL_WORDS = (
     "pass", "pw", "psw", "secret", "token", "key", "auth", "cred", "login", "kennwort", "contrase",
     "wachtwoord", "senha", "hasło", "haslo", "heslo", "lösenord", "losenord", "adgangskode", "salasana",
-    "şifre", "sifre", "jelsz", "пароль", "パスワード", "暗証番号", "密码", "密碼", "口令", "비밀번호", "암호",
+    "şifre", "sifre", "jelsz", "пароль", *_PARTICLE_LANGUAGES,
 )  # fmt: skip
 
 
