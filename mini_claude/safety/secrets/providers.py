@@ -52,7 +52,7 @@ PREFIXES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 _PREFIXED = tuple((prefix, provider) for provider, prefixes in PREFIXES.items() for prefix in prefixes)
 _ALL_PREFIXES = tuple(prefix for prefix, _ in _PREFIXED)
-_BODY = r"[A-Za-z0-9_.=-]+"
+_BODY = r"[A-Za-z0-9_.=-]{1,512}"  # no token is longer: a long run costs no more than this
 # Where a token could start in a word long enough to hold one (not glued to a letter, digit, `_`
 # or `-`): looked for in those words only, far faster than a search for each prefix in the text.
 _TOKEN_START = rf"(?<![\w-])(?=[\w.~/=-]{{{MIN_BODY_CHARS + 2}}})"
