@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, Unpack
 
 from mini_claude.core.paths import is_within, visible_path
 
@@ -33,6 +33,13 @@ _KINDS = {
     stat.S_IFSOCK: "a socket",
     stat.S_IFLNK: "a symlink",
 }
+
+
+class SymlinkRules(TypedDict, total=False):
+    """What `open_file` does with a symlink (by default: followed within the root)."""
+
+    follow_symlink: bool  # False: refused, wherever it points
+    refuse_target: RefuseTarget  # given the target that would be opened, a reason not to
 
 
 class UnreadableFile(OSError):
@@ -76,14 +83,15 @@ def format_size(size: int) -> str:
 
 @contextlib.contextmanager
 def open_file(
-    path: Path, root: Path, *, follow_symlink: bool = True, refuse_target: RefuseTarget | None = None
+    path: Path, root: Path, **symlinks: Unpack[SymlinkRules]
 ) -> Iterator[tuple[int, os.stat_result]]:
     """A read-only descriptor and its stat for `path`, checked as the module says.
 
     A symlink is followed only when `follow_symlink`, its target resolves inside `root`
     (compared by components after resolving both) and `refuse_target` (given the target that will
     be opened) says no reason against it. FileNotFoundError when nothing is there."""
-    real, followed = _checked(Path(path), Path(root), follow_symlink)
+    real, followed = _checked(Path(path), Path(root), symlinks.get("follow_symlink", True))
+    refuse_target = symlinks.get("refuse_target")
     reason = refuse_target(real) if refuse_target is not None and followed else None
     if reason is not None:
         raise UnreadableFile(f"{_shown(path)} is a symlink to {visible_path(str(real))}, {reason}")
@@ -102,16 +110,9 @@ def open_file(
         os.close(fd)
 
 
-def read_bytes(
-    path: Path,
-    root: Path,
-    max_bytes: int,
-    *,
-    follow_symlink: bool = True,
-    refuse_target: RefuseTarget | None = None,
-) -> FileBytes:
+def read_bytes(path: Path, root: Path, max_bytes: int, **symlinks: Unpack[SymlinkRules]) -> FileBytes:
     """At most `max_bytes` of the file (see `open_file`)."""
-    with open_file(path, root, follow_symlink=follow_symlink, refuse_target=refuse_target) as (fd, info):
+    with open_file(path, root, **symlinks) as (fd, info):
         chunks, wanted = [], max_bytes + 1  # one byte more tells whether there is more
         while wanted > 0 and (chunk := os.read(fd, min(wanted, READ_CHUNK_BYTES))):
             chunks.append(chunk)
@@ -121,18 +122,9 @@ def read_bytes(
     return FileBytes(data[:max_bytes], was_cut, max(info.st_size, len(data)))
 
 
-def read_text(
-    path: Path,
-    root: Path,
-    max_bytes: int,
-    *,
-    follow_symlink: bool = True,
-    refuse_target: RefuseTarget | None = None,
-) -> FileText:
+def read_text(path: Path, root: Path, max_bytes: int, **symlinks: Unpack[SymlinkRules]) -> FileText:
     """At most `max_bytes` of the file as text; a cut never leaves half a character."""
-    data, was_cut, size = read_bytes(
-        path, root, max_bytes, follow_symlink=follow_symlink, refuse_target=refuse_target
-    )
+    data, was_cut, size = read_bytes(path, root, max_bytes, **symlinks)
     if was_cut:
         end = len(data)
         while end > 0 and data[end - 1] & 0xC0 == 0x80:  # continuation bytes of a cut character

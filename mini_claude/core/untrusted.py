@@ -97,16 +97,6 @@ def unicode_pattern(source: str) -> regex.Pattern[str]:
     return regex.compile(source)
 
 
-def drawn_as_nothing(char: str) -> bool:
-    """Whether a terminal draws `char` as nothing or as a blank (see DRAWN_AS_NOTHING_CLASS)."""
-    return unicode_pattern(f"[{DRAWN_AS_NOTHING_CLASS}]").match(char) is not None
-
-
-def blank_runs(min_chars: int) -> Any:
-    """A pattern for runs of at least `min_chars` characters drawn as nothing, any mix of them."""
-    return unicode_pattern(f"[{DRAWN_AS_NOTHING_CLASS}]{{{min_chars},}}")
-
-
 def shown_as_is(text: str) -> bool:
     """Whether `visible_text` leaves `text` unchanged: printable, and no printable blank-drawn
     character in it (the fast path of the gate and of JSON output)."""

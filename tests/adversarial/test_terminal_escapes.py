@@ -65,9 +65,10 @@ HOSTILE_SHOWN = [shown for _, shown in PAYLOADS]
 # Must pass unchanged: wide text, emoji built with joiners, accents, spaces that are not ASCII.
 BENIGN = "日本語のテキスト\u3000한국어 👨\u200d👩\u200d👧 🇫🇷 café e\u0301 no\u00a0break ✓ →"
 
-# The escape sequences rich itself writes: colours, the live region's cursor moves, hyperlinks.
+# The escape sequences rich itself writes: colours, the live region's cursor moves (a live region
+# that was drawn ends by showing the cursor and going back to the line's start), hyperlinks.
 RICH_OWN = re.compile(
-    r"\x1b\[[0-9;]*m|\x1b\[\?25[lh]|\x1b\[[0-9]*A|\x1b\[2K|\r(?=\x1b|\n)|\x1b\]8;[^\x07\x1b]*\x1b\\"
+    r"\x1b\[[0-9;]*m|\x1b\[\?25l|\x1b\[\?25h\r?|\x1b\[[0-9]*A|\x1b\[2K|\r(?=\x1b|\n)|\x1b\]8;[^\x07\x1b]*\x1b\\"
 )
 
 

@@ -118,6 +118,15 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def json_object(line: bytes) -> dict[str, Any] | None:
+    """A line read back as a JSON object; None for anything else (a torn or hand-edited line)."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def too_large_problem(shown: str, size: int) -> str:
     return (
         f"{shown} is {size / 2**20:.0f} MB, more than the {MAX_TRANSCRIPT_BYTES // 2**20} MB a transcript "

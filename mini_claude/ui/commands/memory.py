@@ -36,6 +36,7 @@ ACTION_HELP = {
     "undo": "undo the last change: a tidy, an rm, an update of a memory",
 }
 NAMED_ACTIONS = ("show", "edit", "rm")
+MEMORY_HELP = "List memories, or: show|edit|rm NAME, path, recalled, tidy [FOCUS], undo"
 
 
 def _say(ctx: CommandContext, text: str) -> None:
@@ -65,12 +66,7 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
         )
 
 
-@command(
-    "memory",
-    "List memories, or: show|edit|rm NAME, path, recalled, tidy [FOCUS], undo",
-    usage="[action]",
-    complete=complete_memory_argument,
-)
+@command("memory", MEMORY_HELP, usage="[action]", complete=complete_memory_argument)
 def _memory(ctx: CommandContext, argument: str) -> None:
     action, _, name = argument.partition(" ")
     action, name = action.lower(), name.strip()
