@@ -47,7 +47,7 @@ def test_server_errors_exhaust_retries_then_one_line_and_recovery(
     ended = harness.turn("hello there")
 
     assert ended.reason == "error"
-    assert len(api_env.requests) == 3, "the SDK retries twice"
+    assert len(api_env.requests) == 3, "retried twice"
     [line] = error_lines(harness)
     assert str(status) in line and word in line and "\n" not in line
     assert_next_turn_works(harness, api_env)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mini_claude.core.events import Notice, ToolStarted
+from mini_claude.core.events import Notice, Retrying, ToolStarted
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, assert_next_turn_works, wait_for_recalls
 from tests.fake_api import FakeAnthropic, Reply, error_reply, message_object, text_reply, tool_reply
@@ -33,7 +33,7 @@ class Fault:
     replies: Callable[[], list[Reply]]
     reason: str  # how the turn ends
     error: tuple[str, ...] = ()  # words of the one error line, or () when the user sees no error
-    requests: int = 1  # streamed requests the turn makes (with the SDK's retries)
+    requests: int = 1  # streamed requests the turn makes (with its retries)
     final_text: str | None = None
     after: Callable[[Harness, FakeAnthropic], None] | None = None  # checks once the next turn is done
 
@@ -225,20 +225,23 @@ def test_model_server_fault(harness: Harness, api_env: FakeAnthropic, project_di
 
 
 @case(
-    "server", "recall's side query fails (500): reply unaffected, recall skipped, the log names the API error"
+    "server",
+    "recall's side query fails (500, retried twice): reply unaffected, recall skipped, the log names the error",
 )
 def test_side_query_fault(harness: Harness, api_env: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
     harness.session.store.save(name="deploys", description="how we deploy", memory_type="project", body="x\n")
-    api_env.plain_replies.append(error_reply(500))
+    api_env.plain_replies.extend(error_reply(500, retry_after=0.01) for _ in range(3))
     api_env.stream_replies.append(text_reply("Thursdays."))
 
-    with caplog.at_level(logging.INFO, logger="mini_claude.recall"):
+    with caplog.at_level(logging.INFO, logger="mini_claude"):
         ended = harness.turn("how do we deploy the service?")
         assert wait_for_recalls()
 
     assert ended.reason == "done" and ended.final_text == "Thursdays."
-    assert len(side_queries(api_env)) == 1  # not retried: recall is optional
+    assert len(side_queries(api_env)) == 3  # the same retries as a conversation call, told only to the log
+    assert harness.of_type(Retrying) == []
     [skipped] = [r.getMessage() for r in caplog.records if "recall skipped" in r.getMessage()]
     assert skipped.startswith("memory recall skipped: ModelError: API error 500"), skipped
+    assert skipped.endswith("(gave up after 2 retries)"), skipped
     api_env.plain_replies.append(choose())
     assert_next_turn_works(harness, api_env)
