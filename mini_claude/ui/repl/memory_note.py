@@ -76,10 +76,10 @@ def _save(note: str, session: Session) -> tuple[str, dict[str, str]]:
     fields["name"] = _free_name(session, fields["name"])
     body = fields.pop("body").strip() + "\n"
     try:
-        result = MemoryStoreWriter(session.store).save_new(frontmatter.format(fields, body))
+        written = MemoryStoreWriter(session.store).write(frontmatter.format(fields, body))
     except ToolError as error:
         raise NoteRefused(_first_sentence(str(error).removeprefix("Memory not saved: "))) from error
-    return visible_path(result.summary.rsplit(" ", 1)[-1]), fields  # "saved new memory <file name>"
+    return visible_path(written.path.name), fields
 
 
 def _fields(answer: str) -> dict[str, str]:
