@@ -231,10 +231,11 @@ class Agent:
         if response is None or not keep:
             return
         content = response.content()
-        self._last_text = response.text() or self._last_text
         if content:
-            self._add("assistant", content)
+            self._add("assistant", content)  # merged into a paused reply it goes on with
             self._open_calls.open(content)
+            texts = [block["text"] for block in self.messages[-1]["content"] if block["type"] == "text"]
+            self._last_text = "".join(texts) or self._last_text
 
     def _close_open_calls(self, unanswered: str, *, note: str | None = None) -> None:
         """The one place that ends a step: the reply streamed so far is kept, the call shown
