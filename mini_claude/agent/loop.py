@@ -34,7 +34,8 @@ from mini_claude.core.events import (
 )
 from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.core.untrusted import encodable, encodable_value
-from mini_claude.llm.client import ModelClient, ModelError, PromptTooLong
+from mini_claude.llm.client import ModelClient
+from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.streamed_response import StreamedResponse
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry

@@ -22,14 +22,14 @@ from mini_claude.core.events import Retrying, UsageReport
 from mini_claude.core.untrusted import encodable
 from mini_claude.llm import model_errors
 from mini_claude.llm.context_overflow import Overflow, context_overflow
-from mini_claude.llm.reading import OutOfTime, sse_events, until
+from mini_claude.llm.model_errors import ModelError, PromptTooLong
+from mini_claude.llm.reading import OutOfTime, until
 from mini_claude.llm.retries import RETRY_AFTER_CAP_S, Failure, Retries, RetryListener, retry_after
 from mini_claude.llm.streamed_response import (
     StreamedResponse,
     StreamUpdate,
-    apply_stream_event,
-    carries_content,
     describe_usage,
+    read_stream,
 )
 
 log = logging.getLogger("mini_claude")
@@ -43,21 +43,6 @@ MISSING_CREDENTIALS = (
     "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
     "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
 )
-
-
-class ModelError(Exception):
-    """A model call failed (after our retries); the message is one line for the user."""
-
-
-class PromptTooLong(ModelError):
-    """The server refused the request as larger than the model's context window; `tokens` is its
-    count of the prompt and `window` the window's size when it said them (else 0). Compacting
-    the conversation can make it fit."""
-
-    def __init__(self, message: str, tokens: int = 0, window: int = 0) -> None:
-        super().__init__(message)
-        self.tokens = tokens
-        self.window = window
 
 
 class ModelClient:
@@ -133,7 +118,7 @@ class ModelClient:
         """Stream one response into `response`, yielding what the user should see as it arrives.
         Ends with ModelError once the server has sent no content for the API timeout, pings or not."""
         client, s = self._get_client(), self.settings
-        retries = Retries(s.max_retries, self.on_retry or _unheard)
+        retries = Retries(s.max_retries, self.on_retry or (lambda event: None))
         try:
             with contextlib.ExitStack() as stack:
                 create = client.messages.with_streaming_response.create
@@ -144,8 +129,8 @@ class ModelClient:
                     )),
                     _failure,
                 )  # fmt: skip
-                _check_is_event_stream(raw)
-                yield from _read_stream(raw, response, s.api_timeout)
+                _check_is_event_stream(raw, time.monotonic() + s.api_timeout)
+                yield from read_stream(raw.iter_bytes(), response, s.api_timeout)
             if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
                 raise ModelError(model_errors.stream_ended_early(response.started))
         except Exception as error:
@@ -188,7 +173,7 @@ class ModelClient:
                 messages=[{"role": "user", "content": user}],
                 max_tokens=max_tokens,
             ) as raw:
-                return b"".join(until(raw.iter_bytes(), lambda: deadline, time.monotonic))
+                return b"".join(until(raw.iter_bytes(), lambda: deadline))
 
         try:
             message = json.loads(retries.call(attempt, _failure))
@@ -202,30 +187,6 @@ class ModelClient:
         self._add_usage(describe_usage(message.get("usage")), side=purpose)
         texts = (block.get("text") for block in content if isinstance(block, dict))
         return encodable("".join(text for text in texts if isinstance(text, str)))
-
-
-def _read_stream(raw: Any, response: StreamedResponse, silence_limit: float) -> Iterator[StreamUpdate]:
-    """The stream's events applied to `response`; OutOfTime once no content came for `silence_limit`
-    seconds (a ping, an unknown event or an empty delta is none)."""
-    content_at = [time.monotonic()]  # moved on by each piece of content, read by the deadline
-    chunks = until(raw.iter_bytes(), lambda: content_at[0] + silence_limit, time.monotonic)
-    for name, data in sse_events(chunks):
-        if name == "ping":
-            continue
-        if name == "error":
-            raise ModelError(model_errors.reported_mid_response(_json_or_none(data), data))
-        event = json.loads(data)
-        if isinstance(event, dict):
-            if carries_content(event):
-                content_at[0] = time.monotonic()
-            yield from apply_stream_event(response, event)
-
-
-def _json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 def _failure(error: Exception) -> Failure | None:
@@ -244,24 +205,21 @@ def _failure(error: Exception) -> Failure | None:
     return None
 
 
-def _unheard(event: Retrying) -> None:
-    pass
-
-
 def _log_side_retry(event: Retrying) -> None:
     log.info("side query: %s, retrying in %.1f s (retry %d of %d)", event.reason, event.delay_s,
              event.attempt, event.max_retries)  # fmt: skip
 
 
-def _check_is_event_stream(http_response: Any) -> None:
+def _check_is_event_stream(http_response: Any, deadline: float) -> None:
     """Raise ModelError when a streamed request got something else back with status 200 (read as
-    an event stream, it would be a silent empty reply). A server that names no type is given the
-    benefit of the doubt: an empty or garbled stream still fails, for want of message_start."""
+    an event stream, it would be a silent empty reply), quoting what came by `deadline`. A server
+    that names no type is given the benefit of the doubt: an empty or garbled stream still fails,
+    for want of message_start."""
     content_type = http_response.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() in ("", EVENT_STREAM):
         return
     body = b""
-    for chunk in http_response.iter_bytes():
+    for chunk in until(http_response.iter_bytes(), lambda: deadline):
         body += chunk
         if len(body) >= NOT_A_STREAM_READ_BYTES:
             break

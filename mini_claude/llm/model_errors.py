@@ -1,4 +1,5 @@
-"""What a failed model call tells the user: one line saying what went wrong and what to do.
+"""A failed model call (ModelError) and what it tells the user: one line saying what went wrong and
+what to do.
 
 `llm/client.py` sorts the SDK's exceptions (it alone imports the SDK); the words live here. Every line
 names the setting that fixes it where we can tell: a base URL ending in `/v1`, a model name the
@@ -29,6 +30,21 @@ STATUS_NAMES = {
     504: "gateway timeout",
     529: "overloaded",
 }
+
+
+class ModelError(Exception):
+    """A model call failed (after our retries); the message is one line for the user."""
+
+
+class PromptTooLong(ModelError):
+    """The server refused the request as larger than the model's context window; `tokens` is its
+    count of the prompt and `window` the window's size when it said them (else 0). Compacting
+    the conversation can make it fit."""
+
+    def __init__(self, message: str, tokens: int = 0, window: int = 0) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.window = window
 
 
 def timed_out(timeout: float, timeout_variable: str, *, total: bool = False) -> str:

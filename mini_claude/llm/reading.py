@@ -8,6 +8,7 @@ for as long as it keeps the connection busy.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 
 
@@ -15,13 +16,11 @@ class OutOfTime(TimeoutError):
     """The body went on past its deadline (a read timeout only notices a server that sends nothing)."""
 
 
-def until(
-    chunks: Iterable[bytes], deadline: Callable[[], float], clock: Callable[[], float]
-) -> Iterator[bytes]:
-    """The chunks as they arrive; OutOfTime for the first to arrive after `deadline()` (which may
-    move on: a stream's deadline does with each piece of its content)."""
+def until(chunks: Iterable[bytes], deadline: Callable[[], float]) -> Iterator[bytes]:
+    """The chunks as they arrive; OutOfTime for the first to arrive after `deadline()`, a
+    time.monotonic() that may move on (a stream's does with each piece of its content)."""
     for chunk in chunks:
-        if clock() > deadline():
+        if time.monotonic() > deadline():
             raise OutOfTime
         yield chunk
 

@@ -6,13 +6,18 @@ repeated ids, NaN counts) without breaking the conversation; it works on the eve
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude.core.events import TextDelta, TextDone, ToolPreparing, UsageReport
 from mini_claude.core.untrusted import encodable
+from mini_claude.llm import model_errors
+from mini_claude.llm.model_errors import ModelError
+from mini_claude.llm.reading import sse_events, until
 from mini_claude.llm.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
 
 StreamUpdate = TextDelta | TextDone | ToolPreparing  # what the user should see as it arrives
@@ -115,7 +120,7 @@ def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Ite
     elif kind == "content_block_start":
         block, index = event["content_block"], event["index"]
         if block["type"] == "text":
-            text = encodable(_text(block.get("text")))
+            text = encodable(block.get("text") or "")
             response.blocks[index] = {"type": "text", "text": text}
             if text:
                 yield TextDelta(text)
@@ -136,11 +141,11 @@ def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Ite
         if block is None:
             return
         if delta["type"] == "text_delta" and block["type"] == "text":
-            text = encodable(_text(delta["text"]))  # each half of a pair split across two events: U+FFFD
+            text = encodable(delta["text"])  # each half of a pair split across two events: U+FFFD
             block["text"] += text
             yield TextDelta(text)
         elif delta["type"] == "input_json_delta" and index in response.partial_json:
-            response.partial_json[index].append(_text(delta["partial_json"]))
+            response.partial_json[index].append(delta["partial_json"])
     elif kind == "content_block_stop":
         block = response.blocks.get(event["index"])
         if block is not None and block["type"] == "text":
@@ -160,7 +165,27 @@ def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Ite
     # message_stop and unknown event types carry nothing we need.
 
 
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected text, got {type(value).__name__}")
-    return value
+def read_stream(
+    chunks: Iterable[bytes], response: StreamedResponse, silence_limit: float
+) -> Iterator[StreamUpdate]:
+    """A stream body's events, as its `chunks` arrive, applied to `response`; ModelError for an
+    `error` event; OutOfTime once no content came for `silence_limit` seconds (a ping, an unknown
+    event or an empty delta is none)."""
+    content_at = [time.monotonic()]  # moved on by each piece of content, read by the deadline
+    for name, data in sse_events(until(chunks, lambda: content_at[0] + silence_limit)):
+        if name == "ping":
+            continue
+        event = _json_or_none(data) if name == "error" else json.loads(data)
+        if name == "error" or (isinstance(event, dict) and event.get("type") == "error"):
+            raise ModelError(model_errors.reported_mid_response(event, data))
+        if isinstance(event, dict):
+            if carries_content(event):
+                content_at[0] = time.monotonic()
+            yield from apply_stream_event(response, event)
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

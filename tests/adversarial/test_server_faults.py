@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from mini_claude.core.events import Notice, Retrying, ToolStarted
-from mini_claude.llm.client import ModelError
+from mini_claude.llm.model_errors import ModelError
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, assert_next_turn_works, wait_for_recalls
 from tests.cli_harness import Cli
