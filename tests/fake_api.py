@@ -83,8 +83,8 @@ class Reply:
     omit_message_stop: bool = False
     unknown_event_after: int | None = None
     partial_tool_json: str | None = None  # raw input JSON text for the last tool_use block
-    # A 200 answer to a streamed request that is not an event stream (a proxy's HTML page, a
-    # server ignoring "stream": true): sent as is, with this content type ("" for none).
+    # A 200 answer that is not what was asked for (a proxy's HTML page, a server ignoring
+    # "stream": true): sent as is, with this content type ("" for none).
     body_instead_of_stream: bytes | None = None
     body_content_type: str = "application/json"
 
@@ -445,7 +445,7 @@ class _Handler(BaseHTTPRequestHandler):
             error_type = reply.error_type or ERROR_TYPES.get(reply.status, "api_error")
             message = reply.error_message or f"fake {error_type}"
             self._send_error(reply.status, error_type, message, request_id, reply.headers, retry=None)
-        elif request.stream and reply.body_instead_of_stream is not None:
+        elif reply.body_instead_of_stream is not None:
             self._send_body(reply.body_instead_of_stream, reply.body_content_type, request_id)
         elif request.stream:
             self._send_stream(reply, request, request_id)

@@ -10,7 +10,6 @@ adds to the response is read in llm/streamed_response.py.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -23,7 +22,7 @@ from mini_claude.core.untrusted import encodable
 from mini_claude.llm import model_errors
 from mini_claude.llm.context_overflow import Overflow, context_overflow
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
-from mini_claude.llm.reading import OutOfTime, until
+from mini_claude.llm.reading import OutOfTime, json_or_none, until
 from mini_claude.llm.retries import RETRY_AFTER_CAP_S, Failure, Retries, RetryListener, retry_after
 from mini_claude.llm.streamed_response import (
     StreamedResponse,
@@ -176,15 +175,17 @@ class ModelClient:
                 return b"".join(until(raw.iter_bytes(), lambda: deadline))
 
         try:
-            message = json.loads(retries.call(attempt, _failure))
+            body = retries.call(attempt, _failure)
+            message = json_or_none(body)
             content = message.get("content") if isinstance(message, dict) else None
-            if not isinstance(content, list):
-                raise ModelError(model_errors.not_a_message(message))
+            if not isinstance(content, list):  # a proxy's page, a server of another API
+                raise ModelError(model_errors.not_a_message(body))
+            usage = describe_usage(message.get("usage"))
         except Exception as error:
             variable = "MINI_CLAUDE_SIDE_QUERY_TIMEOUT"
             why = describe_error(error, s, timeout, variable, retries.made, s.side_model, total=True)
             raise ModelError(encodable(why)) from error
-        self._add_usage(describe_usage(message.get("usage")), side=purpose)
+        self._add_usage(usage, side=purpose)
         texts = (block.get("text") for block in content if isinstance(block, dict))
         return encodable("".join(text for text in texts if isinstance(text, str)))
 

@@ -99,9 +99,9 @@ def reported_mid_response(body: Any, data: str) -> str:
     return f"The model server reported an error mid-response: {error_detail(body, data) or 'no details'}"
 
 
-def not_a_message(body: Any) -> str:
+def not_a_message(body: bytes) -> str:
     """A 200 answer to a side query that holds no message content."""
-    snippet = " ".join(str(body).split())[:BODY_SNIPPET_CHARS]
+    snippet = " ".join(body.decode("utf-8", "replace").split())[:BODY_SNIPPET_CHARS]
     return (
         f"The model server's answer is not a message ({snippet!r}): "
         "is ANTHROPIC_BASE_URL an Anthropic Messages API server?"

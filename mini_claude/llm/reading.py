@@ -1,5 +1,5 @@
 """Reading a response body as its bytes arrive, against a clock: the chunks until a deadline, and
-the server-sent events of a stream.
+the server-sent events of a stream (and the JSON in them).
 
 Ours rather than the SDK's so that every chunk hands control back: a server that sends only pings,
 or drips bytes that never complete an answer, is stopped by llm/client.py's clock, not waited on
@@ -8,8 +8,10 @@ for as long as it keeps the connection busy.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 
 class OutOfTime(TimeoutError):
@@ -46,3 +48,11 @@ def sse_events(chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
                 name = value
             elif field == "data":
                 data.append(value)
+
+
+def json_or_none(text: str | bytes) -> Any:
+    """The JSON value of `text`, or None when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

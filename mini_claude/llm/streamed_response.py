@@ -17,7 +17,7 @@ from mini_claude.core.events import TextDelta, TextDone, ToolPreparing, UsageRep
 from mini_claude.core.untrusted import encodable
 from mini_claude.llm import model_errors
 from mini_claude.llm.model_errors import ModelError
-from mini_claude.llm.reading import sse_events, until
+from mini_claude.llm.reading import json_or_none, sse_events, until
 from mini_claude.llm.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
 
 StreamUpdate = TextDelta | TextDone | ToolPreparing  # what the user should see as it arrives
@@ -175,17 +175,10 @@ def read_stream(
     for name, data in sse_events(until(chunks, lambda: content_at[0] + silence_limit)):
         if name == "ping":
             continue
-        event = _json_or_none(data) if name == "error" else json.loads(data)
+        event = json_or_none(data) if name == "error" else json.loads(data)
         if name == "error" or (isinstance(event, dict) and event.get("type") == "error"):
             raise ModelError(model_errors.reported_mid_response(event, data))
         if isinstance(event, dict):
             if carries_content(event):
                 content_at[0] = time.monotonic()
             yield from apply_stream_event(response, event)
-
-
-def _json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None

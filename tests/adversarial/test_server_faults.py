@@ -388,6 +388,18 @@ def test_a_side_query_timeout_is_a_total(harness: Harness, api_env: FakeAnthropi
     assert len(side_queries(api_env)) == requests
 
 
+@case("server", "side query answered by a proxy's page (200, HTML): one line quoting it, not an empty answer")
+def test_a_side_query_answered_by_something_else(harness: Harness, api_env: FakeAnthropic) -> None:
+    page = b"<html><body>Login required</body></html>"
+    api_env.plain_replies.append(Reply(body_instead_of_stream=page, body_content_type="text/html"))
+
+    with pytest.raises(ModelError) as failed:
+        harness.session.llm.side_query(system="s", user="u", max_tokens=10)
+
+    assert "is not a message" in str(failed.value) and "Login required" in str(failed.value)
+    assert "ANTHROPIC_BASE_URL" in str(failed.value)
+
+
 @case("server", "side query: a retry-after longer than what is left of its timeout is not waited out")
 def test_a_side_query_never_waits_past_its_timeout(harness: Harness, api_env: FakeAnthropic) -> None:
     api_env.plain_replies.extend([error_reply(529, retry_after=30), choose()])
