@@ -323,7 +323,7 @@ def test_a_failed_summary_call_leaves_the_conversation_as_it_was(
 ) -> None:
     talk(harness, api_env, "one", "two", "three")
     before = copy.deepcopy(harness.session.agent.messages)
-    api_env.stream_replies.extend([error_reply(500, retry_after=0.01)] * 3)  # the SDK retries twice
+    api_env.stream_replies.extend([error_reply(500, retry_after=0.01)] * 3)  # retried twice
     harness.events.clear()
 
     assert harness.session.agent.compact() is None

@@ -12,7 +12,7 @@ from pathlib import Path
 from mini_claude.agent.loop import Agent
 from mini_claude.app.system_prompt import SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import Event, EventSink, Notice, WarningsOnce
+from mini_claude.core.events import EventSink, Notice, WarningsOnce
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.history import RecallHistory
 from mini_claude.memory.recall.memory_recall import MemoryRecall
@@ -82,7 +82,8 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         llm=llm,
         tools=default_registry(),
         tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
-        sink=_both(transcript, sink),
+        sink=sink,
+        save=transcript,
         build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
         model=settings.model,
         max_tokens=settings.max_tokens,
@@ -91,13 +92,3 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         context_window=settings.context_window,
     )
     return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
-
-
-def _both(first: EventSink, then: EventSink) -> EventSink:
-    """The transcript hears each event before the UI (whose handling a Ctrl+C may cut short)."""
-
-    def sink(event: Event) -> None:
-        first(event)
-        then(event)
-
-    return sink

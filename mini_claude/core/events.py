@@ -64,8 +64,8 @@ class UsageReport:
 
 @dataclass(frozen=True)
 class Retrying:
-    """The model call failed in a way worth retrying (429, 5xx, a failed connection): the SDK
-    tries again after `delay_s` (the UI says so rather than seem stuck)."""
+    """The model call failed in a way worth retrying (429, 5xx, a failed connection): it is tried
+    again after `delay_s` (the UI says so rather than seem stuck)."""
 
     attempt: int  # the retry about to be made: 1 for the first
     max_retries: int
@@ -97,6 +97,7 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
+TurnEndReason = Literal["done", "interrupted", "error", "turn_cap", "max_tokens", "refused"]
 CompactionTrigger = Literal["manual", "auto", "too_long"]  # /compact, the window filling up, a 400
 
 
@@ -130,7 +131,7 @@ class ContextStatus:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    reason: Literal["done", "interrupted", "error", "turn_cap", "max_tokens"]
+    reason: TurnEndReason
     final_text: str  # the text of the turn's last assistant message
     problem: str | None = None  # why it ended early, as the notice before it told the user
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mini_claude.core import prompts, safe_read
 from mini_claude.core.atomic import write_atomic
-from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.errors import InvalidMemory, MemoryStoreError
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.store import memory_folder
 from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
@@ -144,7 +144,7 @@ class MemoryStore:
         if problem := memory_problem(
             frontmatter.Frontmatter(given, has_block=True), header_bytes=header_bytes
         ):
-            raise MemoryStoreError(problem)
+            raise InvalidMemory(problem)
         text = header + body
         with self.locked():
             memories = self.scan()
