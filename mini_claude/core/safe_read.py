@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mini_claude.core.paths import is_within, visible_path
+from mini_claude.core.text_decoding import decode_text
 
 # O_NONBLOCK: opening a FIFO never waits for a writer (no effect on a regular file's reads);
 # O_NOFOLLOW: a final component swapped for a symlink after the checks is refused, not followed.
@@ -46,9 +47,10 @@ class FileBytes(NamedTuple):
 
 
 class FileText(NamedTuple):
-    text: str  # decoded as UTF-8, bad bytes replaced, a leading BOM dropped
+    text: str  # decoded by `text_decoding.decode_text`: a BOM honoured, bad bytes replaced
     was_cut: bool
     size: int
+    warning: str | None = None  # how it was decoded, when that is worth a word (not UTF-8)
 
 
 def kind(mode: int) -> str:
@@ -129,18 +131,15 @@ def read_text(
     follow_symlink: bool = True,
     refuse_target: RefuseTarget | None = None,
 ) -> FileText:
-    """At most `max_bytes` of the file as text; a cut never leaves half a character."""
+    """At most `max_bytes` of the file as text (`text_decoding.decode_text`: a BOM honoured, a
+    cut never leaving half a character); UnreadableFile when it looks binary."""
     data, was_cut, size = read_bytes(
         path, root, max_bytes, follow_symlink=follow_symlink, refuse_target=refuse_target
     )
-    if was_cut:
-        end = len(data)
-        while end > 0 and data[end - 1] & 0xC0 == 0x80:  # continuation bytes of a cut character
-            end -= 1
-        if end > 0 and data[end - 1] >= 0xC0:  # its first byte
-            end -= 1
-        data = data[:end]
-    return FileText(data.decode("utf-8", errors="replace").removeprefix("\ufeff"), was_cut, size)
+    decoded = decode_text(data, complete=not was_cut)
+    if decoded.text is None:
+        raise UnreadableFile(f"{_shown(path)}: {decoded.warning}")
+    return FileText(decoded.text, was_cut, size, decoded.warning)
 
 
 def check_file(path: Path, root: Path, max_bytes: int) -> None:

@@ -125,10 +125,12 @@ def show_text(store: MemoryStore, memory: MemoryFile) -> str:
     Raises OSError (`safe_read.describe` says why) for a file that is not read: not a regular
     file inside the memory directory."""
     found = store.read_text(memory, SHOW_MAX_BYTES)
-    if not found.was_cut:
+    notes = [f"[{found.warning}]"] if found.warning else []
+    if found.was_cut:
+        notes.append(
+            f"[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
+            f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]"
+        )
+    if not notes:
         return found.text
-    return (
-        found.text.rstrip("\n")
-        + f"\n[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
-        + f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]\n"
-    )
+    return found.text.rstrip("\n") + "\n" + "\n".join(notes) + "\n"
