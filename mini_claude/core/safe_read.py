@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import pwd
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -66,6 +67,22 @@ def describe(error: OSError) -> str:
     return f"{name}{error.strerror}"
 
 
+def owner_problem(path: Path, info: os.stat_result) -> str | None:
+    """Why `path` (whose stat is `info`) is not read, or None: it belongs to someone else (in
+    mini-claude's own folders, what someone else owns may have been swapped in). Root's is not
+    someone else's: it could do anything anyway."""
+    if info.st_uid in (os.geteuid(), 0):
+        return None
+    return f"{visible_path(str(path))} belongs to {owner_name(info.st_uid)}, not to you"
+
+
+def owner_name(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
 def format_size(size: int) -> str:
     """`512 bytes`, `40 KB`, `1.2 GB` (decimal units, as the limits are written)."""
     amount, unit = float(size), "bytes"
@@ -78,13 +95,19 @@ def format_size(size: int) -> str:
 
 @contextlib.contextmanager
 def open_file(
-    path: Path, root: Path, *, follow_symlink: bool = True, refuse_target: RefuseTarget | None = None
+    path: Path,
+    root: Path,
+    *,
+    follow_symlink: bool = True,
+    refuse_target: RefuseTarget | None = None,
+    owner_only: bool = False,
 ) -> Iterator[tuple[int, os.stat_result]]:
     """A read-only descriptor and its stat for `path`, checked as the module says.
 
     A symlink is followed only when `follow_symlink`, its target resolves inside `root`
     (compared by components after resolving both) and `refuse_target` (given the target that will
-    be opened) says no reason against it. FileNotFoundError when nothing is there."""
+    be opened) says no reason against it. With `owner_only` (a file of mini-claude's own), a file
+    that belongs to someone else is refused. FileNotFoundError when nothing is there."""
     real, followed = _checked(Path(path), Path(root), follow_symlink)
     reason = refuse_target(real) if refuse_target is not None and followed else None
     if reason is not None:
@@ -99,6 +122,8 @@ def open_file(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):  # replaced between the checks and the open
             raise UnreadableFile(f"{_shown(path)} is {kind(info.st_mode)}, not a regular file")
+        if owner_only and (problem := owner_problem(path, info)) is not None:
+            raise UnreadableFile(f"{problem}: not read")
         yield fd, info
     finally:
         os.close(fd)
@@ -111,9 +136,13 @@ def read_bytes(
     *,
     follow_symlink: bool = True,
     refuse_target: RefuseTarget | None = None,
+    owner_only: bool = False,
 ) -> FileBytes:
     """At most `max_bytes` of the file (see `open_file`)."""
-    with open_file(path, root, follow_symlink=follow_symlink, refuse_target=refuse_target) as (fd, info):
+    opened = open_file(
+        path, root, follow_symlink=follow_symlink, refuse_target=refuse_target, owner_only=owner_only
+    )
+    with opened as (fd, info):
         chunks, wanted = [], max_bytes + 1  # one byte more tells whether there is more
         while wanted > 0 and (chunk := os.read(fd, min(wanted, READ_CHUNK_BYTES))):
             chunks.append(chunk)
@@ -130,11 +159,17 @@ def read_text(
     *,
     follow_symlink: bool = True,
     refuse_target: RefuseTarget | None = None,
+    owner_only: bool = False,
 ) -> FileText:
     """At most `max_bytes` of the file as text (`text_decoding.decode_text`: a BOM honoured, a
     cut never leaving half a character); UnreadableFile when it looks binary."""
     data, was_cut, size = read_bytes(
-        path, root, max_bytes, follow_symlink=follow_symlink, refuse_target=refuse_target
+        path,
+        root,
+        max_bytes,
+        follow_symlink=follow_symlink,
+        refuse_target=refuse_target,
+        owner_only=owner_only,
     )
     decoded = decode_text(data, complete=not was_cut)
     if decoded.text is None:
@@ -142,10 +177,10 @@ def read_text(
     return FileText(decoded.text, was_cut, size, decoded.warning)
 
 
-def check_file(path: Path, root: Path, max_bytes: int) -> None:
+def check_file(path: Path, root: Path, max_bytes: int, *, owner_only: bool = False) -> None:
     """Raise unless `path` could be read (see `open_file`) and holds at most `max_bytes`: for a
     file another library then reads whole (the prompt history)."""
-    with open_file(path, root) as (_, info):
+    with open_file(path, root, owner_only=owner_only) as (_, info):
         if info.st_size > max_bytes:
             raise UnreadableFile(
                 f"{_shown(path)} is {format_size(info.st_size)}, over the {format_size(max_bytes)} limit"
