@@ -21,6 +21,7 @@ from rich.console import Console
 
 from mini_claude.app.mentions import attach, find_mentions
 from mini_claude.core.untrusted import neutralize, wrap
+from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.ui.repl.shell_line import run_shell_line
 from tests.adversarial.cases import case
 from tests.agent_harness import Harness, hold_replies_until_recall_settles
@@ -133,6 +134,10 @@ def test_a_long_text_of_invisible_characters() -> None:
 # --- where outside text is wrapped, end to end --------------------------------------------------
 
 
+def never_asked(request: PermissionRequest) -> Answer:
+    raise AssertionError(f"a one-line command asked: {request}")
+
+
 def _reads_as_one_block(text: str, tag: str) -> None:
     assert tags_read(text, tag) == 2, text
     assert tags_read(text, "system-reminder") == (2 if tag == "system-reminder" else 0), text
@@ -159,7 +164,7 @@ def test_lookalikes_in_a_recalled_memory(harness: Harness, api_env: FakeAnthropi
 @case("context", "`!command` output printing look-alikes: one <shell-output> block, no reminder in it")
 def test_lookalikes_in_shell_output(harness: Harness, api_env: FakeAnthropic, project_dir: Path) -> None:
     (project_dir / "out.txt").write_text(hostile("shell-output"))
-    run_shell_line("cat out.txt", harness.session, Console(file=io.StringIO()))
+    run_shell_line("cat out.txt", harness.session, Console(file=io.StringIO()), ask=never_asked)
     api_env.stream_replies.append(text_reply("ok"))
 
     harness.turn("what did it print?")
