@@ -22,7 +22,6 @@ from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 from mini_claude.tools.file_kinds import (
     SNIFF_BYTES,
     file_kind,
-    looks_binary,
     open_regular,
     sniff,
     wide_text_as_utf8,
@@ -208,7 +207,10 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
                 )
             )
         data = handle.read(MAX_EDIT_BYTES + 1)
-    if looks_binary(data[:SNIFF_BYTES]):
+    sniffed = sniff(data[:SNIFF_BYTES])
+    if sniffed.text is not None and sniffed.encoding != "UTF-8":
+        raise ToolError(prompts.notice("edit_wide_text", path=shown, encoding=sniffed.encoding))
+    if sniffed.text is None:
         raise ToolError(prompts.notice("file_binary", path=shown))
     # surrogateescape keeps any stray non-UTF-8 bytes exactly as they were when written back.
     return data.decode("utf-8", "surrogateescape")

@@ -251,3 +251,19 @@ def test_an_attached_utf16_file(api_env: FakeAnthropic, project_dir: Path) -> No
     assert attached.shown == ["@rules.txt (2 lines, UTF-16 LE)"]
     [block] = [text for text in user_texts(main_calls(api_env)[0]) if "<attached-file" in text]
     assert "Never push on Fridays." in block and "\x00" not in block
+
+
+@case(
+    "context",
+    "edit_file on a UTF-16 file: refused with what to do, the file untouched (never rewritten as garbage)",
+)
+def test_edit_file_of_utf16_is_refused_clearly(project_dir: Path) -> None:
+    data = RULES.encode("utf-16")
+    (project_dir / "rules.txt").write_bytes(data)
+
+    result = Tools(project_dir, "bypass").run(
+        "edit_file", file_path="rules.txt", old_string="Use tabs.", new_string="Use spaces."
+    )
+
+    assert result.is_error and "is UTF-16 LE text; edit_file edits UTF-8 files only" in result.content
+    assert (project_dir / "rules.txt").read_bytes() == data
