@@ -267,3 +267,17 @@ def test_edit_file_of_utf16_is_refused_clearly(project_dir: Path) -> None:
 
     assert result.is_error and "is UTF-16 LE text; edit_file edits UTF-8 files only" in result.content
     assert (project_dir / "rules.txt").read_bytes() == data
+
+
+@case(
+    "memory",
+    "the model saving a memory whose body holds a NUL: refused with why (it would read back as binary)",
+)
+def test_a_memory_with_a_nul_is_not_saved(project_dir: Path) -> None:
+    tools = Tools(project_dir)
+    content = memory_text("deploys", "how we deploy", body="Thursdays.\x00\n")
+
+    result = tools.run("write_file", file_path=str(tools.memory_dir / "project_deploys.md"), content=content)
+
+    assert result.is_error and "NUL character" in result.content
+    assert not (tools.memory_dir / "project_deploys.md").exists()

@@ -144,6 +144,8 @@ class MemoryStore:
             frontmatter.Frontmatter(given, has_block=True), header_bytes=header_bytes
         ):
             raise MemoryStoreError(problem)
+        if "\0" in body:  # it would read back as binary, and so never be recalled or shown
+            raise MemoryStoreError(prompts.notice("memory_holds_nul"))
         text = header + body
         with self.locked():
             memories = self.scan()
