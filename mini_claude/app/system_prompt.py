@@ -74,6 +74,8 @@ def _project_instructions(project_dir: Path, warn: Warn) -> str:
     except OSError as error:
         warn(f"{PROJECT_INSTRUCTIONS_FILE} not read: {safe_read.describe(error)}")
         return ""
+    if found.warning is not None:  # not UTF-8: read with U+FFFD, or as UTF-16 without its mark
+        warn(f"{visible_path(str(path))}: {found.warning}")
     text = found.text.strip()
     if found.was_cut:
         limit = safe_read.format_size(PROJECT_INSTRUCTIONS_MAX_BYTES)

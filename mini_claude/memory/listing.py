@@ -1,7 +1,9 @@
 """Memories as text for people: the `/memory` command and `mini-claude memory ...`.
 
-Every line is one line whatever the files hold: names and descriptions are folded, file names
-bash-quoted (`visible_path`), other text from the files made visible (`visible_text`)."""
+Every line is one line whatever the files hold: names and descriptions are folded to one line
+with every character drawn as nothing in them marked (`marked_text`: a list is a view the user
+reviews, so nothing is dropped unseen), file names bash-quoted (`visible_path`), other text from
+the files made visible (`visible_text`)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,10 @@ import time
 from collections import Counter
 
 from mini_claude.core import safe_read
+from mini_claude.core.frontmatter.codec import fold_value
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text, visible_text
 from mini_claude.memory.recall.history import RecallHistory, recall_note
-from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import matches_garbled_name, name_key
@@ -44,11 +46,11 @@ def list_lines(store: MemoryStore, now: float | None = None) -> list[str]:
     else:
         lines = [_count(len(good), "memory", "memories") + (f", {broken_count}:" if broken else ":")]
     for memory in good:
-        description = clean_inline(memory.description, LIST_DESCRIPTION_MAX_CHARS)
+        description = one_line(memory.description, LIST_DESCRIPTION_MAX_CHARS)
         warning = "  (warning: " + visible_text(memory.warnings[0]) + ")" if memory.warnings else ""
         note = recall_note(history.entries.get(memory.file_name), now)
         lines.append(
-            f"[{memory.type}] {clean_inline(memory.name, NAME_MAX_CHARS)} — {description}"
+            f"[{memory.type}] {one_line(memory.name, NAME_MAX_CHARS)} — {description}"
             f"  ({visible_path(memory.file_name)})" + (f"  ({note})" if note else "") + warning
         )
     for memory in broken:
@@ -59,6 +61,15 @@ def list_lines(store: MemoryStore, now: float | None = None) -> list[str]:
     if history.problem:
         lines.append(f"(recall history: {visible_text(history.problem)}; it is rebuilt at the next recall)")
     return lines
+
+
+def one_line(text: str, max_chars: int) -> str:
+    """`text` folded to one line and cut to `max_chars`, every character drawn as nothing in it
+    written out (`marked_text`)."""
+    line = fold_value(text)
+    if len(line) > max_chars:
+        line = line[: max_chars - 1].rstrip() + "…"
+    return marked_text(line)
 
 
 class NameNotFound(LookupError):
@@ -101,10 +112,10 @@ def name_candidates(store: MemoryStore, typed: str) -> list[tuple[str, str]]:
         else:
             description = f"[{memory.type}] {memory.description}"
             if key.startswith(typed_key) or matches_garbled_name(memory.name, typed, prefix=True):
-                candidates.append((memory.name, clean_inline(description, LIST_DESCRIPTION_MAX_CHARS)))
+                candidates.append((memory.name, one_line(description, LIST_DESCRIPTION_MAX_CHARS)))
                 continue
         if memory.file_name.casefold().startswith(file_prefix):
-            candidates.append((memory.file_name, clean_inline(description, LIST_DESCRIPTION_MAX_CHARS)))
+            candidates.append((memory.file_name, one_line(description, LIST_DESCRIPTION_MAX_CHARS)))
     return candidates
 
 
@@ -114,10 +125,12 @@ def show_text(store: MemoryStore, memory: MemoryFile) -> str:
     Raises OSError (`safe_read.describe` says why) for a file that is not read: not a regular
     file inside the memory directory."""
     found = store.read_text(memory, SHOW_MAX_BYTES)
-    if not found.was_cut:
+    notes = [f"[{found.warning}]"] if found.warning else []
+    if found.was_cut:
+        notes.append(
+            f"[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
+            f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]"
+        )
+    if not notes:
         return found.text
-    return (
-        found.text.rstrip("\n")
-        + f"\n[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
-        + f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]\n"
-    )
+    return found.text.rstrip("\n") + "\n" + "\n".join(notes) + "\n"

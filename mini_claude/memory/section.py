@@ -17,9 +17,13 @@ def memory_section(store: MemoryStore) -> str:
     if store.root_problem() is None:  # a memory folder pointing elsewhere is not read (start-up said so)
         try:
             index_text = safe_read.read_text(
-                store.root / INDEX_FILE, store.root, INDEX_READ_MAX_BYTES, follow_symlink=False
+                store.root / INDEX_FILE,
+                store.root,
+                INDEX_READ_MAX_BYTES,
+                follow_symlink=False,
+                owner_only=True,
             ).text
-        except OSError:  # missing, or not a regular file (start-up replaces or reports it)
+        except OSError:  # missing, not a regular file of ours (start-up replaces or reports it)
             good = [m for m in store.scan() if m.problem is None] if store.has_memories() else []
             index_text = render_index(good)
     if any(line.startswith("- ") for line in index_text.splitlines()):

@@ -86,7 +86,9 @@ class RecallHistory:
         if memory_folder.escape_problem(self.root) is not None:
             return HistorySnapshot()
         try:
-            found = safe_read.read_bytes(self.path, self.root, HISTORY_MAX_BYTES, follow_symlink=False)
+            found = safe_read.read_bytes(
+                self.path, self.root, HISTORY_MAX_BYTES, follow_symlink=False, owner_only=True
+            )
         except FileNotFoundError:
             return HistorySnapshot()
         except OSError as error:

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 
 from mini_claude.core import prompts
+from mini_claude.core.untrusted import REMINDER_TAG as REMINDER_TAG  # tidy reads reminders by it
 from mini_claude.core.untrusted import attribute, neutralize, wrap
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.index import clean_inline
@@ -19,7 +20,6 @@ MANIFEST_LINE_MAX_BYTES = 200
 MAX_SELECTED = 5
 SELECTION_MAX_TOKENS = 300
 MEMORY_CONTENT_MAX_BYTES = 4096
-REMINDER_TAG = "system-reminder"
 
 
 # What recall and tidy ask their questions of (tests give it the fake server, not a fake client).

@@ -25,6 +25,7 @@ class FileStat(NamedTuple):
     is_symlink: bool
     mode: int  # of what the name leads to (a symlink followed)
     ctime_ns: int = 0
+    uid: int = 0  # its owner: one that is someone else's is not read (it may have been swapped in)
 
 
 _StatKey = tuple[int, int, int]
@@ -53,6 +54,7 @@ def stat_memory_files(root: Path) -> list[FileStat]:
                         entry.is_symlink(),
                         info.st_mode,
                         info.st_ctime_ns,
+                        info.st_uid,
                     )
                 )
     except OSError:
@@ -122,6 +124,8 @@ class HeaderCache:
             return broken("symlink pointing outside the memory directory (not read)")
         if not stat.S_ISREG(found.mode):  # a FIFO, a device: never opened
             return broken(f"{safe_read.kind(found.mode)}, not a file (not read)")
+        if found.uid not in (os.geteuid(), 0):
+            return broken(f"belongs to {safe_read.owner_name(found.uid)}, not to you (not read)")
         header = frontmatter.read_header(path)
         fields = header.fields
         return MemoryFile(

@@ -18,6 +18,7 @@ from mini_claude.core import prompts, safe_read
 from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import InvalidMemory, MemoryStoreError
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.private_files import FILE_MODE, OTHERS_BITS, make_private
 from mini_claude.memory.store import memory_folder
 from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
 from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
@@ -33,6 +34,7 @@ from mini_claude.memory.store.naming import (
 from mini_claude.memory.store.validation import memory_problem
 
 TEMP_SUFFIX = ".tmp"  # write_atomic's temp files: `.{name}.{random}.tmp`
+NARROW_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # MemoryFile (memory_file.py) and MemoryStoreError (core/errors.py) are what the store hands out and raises.
 __all__ = ["FileStat", "MemoryFile", "MemoryStore", "MemoryStoreError", "SavedMemory"]
@@ -110,11 +112,11 @@ class MemoryStore:
     def read_text(self, memory: MemoryFile, max_bytes: int) -> safe_read.FileText:
         """At most `max_bytes` of the file's text (bad bytes replaced), whether it was cut, its size.
 
-        Only a regular file inside the memory directory is read (a symlink to one is fine), never
-        blocking; else `safe_read.UnreadableFile` (an OSError) says why."""
+        Only a regular file of ours inside the memory directory is read (a symlink to one is
+        fine), never blocking; else `safe_read.UnreadableFile` (an OSError) says why."""
         if (problem := self.root_problem()) is not None:
             raise safe_read.UnreadableFile(problem)
-        return safe_read.read_text(memory.path, self.root, max_bytes)
+        return safe_read.read_text(memory.path, self.root, max_bytes, owner_only=True)
 
     def stat_files(self) -> list[FileStat]:
         """One `os.scandir` of the memory files with their stats (what derived caches key on)."""
@@ -145,6 +147,8 @@ class MemoryStore:
             frontmatter.Frontmatter(given, has_block=True), header_bytes=header_bytes
         ):
             raise InvalidMemory(problem)
+        if "\0" in body:  # it would read back as binary, and so never be recalled or shown
+            raise InvalidMemory(prompts.notice("memory_holds_nul"))
         text = header + body
         with self.locked():
             memories = self.scan()
@@ -201,7 +205,9 @@ class MemoryStore:
 
     def startup(self) -> list[str]:
         """At session start: clear temp files a killed writer left, finish or revert a change set
-        a crash left half-applied (one line each, saying which), and index hand edits."""
+        a crash left half-applied (one line each, saying which), make private the memories an
+        older version left open to others (under umask 000, anyone could have edited them), and
+        index hand edits."""
         if (problem := self.root_problem()) is not None:
             raise MemoryStoreError(problem)
         if not self.root.is_dir():
@@ -212,6 +218,10 @@ class MemoryStore:
                 with contextlib.suppress(OSError):
                     leftover.unlink()
             lines = recover(self.root)
+            for found in stat_memory_files(self.root):
+                if found.mode & OTHERS_BITS and not found.is_symlink:  # an older version's umask
+                    with contextlib.suppress(OSError):  # a hard link, a FIFO: left alone, not ours
+                        make_private(self.root / found.file_name, NARROW_FLAGS, FILE_MODE)
             self._rebuild_index_locked()
         return lines
 
@@ -243,9 +253,11 @@ class MemoryStore:
         text = render_index([m for m in memories if m.problem is None], line=self._remembered_line())
         index_path, wanted = self.root / INDEX_FILE, text.encode("utf-8")
         try:  # never more than the new index's size: a MEMORY.md that is huge is rewritten anyway
-            current = safe_read.read_bytes(index_path, self.root, len(wanted), follow_symlink=False)
+            current = safe_read.read_bytes(
+                index_path, self.root, len(wanted), follow_symlink=False, owner_only=True
+            )
             unchanged = current.data == wanted and not current.was_cut
-        except OSError:  # missing, or not a regular file (a symlink or FIFO there is replaced)
+        except OSError:  # missing, not a regular file of ours (a symlink, a FIFO): replaced
             unchanged = False
         if not unchanged:
             try:

@@ -9,7 +9,6 @@ hash is the folder's name is reported with the reason, and no path is taken from
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -36,7 +35,6 @@ log = logging.getLogger("mini_claude")
 RECORD_FILE = "project.json"
 RECORD_MAX_BYTES = 64_000  # a path and a version: anything near this size was not written by us
 RECORD_VERSION = 1
-FOLDER_MODE = 0o700
 RECORD_MODE = FILE_MODE
 _HASH_NAME = re.compile(f"[0-9a-f]{{{PROJECT_HASH_CHARS}}}")
 
@@ -67,24 +65,27 @@ def remember_project(settings: Settings) -> None:
 def record_project(state_dir: Path, root: Path) -> bool:
     """Make `state_dir/project.json` name `root`, readable by its owner only (it names where the
     user works, like the transcripts beside it); True when it was (re)written. Raises OSError."""
-    if read_record(state_dir).root == str(root):
-        _make_private(state_dir / RECORD_FILE)  # written by a version that left it as the umask did
+    if read_record(state_dir).root == str(root) and _made_private(state_dir / RECORD_FILE):
         return False
-    os.makedirs(state_dir, mode=FOLDER_MODE, exist_ok=True)
-    write_atomic(state_dir / RECORD_FILE, record_text(root), mode=RECORD_MODE)
+    write_atomic(state_dir / RECORD_FILE, record_text(root), mode=RECORD_MODE)  # folders 0700
     return True
 
 
-def _make_private(path: Path) -> None:
-    with contextlib.suppress(OSError):  # missing, a symlink (never followed), a FIFO: left alone
+def _made_private(path: Path) -> bool:
+    """Narrow a record a version left as the umask did; False when it cannot be (a hard link,
+    whose mode is another name's too: the record is written anew, which breaks the link)."""
+    try:
         make_private(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, RECORD_MODE)
+    except OSError:
+        return False
+    return True
 
 
 def read_record(state_dir: Path) -> ProjectRecord:
     """What `state_dir/project.json` says, checked: never raises."""
     path = state_dir / RECORD_FILE
     try:
-        found = safe_read.read_bytes(path, state_dir, RECORD_MAX_BYTES, follow_symlink=False)
+        found = safe_read.read_bytes(path, state_dir, RECORD_MAX_BYTES, follow_symlink=False, owner_only=True)
     except FileNotFoundError:
         return ProjectRecord(None, f"no {RECORD_FILE} (not used since mini-claude began keeping one)")
     except OSError as error:

@@ -34,7 +34,9 @@ def load(root: Path) -> Saved:
     """The saved headers of `root`'s files by file name; empty when there are none or they are
     not readable as written."""
     try:
-        data = safe_read.read_bytes(root / HEADERS_FILE, root, HEADERS_MAX_BYTES, follow_symlink=False)
+        data = safe_read.read_bytes(
+            root / HEADERS_FILE, root, HEADERS_MAX_BYTES, follow_symlink=False, owner_only=True
+        )
         if data.was_cut:
             return {}
         saved = json.loads(data.data)

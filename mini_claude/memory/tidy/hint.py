@@ -97,7 +97,9 @@ def last_noted(memory_dir: Path, now: float) -> float | None:
     """When the hint was last shown or a tidy applied; None when never (or the file is not usable)."""
     path = state_path(memory_dir)
     try:
-        found = safe_read.read_bytes(path, path.parent, HINT_STATE_MAX_BYTES, follow_symlink=False)
+        found = safe_read.read_bytes(
+            path, path.parent, HINT_STATE_MAX_BYTES, follow_symlink=False, owner_only=True
+        )
         value = json.loads(found.data.decode("utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:
         return None

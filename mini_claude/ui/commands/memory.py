@@ -11,7 +11,7 @@ from prompt_toolkit.completion import Completion
 from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_lines, marked_text, visible_text
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
 from mini_claude.ui.commands.memory_actions import (
     delete_question,
@@ -61,8 +61,8 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
         yield Completion(
             text,
             start_position=-len(typed),
-            display=visible_text(text),
-            display_meta=visible_text(description),
+            display=marked_text(text),
+            display_meta=marked_text(description),
         )
 
 
@@ -91,7 +91,7 @@ def _list(ctx: CommandContext, name: str) -> None:
 def _show(ctx: CommandContext, name: str) -> None:
     store = ctx.session.store
     memory = resolve(store, name)
-    _say(ctx, f"{visible_path(str(memory.path))}\n{show_text(store, memory).rstrip()}")
+    _say(ctx, f"{visible_path(str(memory.path))}\n{marked_lines(show_text(store, memory).rstrip())}")
 
 
 def _edit(ctx: CommandContext, name: str) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text, visible_text
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.undo import NothingToUndo, Reverted, last_change, undo_last
@@ -73,7 +73,7 @@ def edit_memory(store: MemoryStore, memory: MemoryFile) -> EditOutcome:
 
 
 def delete_question(memory: MemoryFile) -> str:
-    return f"Delete memory {visible_text(repr(memory.name))} ({visible_path(memory.file_name)})?"
+    return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)})?"
 
 
 def deleted_line(memory: MemoryFile) -> str:

@@ -35,7 +35,7 @@ def open_history() -> tuple[History, str | None]:
     try:
         private_folder(path.parent)
         with contextlib.suppress(FileNotFoundError):  # the first session: created below
-            safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES)
+            safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES, owner_only=True)
         # Created (or narrowed) here: prompt-toolkit's own append would make it 0644 under umask 022.
         make_private(Path(os.path.realpath(path)), OPEN_FLAGS, FILE_MODE)
     except OSError as error:

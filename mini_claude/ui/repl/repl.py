@@ -197,7 +197,8 @@ class Repl:
         if _looks_like_command(text):
             dispatch(text.strip(), self.commands)
         elif text.startswith("!"):
-            self._interruptible(partial(run_shell_line, text[1:], self.session, self.console))
+            run = partial(run_shell_line, text[1:], self.session, self.console, self.ask_permission)
+            self._interruptible(run)
         elif is_memory_note(text):
             self._interruptible(partial(save_memory_note, text, self.session, self.console))
         else:

@@ -13,7 +13,7 @@ from mini_claude.core import safe_read
 from mini_claude.core.config import Settings, memory_project_root, projects_dir
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_lines, visible_text
+from mini_claude.core.untrusted import marked_lines, visible_text
 from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, list_lines, resolve, show_text
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.project_record import ProjectSummary, list_projects
@@ -41,7 +41,7 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
         elif action == "projects":
             return _projects(settings)
         elif action == "show":
-            sys.stdout.write(visible_lines(show_text(store, resolve(store, name, list_command=LIST_COMMAND))))
+            sys.stdout.write(marked_lines(show_text(store, resolve(store, name, list_command=LIST_COMMAND))))
         elif action == "edit":
             return _edit(store, name)
         elif action == "rm":
