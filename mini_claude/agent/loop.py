@@ -64,6 +64,7 @@ class Agent:
         max_turns: int,
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
+        reminders: Callable[[], list[dict[str, Any]]] | None = None,  # what a tool call brought
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -73,7 +74,7 @@ class Agent:
         self.model = model
         self.max_tokens = max_tokens
         self.max_turns = max_turns
-        self.recall = recall
+        self.recall, self.reminders = recall, reminders
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -176,6 +177,8 @@ class Agent:
 
     def _step(self) -> None:
         """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
+        if self.reminders is not None and (blocks := self.reminders()):
+            self._add("instructions", blocks)
         self._add_recalled_memories()
         tokens = self.context.before_call(self.request_parts())
         try:

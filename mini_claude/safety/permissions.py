@@ -84,8 +84,11 @@ class Permissions:
         memory_dir: Path | None = None,
         protected_dirs: Iterable[Path] = (),
         home: Path | None = None,
+        additional_dirs: Iterable[Path] = (),
     ) -> None:
+        """`additional_dirs` are treated as inside the project (--add-dir, additionalDirectories)."""
         self.project_dir = _real(project_dir)
+        self.additional_dirs = [_real(folder) for folder in additional_dirs]
         self.mode = mode
         self.ask = ask
         self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
@@ -173,7 +176,7 @@ class Permissions:
     # --- rules -------------------------------------------------------------------------
 
     def _in_project(self, path: Path) -> bool:
-        return is_within(path, self.project_dir)
+        return any(is_within(path, folder) for folder in (self.project_dir, *self.additional_dirs))
 
     def _in_memory(self, path: Path) -> bool:
         memory_dir = self.memory_dir
