@@ -211,10 +211,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
     try:
         settings = configure(flags, ask)
     except ConfigError as error:
-        from mini_claude.core.untrusted import visible_text
-
         # One line: the usage would bury a setting's fix; it quotes values from the environment.
-        parser.exit(2, f"{parser.prog}: error: {visible_text(str(error))}\n")
+        parser.exit(2, f"{parser.prog}: error: {_visible(str(error))}\n")
     from mini_claude.core.debug_log import setup_logging
 
     warning = setup_logging()
@@ -223,12 +221,20 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
     return settings
 
 
+def _visible(text: str) -> str:
+    from mini_claude.core.untrusted import visible_text
+
+    return visible_text(text)
+
+
 def _run_command(
     parser: argparse.ArgumentParser, options: argparse.Namespace, command: argparse.Namespace
 ) -> int:
     if options.latest or options.resume is not None:
         parser.error(f"-c and -r continue a conversation; they do not go with `{command.command}`")
     settings = _settings(parser, options, interactive=False)
+    for note in settings.notes:  # no session tells them here
+        print(_visible(note), file=sys.stderr)
     if command.command == "memory" and command.action in ("tidy", "undo"):
         from mini_claude.ui.subcommands.tidy import run_tidy_command, run_undo_command
 

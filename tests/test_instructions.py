@@ -274,3 +274,22 @@ def test_memory_lists_instruction_files_with_scope_size_and_skips(
     assert "(project rule, 36 bytes; when a tool uses src/api/**)" in shown
     assert "skipped: outside.md not read: " in shown and "outside the project and your home folder" in shown
     assert shown.index("Instruction files") < shown.index("No memories")
+
+
+def test_a_path_rules_imports_come_with_it_and_a_stowed_user_rules_folder_counts(
+    api_env: FakeAnthropic, repo: Path, home: Path
+) -> None:
+    write(home / "dotfiles/claude/rules/style.md", "STOWED user rule\n")
+    (home / ".claude").mkdir()
+    (home / ".claude/rules").symlink_to(home / "dotfiles/claude/rules", target_is_directory=True)
+    write(repo / "docs/sql-style.md", "SQL STYLE GUIDE\n")
+    write(repo / ".claude/rules/sql.md", "---\npaths: db/**\n---\nsql rule, see @../../docs/sql-style.md\n")
+    write(repo / "db/q.sql", "select 1;\n")
+
+    harness = Harness().start()
+    api_env.stream_replies.extend([tool_reply("read_file", {"file_path": "db/q.sql"}), text_reply("ok")])
+    assert harness.turn("look").reason == "done"
+
+    assert "STOWED user rule" in system_text(main_calls(api_env)[0])
+    [reminder] = reminders_in(main_calls(api_env)[1])
+    assert "sql rule" in reminder and "SQL STYLE GUIDE" in reminder

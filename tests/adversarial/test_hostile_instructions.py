@@ -214,17 +214,31 @@ def test_fifos_anywhere_in_the_hierarchy_do_not_hang(api_env: FakeAnthropic, rep
     assert len(found) == 4 and all("named pipe (FIFO)" in w for w in found), found
 
 
-@case("paths", "rule globs built to backtrack, or hundreds of them: a tool call is not stalled")
+@case("paths", "100 rules of 50 globs built to backtrack: the tool call is not stalled, one line says so")
 def test_hostile_rule_globs_do_not_stall(api_env: FakeAnthropic, repo: Path, home: Path) -> None:
     slow = "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"
     many = "\n".join(f'  - "{slow}{n}"' for n in range(300))
-    write(repo / ".claude/rules/slow.md", f"---\npaths:\n{many}\n---\nSLOW RULE\n")
-    write(repo / ("a" * 60 + ".txt"), "x\n")
+    for rule in range(100):
+        write(repo / f".claude/rules/slow{rule:03}.md", f"---\npaths:\n{many}\n---\nSLOW RULE {rule}\n")
+    name = "a" * 60 + ".txt"
+    write(repo / name, "x\n")
 
-    harness, _ = one_turn(api_env, tool_reply("read_file", {"file_path": "a" * 60 + ".txt"}))
+    harness, _ = one_turn(api_env, tool_reply("read_file", {"file_path": name}))
 
     assert not any("SLOW RULE" in r for r in reminders_in(main_calls(api_env)[-1]))
-    assert any("more than 50 paths" in w for w in warnings(harness))
+    found = warnings(harness)
+    assert any("more than 50 paths" in w for w in found)
+    assert f"The rules' paths: took too long to match {repo / name}: some were not checked" in found
+
+
+@case("paths", "an import into .git (its config may hold a token): not read, warned")
+def test_an_import_into_the_git_folder_is_not_read(api_env: FakeAnthropic, repo: Path, home: Path) -> None:
+    config = repo / ".git/config"
+    config.write_text(config.read_text() + f'[remote "origin"]\n\turl = https://x:{KEY}@example.com/r\n')
+    write(repo / "CLAUDE.md", "@.git/config and @.GIT/config\n")
+    harness, _ = one_turn(api_env)
+    assert never_sent(api_env, KEY)
+    assert any("inside a git directory" in w for w in warnings(harness))
 
 
 @case("context", "an instruction file, a rule or a reminder closing its tag: the tags stay whole")

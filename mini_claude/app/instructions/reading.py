@@ -30,6 +30,7 @@ SECRET_NAMES = (
     ".pypirc", "credentials", "credentials.*", ".git-credentials", "*.gpg", "*.asc",
 )  # fmt: skip
 SECRET_REASON = "its name says it holds a secret"
+GIT_FOLDER = ".git"
 PRIVATE_KEY_MARK = b"PRIVATE KEY-----"
 INSTRUCTION_HOMES = (".claude", ".mini-claude")  # in home: their Markdown files may be imported
 STATE_FOLDER = "projects"  # in those: other projects' memories and transcripts, never imported
@@ -61,6 +62,8 @@ class Places:
 
     def import_refusal(self, real: Path, named: Path) -> str | None:
         """Why a file an import names (resolved `real`, `named` as written) is not read, or None."""
+        if any(part.lower() == GIT_FOLDER for path in (real, named) for part in path.parts):
+            return "inside a git directory (its config may hold credentials)"
         private = self._private(real, named)
         if real.is_relative_to(self.root):
             # A project inside a dot folder (~/.config/nvim) is still the project: its own files may

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,8 @@ from mini_claude.app.instructions.hierarchy import (
     add_folder_files,
     cut_note,
 )
-from mini_claude.app.instructions.imports import Gathered, Instruction
-from mini_claude.app.instructions.reading import Places, shown_path
+from mini_claude.app.instructions.imports import Gathered, Instruction, add_with_imports
+from mini_claude.app.instructions.reading import FileText, Places, shown_path
 from mini_claude.app.instructions.section import reminder_block
 from mini_claude.core import prompts, safe_read
 from mini_claude.core.paths import display_path
@@ -31,6 +32,7 @@ FOLDER_SCOPE = "folder"
 # Tools that read or write one file, and the input naming it: what "a tool used a file" means.
 FILE_TOOLS = ("read_file", "write_file", "edit_file")
 FILE_PARAMETER = "file_path"
+RULES_MATCH_BUDGET_S = 0.2  # matching every waiting rule against one file a tool used
 
 Warn = Callable[[str], None]
 
@@ -69,13 +71,16 @@ class InstructionReminders:
                 if folder not in self._folders:
                     self._folders.add(folder)
                     self._give_folder(folder)
-            for rule in [rule for rule in self._rules if _covers(rule, path)]:
+            for rule in self._matching_rules(path):
                 self._rules.remove(rule)
-                entry = Instruction(rule.path, rule.scope, rule.text, rule.size, rule.cut, kind="rule")
                 if rule.cut:
                     self.warn(cut_note(rule))
+                before = len(self._gathered.found)
+                file = FileText(rule.path, rule.text, rule.size, rule.cut)
+                add_with_imports(self._gathered, file, rule.text, rule.scope, self.places, kind="rule")
+                self._tell_skipped()
                 why = prompts.notice("instructions_for_rule", file=attribute(display_path(path, self.cwd)))
-                self._give([entry], why)
+                self._give(self._gathered.found[before:], why)
 
     def take(self) -> list[dict[str, Any]]:
         """The reminders found since the last call (text blocks), for the next request."""
@@ -83,12 +88,32 @@ class InstructionReminders:
             pending, self._pending = self._pending, []
         return pending
 
-    def _give_folder(self, folder: Path) -> None:
-        before = len(self._gathered.found)
-        add_folder_files(self._gathered, folder, self.places, FOLDER_SCOPE)
+    def _matching_rules(self, path: Path) -> list[PathRule]:
+        """The waiting rules whose globs match `path`, within RULES_MATCH_BUDGET_S in all."""
+        candidates = [rule for rule in self._rules if path.is_relative_to(rule.base)]
+        for rule in candidates:
+            rule.matcher.compiled()  # once per conversation, outside the budget of a match
+        deadline, found = time.monotonic() + RULES_MATCH_BUDGET_S, []
+        for rule in candidates:
+            try:
+                if rule.matcher.matches(path.relative_to(rule.base).as_posix(), deadline):
+                    found.append(rule)
+            except TimeoutError:
+                self.warn(
+                    f"The rules' paths: took too long to match {shown_path(path)}: some were not checked"
+                )
+                break
+        return found
+
+    def _tell_skipped(self) -> None:
         for skipped in self._gathered.skipped:
             self.warn(skipped.reason)
         self._gathered.skipped.clear()
+
+    def _give_folder(self, folder: Path) -> None:
+        before = len(self._gathered.found)
+        add_folder_files(self._gathered, folder, self.places, FOLDER_SCOPE)
+        self._tell_skipped()
         entries = self._gathered.found[before:]
         for entry in entries:
             if entry.cut:
@@ -116,7 +141,3 @@ def _folders_between(cwd: Path, folder: Path) -> list[Path]:
         return []
     parts = folder.relative_to(cwd).parts
     return [cwd.joinpath(*parts[:count]) for count in range(1, len(parts) + 1)]
-
-
-def _covers(rule: PathRule, path: Path) -> bool:
-    return path.is_relative_to(rule.base) and rule.matcher.matches(path.relative_to(rule.base).as_posix())

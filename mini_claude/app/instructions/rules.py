@@ -13,7 +13,9 @@ a `/` matches the name at any depth, as in .gitignore.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ RULES_FOLDERS = (".claude/rules", ".mini-claude/rules")
 RULE_SUFFIX = ".md"
 RULES_MAX_FILES = 100  # per rules folder; more are left out with a line
 RULES_MAX_DEPTH = 4  # subfolders of a rules folder looked into
+RULES_MAX_ENTRIES = 2_000  # entries of a rules folder and its subfolders looked at
 GLOBS_MAX = 50  # per rule
 GLOB_MAX_CHARS = 300
 GLOB_MATCH_TIMEOUT_S = 0.05  # a glob from a cloned repository must not stall a tool call
@@ -40,18 +43,30 @@ class RuleText:
 
 
 def rule_files(folder: Path) -> tuple[list[Path], bool]:
-    """The `.md` files in a rules folder and its subfolders (not following folder symlinks), in
-    name order, at most RULES_MAX_FILES; and whether more were left out."""
+    """The `.md` files in a rules folder and its subfolders (a symlinked subfolder is not
+    entered), in name order, at most RULES_MAX_FILES; and whether more were left out. At most
+    RULES_MAX_ENTRIES entries are looked at: a folder of a million files costs no more."""
     found: list[Path] = []
-    if not os.path.isdir(folder) or os.path.islink(folder):
-        return found, False
-    for current, dirs, files in os.walk(folder):
-        depth = len(Path(current).relative_to(folder).parts)
-        dirs[:] = sorted(d for d in dirs if depth < RULES_MAX_DEPTH)
-        found.extend(Path(current) / name for name in sorted(files) if name.endswith(RULE_SUFFIX))
-        if len(found) > RULES_MAX_FILES:
-            return found[:RULES_MAX_FILES], True
-    return found, False
+    stack, looked = [(folder, 0)], 0
+    while stack:
+        current, depth = stack.pop()
+        try:
+            with os.scandir(current) as scan:
+                entries = []
+                for entry in scan:
+                    looked += 1
+                    if looked > RULES_MAX_ENTRIES:
+                        return sorted(found)[:RULES_MAX_FILES], True
+                    entries.append(entry)
+        except OSError:  # missing, not a folder, unreadable: no rules there
+            continue
+        for entry in sorted(entries, key=lambda entry: entry.name, reverse=True):
+            if entry.is_dir(follow_symlinks=False):
+                if depth < RULES_MAX_DEPTH:
+                    stack.append((Path(entry.path), depth + 1))
+            elif entry.name.endswith(RULE_SUFFIX):
+                found.append(Path(entry.path))
+    return sorted(found)[:RULES_MAX_FILES], len(found) > RULES_MAX_FILES
 
 
 def parse_rule(text: str) -> RuleText:
@@ -86,29 +101,39 @@ def parse_rule(text: str) -> RuleText:
 
 
 class RuleGlobs:
-    """A rule's globs, compiled once; `matches` takes a path relative to the rule's folder."""
+    """A rule's globs, compiled when first needed; `matches` takes a path relative to the rule's
+    folder and gives up (no match) at `deadline` (time.monotonic()): globs built to backtrack
+    cannot stall a tool call."""
 
     def __init__(self, globs: tuple[str, ...]) -> None:
-        self.patterns: list[Any] = []
-        for glob in globs:
-            anchored = glob.removeprefix("./").removeprefix("/")
-            if "/" not in anchored.rstrip("/"):
-                anchored = "**/" + anchored  # a bare name matches at any depth, as in .gitignore
-            if anchored.endswith("/"):
-                anchored += "**"
-            try:
-                self.patterns.append(compile_glob(anchored, "paths"))
-            except ToolError:
-                continue  # an unusable glob matches nothing
+        self.globs = globs
+        self._patterns: list[Any] | None = None
 
-    def matches(self, relative: str) -> bool:
-        for pattern in self.patterns:
+    def matches(self, relative: str, deadline: float) -> bool:
+        for pattern in self.compiled():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
             try:
-                if pattern.fullmatch(relative, timeout=GLOB_MATCH_TIMEOUT_S) is not None:
+                if pattern.fullmatch(relative, timeout=min(remaining, GLOB_MATCH_TIMEOUT_S)) is not None:
                     return True
             except TimeoutError:
                 continue
         return False
+
+    def compiled(self) -> list[Any]:
+        """The globs as patterns (compiled the first time: the regex library is imported then)."""
+        if self._patterns is None:
+            self._patterns = []
+            for glob in self.globs:
+                anchored = glob.removeprefix("./").removeprefix("/")
+                if "/" not in anchored.rstrip("/"):
+                    anchored = "**/" + anchored  # a bare name matches at any depth, as in .gitignore
+                if anchored.endswith("/"):
+                    anchored += "**"
+                with contextlib.suppress(ToolError):  # an unusable glob matches nothing
+                    self._patterns.append(compile_glob(anchored, "paths"))
+        return self._patterns
 
 
 def _inline_values(value: str) -> list[str]:

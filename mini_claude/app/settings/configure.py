@@ -62,10 +62,14 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
     merged = merge(found, trusted=trusted, root=root, home=home)
     for name, (value, _) in merged.env.items():
         os.environ[name] = value
-    settings = load_settings(
-        model=flags.model, max_turns=flags.max_turns, permission_mode=flags.permission_mode,
-        plain=flags.plain, files=merged.values,
-    )  # fmt: skip
+    try:
+        settings = load_settings(
+            model=flags.model, max_turns=flags.max_turns, permission_mode=flags.permission_mode,
+            plain=flags.plain, files=merged.values,
+        )  # fmt: skip
+    except ConfigError as error:  # a value the `env` of a settings file gave: say which file
+        setters = [f"{name} is set by {file}" for name, (_, file) in merged.env.items() if name in str(error)]
+        raise ConfigError("; ".join([str(error), *setters])) from None
     folders, dir_notes = _additional_dirs(flags.add_dirs, merged)
     notes = [*read_notes, *merged.notes, *dir_notes, *_trust_notes(root, merged, how), *_rules_note(merged)]
     return replace(
