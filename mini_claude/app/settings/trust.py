@@ -30,7 +30,13 @@ TRUST_MAX_BYTES = 4_000_000  # some thousands of folders
 TRUST_VERSION = 1
 SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
 SHOWN_VALUE_CHARS = 40
-HOOKS_KEY = "hooks"
+# Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
+# a project's need trust as much as its allow rules.
+LATER_PARTS = {
+    "hooks": "run commands on events (hooks)",
+    "enableAllProjectMcpServers": "start every MCP server of .mcp.json",
+    "enabledMcpjsonServers": "start MCP servers of .mcp.json",
+}
 
 
 class TrustFileError(OSError):
@@ -54,10 +60,13 @@ def gated_parts(values: FileValues) -> list[str]:
         )
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
-    hooks = values.unused.get(HOOKS_KEY)
-    if hooks:
-        events = list(hooks) if isinstance(hooks, dict) else ["(malformed)"]
-        parts.append("run commands on events (hooks, not run by this version): " + _few(events))
+    for key, what in LATER_PARTS.items():
+        value = values.unused.get(key)
+        if value:
+            named = list(value) if isinstance(value, dict | list) else []
+            parts.append(
+                what + (": " + _few(named) if named else "") + " (this version does not run them yet)"
+            )
     return parts
 
 
@@ -68,7 +77,7 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
         {},
         [(kind, rule) for kind, rule in values.rules if kind != "allow"],
         [],
-        {k: v for k, v in values.unused.items() if k != HOOKS_KEY},
+        {k: v for k, v in values.unused.items() if k not in LATER_PARTS},
         values.problems,
     )
     if kept.scalars.get("permission_mode") not in (None, "ask"):
@@ -81,7 +90,7 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("additionalDirectories", bool(values.additional_dirs)),
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
-            (HOOKS_KEY, bool(values.unused.get(HOOKS_KEY))),
+            *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
         if present
     ]
