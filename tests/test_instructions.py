@@ -293,3 +293,20 @@ def test_a_path_rules_imports_come_with_it_and_a_stowed_user_rules_folder_counts
     assert "STOWED user rule" in system_text(main_calls(api_env)[0])
     [reminder] = reminders_in(main_calls(api_env)[1])
     assert "sql rule" in reminder and "SQL STYLE GUIDE" in reminder
+
+
+def test_markdown_in_claude_folders_may_be_imported_but_not_other_projects_state(
+    api_env: FakeAnthropic, repo: Path, home: Path
+) -> None:
+    write(home / ".claude/my-project-instructions.md", "PERSONAL for this project\n")
+    write(home / ".mini-claude/projects/0123456789abcdef/memory/other.md", "OTHER PROJECT memory\n")
+    write(home / ".claude/settings.json", '{"env": {}}\n')
+    write(
+        repo / "CLAUDE.md",
+        "@~/.claude/my-project-instructions.md @~/.mini-claude/projects/0123456789abcdef/memory/other.md "
+        "@~/.claude/settings.json\n",
+    )
+    harness, system = first_system(api_env)
+    assert "PERSONAL for this project" in system
+    assert "OTHER PROJECT" not in system and '"env"' not in system
+    assert len(warnings(harness)) == 2

@@ -240,3 +240,21 @@ def test_rules_are_kept_with_their_file_and_said_to_be_not_applied_yet(
         for note in settings.notes
     )
     assert settings.origins["model"] == "default"
+
+
+def test_our_own_keys_and_claude_codes_cleanup_reach_the_settings(
+    project_dir: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = {"contextWindow": 64000, "earlyRecall": False, "autoMemoryEnabled": False, "cleanupPeriodDays": 0}
+    write_json(home / ".claude/settings.json", user)
+    write_json(project_dir / ".claude/settings.json", {"cleanupPeriodDays": 1, "contextWindow": 90000})
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+
+    settings = configure(Flags(), trust=TrustStore(home / "trust"))
+
+    assert settings.context_window == 90_000 and settings.origins["context_window"] == ".claude/settings.json"
+    assert settings.early_recall is False and settings.memory_enabled is False
+    # A project may not shorten how long your sessions are kept unless you trust it.
+    assert settings.session_retention_days == 0
+    assert settings.origins["session_retention_days"] == "~/.claude/settings.json"
+    assert any(note.startswith("Ignored .claude/settings.json (cleanupPeriodDays)") for note in settings.notes)
