@@ -135,7 +135,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     tidy_mode = tidy.add_mutually_exclusive_group()
     tidy_mode.add_argument("--dry-run", action="store_true", help="print the proposal; change nothing")
     tidy_mode.add_argument("-y", "--yes", action="store_true", help="apply the whole proposal without asking")
-    actions.add_parser("undo", help="put back what the last tidy changed")
+    actions.add_parser("undo", help="undo the last change to the memories: a tidy, an rm, an update")
     sessions = commands.add_parser(
         "sessions", help="this project's saved sessions (list when no action is given)"
     )
@@ -235,11 +235,9 @@ def _run_command(
     settings = _settings(parser, options, interactive=False)
     for note in settings.notes:  # no session tells them here
         print(_visible(note), file=sys.stderr)
-    if command.command == "memory" and command.action in ("tidy", "undo"):
-        from mini_claude.ui.subcommands.tidy import run_tidy_command, run_undo_command
+    if command.command == "memory" and command.action == "tidy":
+        from mini_claude.ui.subcommands.tidy import run_tidy_command
 
-        if command.action == "undo":
-            return run_undo_command(settings)
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
     if command.command == "memory":
         from mini_claude.ui.subcommands.memory import run_memory_command

@@ -16,10 +16,11 @@ from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy import overview
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
-from mini_claude.memory.tidy.undo import undo_last_tidy
+from mini_claude.memory.undo import undo_last
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.memory_writer import MemoryStoreWriter
-from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply, undo
+from mini_claude.ui.commands.memory_actions import undo_last_change
+from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
 from tests.fake_api import FakeAnthropic, error_reply
 from tests.kit import memory_text
 from tests.tidy_kit import (
@@ -273,16 +274,16 @@ def test_undo_restores_the_last_tidy(api_env: FakeAnthropic, store: MemoryStore,
     script_merge(api_env)
     tidy(store, api_env, ScriptedUser([True]))
     user = ScriptedUser([True])
-    assert undo(store, user.io(), ask=True)
+    undone, lines = undo_last_change(store, user.confirm)
 
-    assert user.questions[0].startswith("Undo the tidy of ") and "3 changes" in user.questions[0]
+    assert undone and user.questions[0].startswith("Undo the tidy (") and "3 changes)?" in user.questions[0]
     assert snapshot(memory_dir) == before
     [folder] = (memory_dir / ".trash").iterdir()
+    assert folder.name.endswith(".undone")
     assert (folder / "after" / "project_freeze.md").exists()  # what it created, in the trash too
-    assert "The tidy was undone" in user.text
-    again = ScriptedUser()
-    assert not undo(store, again.io(), ask=True)
-    assert "was already undone" in again.text
+    assert "The tidy was undone; the index was updated." in lines
+    undone, lines = undo_last_change(store, ScriptedUser().confirm)
+    assert not undone and "was already undone" in lines[0]
 
 
 def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
@@ -294,7 +295,8 @@ def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
     (memory_dir / "project_release.md").write_text(hand_edit)
     (memory_dir / "project_freeze.md").write_text(memory_text("freeze", "edited by hand too"))
 
-    restored, left = undo_last_tidy(store)
+    reverted = undo_last(store)
+    restored, left = reverted.restored, reverted.left
 
     assert (memory_dir / "project_release.md").read_text() == hand_edit
     assert "edited by hand too" in (memory_dir / "project_freeze.md").read_text()
@@ -309,9 +311,7 @@ def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
 
 def test_undo_without_a_tidy_says_so(memory_dir: Path) -> None:
     store = seed(memory_dir, {"user_role.md": ROLE})
-    user = ScriptedUser()
-    assert not undo(store, user.io(), ask=True)
-    assert user.text == "No tidy to undo."
+    assert undo_last_change(store, ScriptedUser().confirm) == (False, ["Nothing to undo."])
 
 
 def test_recent_sessions_are_read_for_what_was_never_saved(

@@ -131,7 +131,7 @@ def test_repl_tidy_shows_the_diff_asks_applies_and_undoes(
         term.submit("/memory")
         term.expect(r"1 memory:")
         term.submit("/memory undo")
-        term.expect(r"Undo the tidy of [^\n]*2 changes\? \[y/N\]:")
+        term.expect(r"Undo the tidy \([^\n]*2 changes\)\? \[y/N\]:")
         term.submit("y")
         term.expect("The tidy was undone")
         term.submit("/exit")

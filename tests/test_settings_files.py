@@ -257,4 +257,6 @@ def test_our_own_keys_and_claude_codes_cleanup_reach_the_settings(
     # A project may not shorten how long your sessions are kept unless you trust it.
     assert settings.session_retention_days == 0
     assert settings.origins["session_retention_days"] == "~/.claude/settings.json"
-    assert any(note.startswith("Ignored .claude/settings.json (cleanupPeriodDays)") for note in settings.notes)
+    assert any(
+        note.startswith("Ignored .claude/settings.json (cleanupPeriodDays)") for note in settings.notes
+    )

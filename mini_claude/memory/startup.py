@@ -1,6 +1,7 @@
 """The memory folder's once-a-session work, done off the start-up path: temp files a killed writer
-left are removed and hand edits are indexed, while the user types the first message; then, when
-someone is there to read it, the weekly tidy hint (memory/tidy/hint.py)."""
+left are removed, a change set a crash left half-applied is finished or reverted (one line says
+which) and hand edits are indexed, while the user types the first message; then, when someone is
+there to read it, the weekly tidy hint (memory/tidy/hint.py)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ MEMORY_STARTUP_WAIT = 30.0  # seconds the first system prompt waits for it, at m
 
 class MemoryStartup:
     """`start()` runs `store.startup()` on a thread; `wait()` is what the first system prompt
-    calls (it runs the work itself when nothing started it). A failure is told through `warn`, the
-    tidy hint (if any is due) through `hint`."""
+    calls (it runs the work itself when nothing started it). A failure or a recovered change set
+    is told through `warn`, the tidy hint (if any is due) through `hint`."""
 
     def __init__(
         self,
@@ -52,7 +53,9 @@ class MemoryStartup:
     def _run(self) -> None:
         started = time.perf_counter()
         try:
-            self.store.startup()
+            for recovered in self.store.startup():
+                log.warning("%s", recovered)
+                self.warn(recovered)
             log.debug("memory start-up done in %.2f s", time.perf_counter() - started)
         except (MemoryStoreError, OSError) as error:
             log.warning("memory startup failed: %s", error)

@@ -20,8 +20,8 @@ from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.paths import display_path, is_within, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.git_risk import git_write_risk
-from mini_claude.safety.home_dotfiles import is_home_dotfile, private_targets
+from mini_claude.safety.git import git_write_risk
+from mini_claude.safety.home_dotfiles import SearchHiding, is_home_dotfile, private_places
 
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
@@ -33,16 +33,14 @@ log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
-GIT_HOOKS_REASON = "in the hooks folder the repository's config names (core.hooksPath): git runs them"
+GIT_HOOKS_REASON = "a hook git runs (its hooks folder or core.hooksPath, through any link)"
 GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"
-GIT_CONFIG_UNCHECKED_REASON = (
-    "a git config file here is too large to check (over 1 MB): its hooks or includes may name any file"
-)
+GIT_UNANSWERED_REASON = "git did not say which hooks and config files it uses here (why: the debug log)"
 _GIT_REASONS = {
     "git_dir": GIT_DIR_REASON,
     "hooks": GIT_HOOKS_REASON,
     "git_config": GIT_CONFIG_REASON,
-    "git_config_unchecked": GIT_CONFIG_UNCHECKED_REASON,
+    "unanswered": GIT_UNANSWERED_REASON,
 }
 OWN_SETTINGS_REASON = "mini-claude's own settings"
 HOME_DOTFILE_REASON = "a dotfile in your home folder"
@@ -58,15 +56,6 @@ class PermissionRequest:
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     allow_always: bool = True  # False when "a" would only allow this once (sensitive / outside writes)
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
-
-
-@dataclass(frozen=True)
-class SearchHiding:
-    """What a search walk skips and counts: the dot entries of `home`, and `private` real paths
-    wherever it meets them (home dot symlinks' targets, mini-claude's own folders)."""
-
-    home: str
-    private: frozenset[str]
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
@@ -170,7 +159,7 @@ class Permissions:
         all (bypass): listing or grepping `~` must not read `~/.ssh` without a question."""
         if self.mode == "bypass":
             return None
-        private = [*self.protected_dirs, *private_targets(self.home, self.project_dir)]
+        private = [*self.protected_dirs, *private_places(self.home, self.project_dir)]
         return SearchHiding(str(self.home), frozenset(str(path) for path in private))
 
     # --- rules -------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 Every change happens under the folder's exclusive lock (see `memory_folder.exclusive_lock`), so two
 sessions in the same project never lose each other's memories from the directory or the index.
+A change to an existing memory (a save over it, a deletion, a tidy) is a change set (changes.py):
+its old version goes to the trash first, and `/memory undo` (memory/undo.py) reverts the last one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.store import memory_folder
+from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
 from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
 from mini_claude.memory.store.index import index_line, render_index
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -158,24 +161,35 @@ class MemoryStore:
             if not self.owns(target):
                 raise MemoryStoreError(prompts.notice("memory_target_outside", file=target.name))
             try:
-                created = write_atomic(target, text)
-            except OSError as error:
-                reason = prompts.notice(
-                    "memory_write_failed", file=target.name, error=error.strerror or error
-                )
+                created = self._write(target, text)
+            except (OSError, ChangesNotApplied) as error:
+                why = error.reason if isinstance(error, ChangesNotApplied) else error.strerror or error
+                reason = prompts.notice("memory_write_failed", file=target.name, error=why)
                 raise MemoryStoreError(reason) from error
             self._rebuild_index_locked()
         return SavedMemory(target, created)
 
+    def _write(self, target: Path, text: str) -> bool:
+        """Write a memory file; over an existing one, as a change set (undo puts the old one back)."""
+        in_folder = os.path.realpath(target.parent) == os.path.realpath(self.root)
+        if not (in_folder and os.path.lexists(target)):
+            return write_atomic(target, text)
+        data = text.encode("utf-8", "surrogateescape")
+        apply_changes(self.root, f"the update of {target.name}", [Change(target.name, data)])
+        return False
+
     def delete(self, memory: MemoryFile) -> None:
+        """Delete the memory's file, kept in the trash (`undo_last` brings it back)."""
+        self.apply_changes(f"the deletion of {memory.file_name}", [Change(memory.file_name, None)])
+
+    def apply_changes(self, label: str, changes: list[Change]) -> Path | None:
+        """Apply `changes` as one change set (see changes.py): the trash folder keeping what they
+        replaced, or None when nothing changed. ChangesNotApplied when nothing of them stands."""
         with self.locked():
             try:
-                memory.path.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as error:
-                raise MemoryStoreError(f"cannot delete {memory.file_name}: {error.strerror}") from error
-            self._rebuild_index_locked()
+                return apply_changes(self.root, label, changes)
+            finally:
+                self._rebuild_index_locked()
 
     def rebuild_index(self) -> None:
         """Re-derive MEMORY.md from the files (no-op when there is no memory directory yet, or one
@@ -185,18 +199,21 @@ class MemoryStore:
         with self.locked():
             self._rebuild_index_locked()
 
-    def startup(self) -> None:
-        """At session start: clear temp files a killed writer left, and index hand edits."""
+    def startup(self) -> list[str]:
+        """At session start: clear temp files a killed writer left, finish or revert a change set
+        a crash left half-applied (one line each, saying which), and index hand edits."""
         if (problem := self.root_problem()) is not None:
             raise MemoryStoreError(problem)
         if not self.root.is_dir():
-            return
+            return []
         with self.locked():
             # Writers hold the lock while their temp file exists, so any temp file now is orphaned.
             for leftover in self.root.glob(f".*{TEMP_SUFFIX}"):
                 with contextlib.suppress(OSError):
                     leftover.unlink()
+            lines = recover(self.root)
             self._rebuild_index_locked()
+        return lines
 
     def refresh(self) -> None:
         """Rebuild the index if any memory file appeared, vanished or changed since we last looked."""

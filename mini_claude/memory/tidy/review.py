@@ -21,8 +21,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mini_claude.core import prompts
+from mini_claude.core import prompts, safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import neutralize, wrap
 from mini_claude.memory.recall.history import UNUSED_DAYS, RecallHistory, recall_note
 from mini_claude.memory.recall.ranking import ranking_for
@@ -182,7 +183,9 @@ class TidyReview:
             try:
                 read[file_name] = read_memory(self.store, file_name)
             except OSError as error:
-                log.info("tidy: %s not read: %s", file_name, error)
+                self._builder.drop(
+                    f"{where}: {visible_path(file_name)} not read: {safe_read.describe(error)}"
+                )
         if not read:
             return
         headers = neutralize("\n".join(self._header_line(m) for m in shown), "memories")

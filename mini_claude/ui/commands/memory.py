@@ -13,10 +13,15 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
-from mini_claude.ui.commands.memory_actions import delete_question, deleted_line, edit_memory
+from mini_claude.ui.commands.memory_actions import (
+    delete_question,
+    deleted_line,
+    edit_memory,
+    undo_last_change,
+)
 from mini_claude.ui.commands.registry import CommandContext, command
 from mini_claude.ui.commands.status import instruction_lines
-from mini_claude.ui.commands.tidy import tidy_action, undo_action
+from mini_claude.ui.commands.tidy import tidy_action
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -29,7 +34,7 @@ ACTION_HELP = {
     "path": "the memory directory",
     "recalled": "memories recalled this session",
     "tidy": "review the memories with the model: merge, fix, date, add (asks first)",
-    "undo": "undo the last tidy",
+    "undo": "undo the last change: a tidy, an rm, an update of a memory",
 }
 NAMED_ACTIONS = ("show", "edit", "rm")
 
@@ -116,6 +121,10 @@ def _remove(ctx: CommandContext, name: str) -> None:
     _say(ctx, deleted_line(memory))
 
 
+def _undo(ctx: CommandContext, name: str) -> None:
+    _say(ctx, "\n".join(undo_last_change(ctx.session.store, ctx.confirm)[1]))
+
+
 def _path(ctx: CommandContext, name: str) -> None:
     _say(ctx, str(ctx.session.store.root))
 
@@ -141,5 +150,5 @@ _ACTIONS = {
     "path": _path,
     "recalled": _recalled,
     "tidy": tidy_action,
-    "undo": undo_action,
+    "undo": _undo,
 }

@@ -1,6 +1,6 @@
-"""`mini-claude memory list|show|edit|rm|path|projects`: the memory commands for the shell (no
-API key needed). `edit` and `rm` work as `/memory edit|rm` do (`ui/commands/memory_actions.py`); `rm` asks
-on a terminal, and without one deletes only with `--yes`.
+"""`mini-claude memory list|show|edit|rm|undo|path|projects`: the memory commands for the shell (no
+API key needed). `edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory_actions.py`);
+`rm` asks on a terminal, and without one deletes only with `--yes`; `undo` does not ask.
 
 What they print comes from files anyone may have edited: it is made visible first. Results go to
 stdout, problems to stderr (exit 1; 2 for a usage problem)."""
@@ -17,7 +17,12 @@ from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, list_lines, resolve, show_text
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.project_record import ProjectSummary, list_projects
-from mini_claude.ui.commands.memory_actions import delete_question, deleted_line, edit_memory
+from mini_claude.ui.commands.memory_actions import (
+    delete_question,
+    deleted_line,
+    edit_memory,
+    undo_last_change,
+)
 
 LIST_COMMAND = "mini-claude memory list"
 COUNT_WIDTH = 5
@@ -41,6 +46,10 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
             return _edit(store, name)
         elif action == "rm":
             return _remove(store, name, yes=yes)
+        elif action == "undo":
+            undone, lines = undo_last_change(store, None)
+            print("\n".join(lines))
+            return 0 if undone else EXIT_FAILED
         else:  # argparse allows only the actions above
             raise ValueError(f"unknown memory action {action!r}")
     except NameNotFound as error:
