@@ -310,3 +310,26 @@ def test_markdown_in_claude_folders_may_be_imported_but_not_other_projects_state
     assert "PERSONAL for this project" in system
     assert "OTHER PROJECT" not in system and '"env"' not in system
     assert len(warnings(harness)) == 2
+
+
+def test_a_reminder_left_waiting_by_a_turn_cap_stays_with_its_conversation(
+    api_env: FakeAnthropic, repo: Path
+) -> None:
+    write(repo / "pkg/CLAUDE.md", "pkg notes\n")
+    write(repo / "pkg/x.py", "x = 1\n")
+    write(repo / "other/CLAUDE.md", "other notes\n")
+    write(repo / "other/y.py", "y = 1\n")
+    harness = Harness().start(max_turns=1)
+    api_env.stream_replies.append(tool_reply("read_file", {"file_path": "pkg/x.py"}))
+    assert harness.turn("read it").reason == "turn_cap"
+
+    api_env.stream_replies.append(text_reply("ok"))
+    harness.turn("go on")  # the same conversation: the reminder comes now
+    assert any("pkg notes" in r for r in reminders_in(main_calls(api_env)[-1]))
+
+    api_env.stream_replies.append(tool_reply("read_file", {"file_path": "other/y.py"}))
+    assert harness.turn("again").reason == "turn_cap"
+    harness.session.new_conversation()
+    api_env.stream_replies.append(text_reply("ok"))
+    harness.turn("fresh start")  # a new conversation: nothing from the last one's tools
+    assert reminders_in(main_calls(api_env)[-1]) == []

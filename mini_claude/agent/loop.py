@@ -64,7 +64,7 @@ class Agent:
         max_turns: int,
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
-        reminders: Callable[[], list[dict[str, Any]]] | None = None,  # what a tool call brought
+        reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -177,7 +177,7 @@ class Agent:
 
     def _step(self) -> None:
         """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
-        if self.reminders is not None and (blocks := self.reminders()):
+        if self.reminders is not None and self._system_blocks() and (blocks := self.reminders()):
             self._add("instructions", blocks)
         self._add_recalled_memories()
         tokens = self.context.before_call(self.request_parts())
