@@ -333,3 +333,19 @@ def test_a_reminder_left_waiting_by_a_turn_cap_stays_with_its_conversation(
     api_env.stream_replies.append(text_reply("ok"))
     harness.turn("fresh start")  # a new conversation: nothing from the last one's tools
     assert reminders_in(main_calls(api_env)[-1]) == []
+
+
+def test_a_conversation_with_reminders_resumes_whole(api_env: FakeAnthropic, repo: Path) -> None:
+    from tests.cli_harness import Cli
+
+    write(repo / "pkg/CLAUDE.md", "pkg notes\n")
+    write(repo / "pkg/x.py", "x = 1\n")
+    cli = Cli(repo)
+    api_env.stream_replies.extend([tool_reply("read_file", {"file_path": "pkg/x.py"}), text_reply("read")])
+    assert cli.run("-p", "read pkg/x.py").returncode == 0
+
+    api_env.stream_replies.append(text_reply("still here"))
+    resumed = cli.run("-c", "-p", "go on")
+
+    assert resumed.returncode == 0 and "skipped" not in resumed.stderr, resumed.stderr
+    assert any("pkg notes" in r for r in reminders_in(main_calls(api_env)[-1]))
