@@ -25,6 +25,7 @@ from tests.kit import main_calls, must_finish_within, reminders_in, system_text
 KEY = "OPENSSH-KEY-9f27c"
 HUGE_BYTES = 50 * 1000 * 1000  # sparse: no disk, but read whole it would take 50 MB
 PEAK_MAX_BYTES = 8 * 2**20
+HANG_GUARD_S = 60  # a FIFO opened the wrong way hangs forever; a busy machine's first SDK import is slow
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def write(path: Path, text: str) -> Path:
 def one_turn(api_env: FakeAnthropic, *replies: object) -> tuple[Harness, str]:
     harness = Harness().start()
     api_env.stream_replies.extend([*replies, text_reply("ok")])  # type: ignore[list-item]
-    with must_finish_within(20):
+    with must_finish_within(HANG_GUARD_S):
         assert harness.turn("hello").reason == "done", harness.events
     return harness, system_text(main_calls(api_env)[0])
 
@@ -253,3 +254,21 @@ def test_instruction_text_cannot_close_its_tags(api_env: FakeAnthropic, repo: Pa
     assert system.count("</project-instructions>") == 1
     [reminder] = reminders_in(main_calls(api_env)[-1])
     assert reminder.count("</project-instructions>") == 1 and reminder.count("</system-reminder>") == 1
+
+
+@case("paths", "an instruction file holding a private key (whatever its name): not read, warned")
+def test_a_file_holding_a_private_key_is_not_read(api_env: FakeAnthropic, repo: Path, home: Path) -> None:
+    write(repo / "notes.md", f"-----BEGIN RSA PRIVATE KEY-----\n{KEY}\n-----END RSA PRIVATE KEY-----\n")
+    write(repo / "CLAUDE.local.md", f"-----BEGIN OPENSSH PRIVATE KEY-----\n{KEY}\n")
+    write(repo / "CLAUDE.md", "ROOT @notes.md\n")
+    harness, system = one_turn(api_env)
+    assert never_sent(api_env, KEY) and "ROOT" in system
+    found = warnings(harness)
+    assert len(found) == 2 and all("holds a private key" in w for w in found)
+
+
+@case("context", "a UTF-16 CLAUDE.md with its byte order mark: read as text, not NUL-interleaved")
+def test_a_utf16_claude_md_is_read_as_text(api_env: FakeAnthropic, repo: Path, home: Path) -> None:
+    (repo / "CLAUDE.md").write_bytes("Use tabs, ça va.\n".encode("utf-16"))
+    _, system = one_turn(api_env)
+    assert "Use tabs, ça va." in system and "\x00" not in system
