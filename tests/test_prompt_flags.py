@@ -80,7 +80,7 @@ def test_status_says_where_each_value_came_from(
     )
     assert "Early recall: off  (MINI_CLAUDE_EARLY_RECALL)" in shown
     assert "Memory: on  (default)" in shown
-    assert f"Server: {api_env.base_url}" in shown
+    assert f"Server: {api_env.base_url}  (ANTHROPIC_BASE_URL), credentials from ANTHROPIC_API_KEY" in shown
     assert "~/.claude/settings.json  (user: used)" in shown
 
 

@@ -80,7 +80,10 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         permission_rules=tuple(merged.rules),
         folder_trusted=trusted,
         setting_files=tuple(merged.reports),
-        origins={name: _annotated(origin, merged) for name, origin in settings.origins.items()},
+        origins={
+            **{name: _annotated(origin, merged) for name, origin in settings.origins.items()},
+            **_credential_origins(settings, merged),
+        },
         notes=tuple(notes),
     )
 
@@ -185,6 +188,19 @@ def _additional_dirs(flagged: tuple[str, ...], merged: Merged) -> tuple[tuple[Pa
         elif real not in folders:
             folders.append(real)
     return tuple(folders), notes
+
+
+def _credential_origins(settings: Settings, merged: Merged) -> dict[str, str]:
+    """Where the server's address and the credentials come from (never their values): a settings
+    file's `env` may set them, and the user should be able to see which did."""
+    found = {"base_url": "ANTHROPIC_BASE_URL" if settings.base_url else "default"}
+    for variable, present in (
+        ("ANTHROPIC_API_KEY", settings.api_key),
+        ("ANTHROPIC_AUTH_TOKEN", settings.auth_token),
+    ):
+        if present:
+            found.setdefault("credentials", variable)
+    return {name: _annotated(origin, merged) for name, origin in found.items()}
 
 
 def _annotated(origin: str, merged: Merged) -> str:

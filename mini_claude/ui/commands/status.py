@@ -68,7 +68,12 @@ def status_lines(session: Session) -> list[str]:
             "this session (/model)" if key == "model" and agent.model != settings.model else origins.get(key)
         )
         lines.append(f"{label}: {visible_text(values[key])}  ({_origin(origin)})")
-    lines.append(f"Server: {visible_text(settings.base_url or ANTHROPIC_API_URL)}")
+    address = visible_text(settings.base_url or ANTHROPIC_API_URL)
+    server = f"Server: {address}  ({_origin(origins.get('base_url'))})"
+    credentials = origins.get("credentials")
+    lines.append(
+        server + (f", credentials from {visible_text(credentials)}" if credentials else ", no credentials")
+    )
     lines.append(f"Working directory: {shown_path(settings.project_dir)}")
     for folder in settings.additional_dirs:
         lines.append(f"Also in the project: {shown_path(folder)}")
