@@ -22,6 +22,7 @@ from mini_claude.core.paths import display_path, is_within, stays_in_its_folder,
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.git import git_write_risk
 from mini_claude.safety.home_dotfiles import SearchHiding, is_home_dotfile, private_places
+from mini_claude.safety.settings_files import SETTINGS_REASON, is_settings_file
 
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
@@ -143,6 +144,11 @@ class Permissions:
             # Read into every later conversation's system prompt: a file read while exploring must
             # not be able to plant instructions there unseen, so even accept-edits and "a" ask.
             request = PermissionRequest(tool, "write", shown, INSTRUCTIONS_REASON, allow_always=False)
+            self._ask(request, preview)
+            return
+        if is_settings_file(path, written or path, self.project_dir):
+            # Read at every start: in a trusted folder it allows tools and sets the environment.
+            request = PermissionRequest(tool, "write", shown, SETTINGS_REASON, allow_always=False)
             self._ask(request, preview)
             return
         if self.mode == "accept-edits" or (tool, "write") in self._grants:
