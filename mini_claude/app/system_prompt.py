@@ -108,4 +108,4 @@ def _additional_dirs_line(folders: tuple[Path, ...]) -> str:
     if not folders:
         return ""
     quoted = ", ".join(f'"{attribute(str(folder))}"' for folder in folders)
-    return f"\n- Also part of the project (the file tools work there as in the working directory): {quoted}"
+    return "\n" + prompts.notice("additional_dirs", folders=quoted)
