@@ -272,3 +272,24 @@ def test_a_utf16_claude_md_is_read_as_text(api_env: FakeAnthropic, repo: Path, h
     (repo / "CLAUDE.md").write_bytes("Use tabs, ça va.\n".encode("utf-16"))
     _, system = one_turn(api_env)
     assert "Use tabs, ça va." in system and "\x00" not in system
+
+
+@case(
+    "paths", "started in ~ or in ~/.config/nvim: the project's own imports read, ~/.ssh and ~/.config/gh not"
+)
+@pytest.mark.parametrize("start", ["home", "dot_folder_project"])
+def test_odd_starting_folders_keep_the_import_rule(
+    api_env: FakeAnthropic, home: Path, start: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(home / ".config/gh/hosts.yml", f"oauth_token: {KEY}\n")
+    project = home if start == "home" else home / ".config/nvim"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    write(project / "docs/style.md", "OWN STYLE NOTES\n")
+    write(project / "CLAUDE.md", "@docs/style.md @~/.ssh/id_rsa @~/.config/gh/hosts.yml\n")
+    monkeypatch.chdir(project)
+
+    harness, system = one_turn(api_env)
+
+    assert "OWN STYLE NOTES" in system
+    assert never_sent(api_env, KEY)
+    assert len(warnings(harness)) == 2
