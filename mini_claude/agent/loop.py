@@ -63,6 +63,7 @@ class Agent:
         max_turns: int,
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
+        reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -73,7 +74,7 @@ class Agent:
         self.model = model
         self.max_tokens = max_tokens
         self.max_turns = max_turns
-        self.recall = recall
+        self.recall, self.reminders = recall, reminders
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -167,6 +168,8 @@ class Agent:
 
     def _step(self) -> Ending | None:
         """One model call and the tools it asks for; how the turn ends, or None to go on."""
+        if self.reminders is not None and self._system_blocks() and (blocks := self.reminders()):
+            self._add("instructions", blocks)
         self._add_recalled_memories()
         response = self._call_model()
         if isinstance(response, Ending):
@@ -280,13 +283,8 @@ class Agent:
 
     def _tool_use_ids(self) -> set[str]:
         """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
-        return {
-            block["id"]
-            for message in self.messages
-            if message["role"] == "assistant"
-            for block in message["content"]
-            if block.get("type") == "tool_use"
-        }
+        replies = (message["content"] for message in self.messages if message["role"] == "assistant")
+        return {block["id"] for content in replies for block in content if block.get("type") == "tool_use"}
 
     def _system_blocks(self) -> list[dict[str, Any]]:
         # Built once per conversation: the whole prompt is stable, so it is one cached prefix.

@@ -6,11 +6,14 @@ decides anything: each part owns its own rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent.loop import Agent
-from mini_claude.app.system_prompt import SystemPrompt
+from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
+from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import EventSink, Notice, WarningsOnce
 from mini_claude.llm.client import ModelClient
@@ -37,18 +40,28 @@ class Session:
     recall: MemoryRecall
     agent: Agent
     transcript: TranscriptRecorder
+    system_prompt: SystemPrompt
+    warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
         """Start what the first message needs (memory re-index, SDK import) without waiting; and,
-        once: write down whose project folder this is, and, the session in use being known (a
-        resumed one is chosen first), remove old transcripts."""
-        self.memory_startup.start()
+        once: tell what the settings files could not give, write down whose project folder this
+        is, and, the session in use being known (a resumed one is chosen first), remove old
+        transcripts."""
+        if self.settings.memory_enabled:
+            self.memory_startup.start()
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
+            for note in self.settings.notes:
+                self.warn(note)
             remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
+
+    def instructions(self) -> InstructionSet:
+        """The instruction files of the current conversation (or of the next, before the first)."""
+        return self.system_prompt.instructions()
 
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
@@ -62,12 +75,14 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     warn = WarningsOnce(sink)
     store = MemoryStore(settings.memory_dir)
     llm = ModelClient(settings, on_retry=sink)
+    remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
         ask=ask,
-        memory_dir=store.root,
+        memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
+        additional_dirs=settings.additional_dirs,
     )
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
@@ -78,17 +93,30 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         model=settings.model, warn=warn,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
+    reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
+    options = PromptOptions(
+        remembers, settings.additional_dirs, settings.system_prompt, settings.append_system_prompt
+    )
+    ready = memory_startup.wait if remembers else lambda: None
+    system_prompt = SystemPrompt(
+        project_dir, store, ready=ready, warn=warn, options=options, reminders=reminders
+    )
     agent = Agent(
         llm=llm,
         tools=default_registry(),
-        tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
+        tool_context=ToolContext(
+            project_dir, permissions, MemoryStoreWriter(store) if remembers else None, reminders.tool_used
+        ),
         sink=sink,
         save=transcript,
-        build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
+        build_system_prompt=system_prompt,
         model=settings.model,
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,
-        recall=recall,
+        recall=recall if remembers else None,
         context_window=settings.context_window,
+        reminders=reminders.take,
     )
-    return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
+    return Session(
+        settings, llm, permissions, store, memory_startup, recall, agent, transcript, system_prompt, warn
+    )

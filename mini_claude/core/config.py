@@ -6,8 +6,11 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -34,6 +37,9 @@ DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's conte
 FIXED_PROMPT_TOKENS = 3_500
 MIN_CONTEXT_WINDOW = 8_000
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
+# A value from the settings files and where it came from (app/settings reads them).
+Sourced = tuple[object, str]
+DEFAULT_ORIGIN = "default"
 
 
 class ConfigError(ValueError):
@@ -189,6 +195,16 @@ class Settings:
     sessions_dir: Path = field(default_factory=project_sessions_dir)
     session_retention_days: int = DEFAULT_SESSION_RETENTION_DAYS
     context_window: int = DEFAULT_CONTEXT_WINDOW
+    memory_enabled: bool = True  # automatic memory: the index, recall, the model's saves
+    # Further folders the file tools treat as inside the project (--add-dir, additionalDirectories).
+    additional_dirs: tuple[Path, ...] = ()
+    append_system_prompt: str | None = None  # --append-system-prompt
+    system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
+    permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
+    folder_trusted: bool = False  # whether the project's files may do more than instruct
+    setting_files: tuple[SettingsFileReport, ...] = ()
+    origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
+    notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
 
     @property
     def can_call_model(self) -> bool:
@@ -201,22 +217,34 @@ def load_settings(
     max_turns: int | None = None,
     permission_mode: str | None = None,
     plain: bool = False,
+    files: Mapping[str, Sourced] | None = None,
 ) -> Settings:
-    """Flags win over the environment, which wins over defaults."""
-    env = os.environ
-    chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or DEFAULT_MODEL
-    mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip() or "ask"
+    """Flags win over the environment, which wins over the settings `files` (values app/settings
+    has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
+    session_retention_days), which win over defaults. `origins` says which gave each."""
+    env, files = os.environ, files or {}
+    given = {"model": model, "permission_mode": permission_mode}
+    origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
+
+    def from_files(name: str, default: object) -> object:
+        return files[name][0] if name in files else default
+
+    chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or str(from_files("model", DEFAULT_MODEL))
+    mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip()
+    mode = mode or str(from_files("permission_mode", "ask"))
     mode = PERMISSION_MODE_ALIASES.get(mode, mode)
     if mode not in PERMISSION_MODES:
         names = ", ".join((*PERMISSION_MODES, *PERMISSION_MODE_ALIASES))
         raise ConfigError(f"permission mode {mode!r} is not one of: {names}")
-    context_window = int(_env_number("MINI_CLAUDE_CONTEXT_WINDOW", DEFAULT_CONTEXT_WINDOW, int))
+    window = from_files("context_window", DEFAULT_CONTEXT_WINDOW)  # checked there already
+    context_window = int(_env_number("MINI_CLAUDE_CONTEXT_WINDOW", _number(window), int))
     if context_window < MIN_CONTEXT_WINDOW:
         raise ConfigError(
             f"MINI_CLAUDE_CONTEXT_WINDOW={context_window} is too small: it must be at least "
             f"{MIN_CONTEXT_WINDOW:,} tokens (the system prompt and tool definitions alone take about "
             f"{FIXED_PROMPT_TOKENS:,})"
         )
+    retention = from_files("session_retention_days", DEFAULT_SESSION_RETENTION_DAYS)
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
@@ -232,12 +260,36 @@ def load_settings(
         side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
         plain=plain,
-        early_recall=_env_switch("MINI_CLAUDE_EARLY_RECALL", default=True),
+        early_recall=_env_switch("MINI_CLAUDE_EARLY_RECALL", default=bool(from_files("early_recall", True))),
         project_dir=cwd,
         memory_dir=state_dir / MEMORY_FOLDER,
         sessions_dir=state_dir / SESSIONS_FOLDER,
-        session_retention_days=int(
-            _env_number("MINI_CLAUDE_SESSION_RETENTION_DAYS", DEFAULT_SESSION_RETENTION_DAYS, int)
-        ),
+        session_retention_days=int(_env_number(ENV_NAMES["session_retention_days"], _number(retention), int)),
         context_window=context_window,
+        memory_enabled=_env_switch("MINI_CLAUDE_MEMORY", default=bool(from_files("memory_enabled", True))),
+        origins=origins,
     )
+
+
+# The environment variable behind each setting the settings files can give too.
+ENV_NAMES = {
+    "model": "ANTHROPIC_MODEL",
+    "permission_mode": "MINI_CLAUDE_PERMISSION_MODE",
+    "context_window": "MINI_CLAUDE_CONTEXT_WINDOW",
+    "early_recall": "MINI_CLAUDE_EARLY_RECALL",
+    "memory_enabled": "MINI_CLAUDE_MEMORY",
+    "session_retention_days": "MINI_CLAUDE_SESSION_RETENTION_DAYS",
+}
+
+
+def _origin(name: str, variable: str, files: Mapping[str, Sourced], flag: object) -> str:
+    """Where a setting's value comes from: "flag", the environment variable, a file, "default"."""
+    if flag:
+        return "flag"
+    if os.environ.get(variable, "").strip():
+        return variable
+    return files[name][1] if name in files else DEFAULT_ORIGIN
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0

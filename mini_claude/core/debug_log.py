@@ -20,8 +20,8 @@ from io import TextIOWrapper
 from pathlib import Path
 
 from mini_claude.core.config import log_file
+from mini_claude.core.files.private_files import FILE_MODE, narrow, private_folder
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, narrow, private_folder
 
 LOG_MAX_BYTES = 1_000_000
 LOG_FORMAT = "%(asctime)s %(process)d %(threadName)s %(name)s %(levelname)s %(message)s"

@@ -79,7 +79,7 @@ class Notice:
     level: Literal["info", "warning", "error"] = "info"
 
 
-MessageKind = Literal["user", "assistant", "tool_results", "notice", "memories"]
+MessageKind = Literal["user", "assistant", "tool_results", "notice", "memories", "instructions"]
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,7 @@ from mini_claude.llm.context_overflow import Overflow, context_overflow
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.reading import OutOfTime, json_or_none, until
 from mini_claude.llm.retries import RETRY_AFTER_CAP_S, Failure, Retries, RetryListener, retry_after
-from mini_claude.llm.streamed_response import (
-    StreamedResponse,
-    StreamUpdate,
-    describe_usage,
-    read_stream,
-)
+from mini_claude.llm.streamed_response import StreamedResponse, StreamUpdate, describe_usage, read_stream
 
 log = logging.getLogger("mini_claude")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from mini_claude.core import safe_read
+from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter.codec import fold_value
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_text, visible_text

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
+from mini_claude.core.files import safe_read
 from mini_claude.core.untrusted import attribute, wrap
 from mini_claude.memory.store.index import index_for_prompt, render_index
 from mini_claude.memory.store.memory_store import MemoryStore

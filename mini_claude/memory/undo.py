@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.changes import revert
 from mini_claude.memory.store.memory_store import MemoryStore

@@ -22,6 +22,7 @@ from mini_claude.core.paths import display_path, is_within, stays_in_its_folder,
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.git import git_write_risk
 from mini_claude.safety.home_dotfiles import SearchHiding, is_home_dotfile, private_places
+from mini_claude.safety.settings_files import SETTINGS_REASON, is_settings_file
 
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
@@ -73,8 +74,11 @@ class Permissions:
         memory_dir: Path | None = None,
         protected_dirs: Iterable[Path] = (),
         home: Path | None = None,
+        additional_dirs: Iterable[Path] = (),
     ) -> None:
+        """`additional_dirs` are treated as inside the project (--add-dir, additionalDirectories)."""
         self.project_dir = _real(project_dir)
+        self.additional_dirs = [_real(folder) for folder in additional_dirs]
         self.mode = mode
         self.ask = ask
         self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
@@ -142,6 +146,11 @@ class Permissions:
             request = PermissionRequest(tool, "write", shown, INSTRUCTIONS_REASON, allow_always=False)
             self._ask(request, preview)
             return
+        if is_settings_file(path, written or path, self.project_dir):
+            # Read at every start: in a trusted folder it allows tools and sets the environment.
+            request = PermissionRequest(tool, "write", shown, SETTINGS_REASON, allow_always=False)
+            self._ask(request, preview)
+            return
         if self.mode == "accept-edits" or (tool, "write") in self._grants:
             return
         self._ask(PermissionRequest(tool, "write", shown, "edit a project file"), preview)
@@ -162,7 +171,7 @@ class Permissions:
     # --- rules -------------------------------------------------------------------------
 
     def _in_project(self, path: Path) -> bool:
-        return is_within(path, self.project_dir)
+        return any(is_within(path, folder) for folder in (self.project_dir, *self.additional_dirs))
 
     def _in_memory(self, path: Path) -> bool:
         memory_dir = self.memory_dir

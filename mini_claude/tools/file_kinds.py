@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
-from mini_claude.core.text_decoding import SNIFF_BYTES, DecodedText, decode_text
+from mini_claude.core.files.text_decoding import SNIFF_BYTES, DecodedText, decode_text
 
 __all__ = ["SNIFF_BYTES", "file_kind", "looks_binary", "open_regular", "sniff", "wide_text_as_utf8"]
 

@@ -1,7 +1,7 @@
 """A file read as text into a prompt or a tool result honours its byte order mark; text that is
 not UTF-8 is decoded with a warning, or skipped with one when it looks binary, never sent as
 NUL-interleaved garbage. The places: CLAUDE.md, memory files (index, recall, `memory show`),
-`@file` attachments and read_file. The one decoder is `core/text_decoding.py`."""
+`@file` attachments and read_file. The one decoder is `core/files/text_decoding.py`."""
 
 from __future__ import annotations
 

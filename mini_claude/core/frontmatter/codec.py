@@ -11,7 +11,7 @@ quoted. `parse` never raises on str or bytes; every problem becomes a warning in
     Body markdown…
 
 Rules the parser follows:
-- Bytes are decoded as every file is (`core/text_decoding.py`), by their byte order mark alone: a
+- Bytes are decoded as every file is (`core/files/text_decoding.py`), by their byte order mark alone: a
   BOM is honoured (UTF-8, UTF-16, UTF-32), else bytes that are not UTF-8 become U+FFFD and a
   warning. Then blank lines may precede the opening `---` line.
 - Lines end with `\n`, `\r\n` or a lone `\r`. A fence is a line holding only `---`
@@ -33,9 +33,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from mini_claude.core.files.text_decoding import MARK_MAX_BYTES, decode_text
 from mini_claude.core.frontmatter.block import BOM, BOM_BYTES, Block, locate_block, scan_lines
 from mini_claude.core.frontmatter.scalars import format_value, unquote_double, unquote_single
-from mini_claude.core.text_decoding import MARK_MAX_BYTES, decode_text
 
 FENCE = "---"
 MAX_HEADER_BYTES = 16 * 1024  # read_header gives up (with a warning) if the block is not closed by then

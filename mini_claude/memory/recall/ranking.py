@@ -24,8 +24,8 @@ import time
 import weakref
 from collections.abc import Collection, Iterator
 
+from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.frontmatter import codec as frontmatter
-from mini_claude.core.text_decoding import decode_text
 from mini_claude.memory.recall.ranking_index import (
     INDEX_FILE,
     IndexUnusable,

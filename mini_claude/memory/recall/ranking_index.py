@@ -15,8 +15,8 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import replace_through_temp
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import replace_through_temp
 
 INDEX_FILE = ".recall-index.sqlite3"
 INDEX_FORMAT = 1  # bump when the schema or the terms change: older files are then rebuilt

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.store import trash

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import NamedTuple
 
-from mini_claude.core import safe_read
+from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.store import memory_folder, saved_headers
 from mini_claude.memory.store.memory_file import MemoryFile

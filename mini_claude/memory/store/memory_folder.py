@@ -16,10 +16,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import create_folders, foreign_level, narrow_levels
 from mini_claude.core.paths import is_within, stays_in_its_folder, visible_path
-from mini_claude.core.private_files import create_folders, foreign_level, narrow_levels
 
 log = logging.getLogger("mini_claude")
 

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core import prompts
 from mini_claude.core.errors import InvalidMemory, MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
+from mini_claude.core.files.private_files import FILE_MODE, OTHERS_BITS, make_private
 from mini_claude.core.frontmatter import codec as frontmatter
-from mini_claude.core.private_files import FILE_MODE, OTHERS_BITS, make_private
 from mini_claude.memory.store import memory_folder
 from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
 from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files

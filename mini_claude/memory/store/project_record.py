@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
 from mini_claude.core.config import (
     MEMORY_FOLDER,
     PROJECT_HASH_CHARS,
@@ -25,8 +23,10 @@ from mini_claude.core.config import (
     memory_project_root,
     project_folder_name,
 )
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
+from mini_claude.core.files.private_files import FILE_MODE, make_private
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, make_private
 from mini_claude.memory.store.headers import stat_memory_files
 from mini_claude.memory.store.memory_folder import escape_problem
 

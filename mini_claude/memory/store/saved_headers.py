@@ -15,8 +15,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.memory.store.memory_file import MemoryFile
 
 HEADERS_FILE = ".header-cache.json"

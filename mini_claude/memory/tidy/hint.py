@@ -15,8 +15,8 @@ import math
 import re
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.memory.recall.history import DAY_SECONDS, RecallHistory
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore

@@ -38,6 +38,7 @@ RECORD_ROLES = {
     "tool_results": "user",  # tool_result blocks answering the previous assistant message
     "memories": "user",  # recalled-memory reminders (with "files": the memory file names)
     "notice": "user",  # text mini-claude adds for the model, e.g. that the user interrupted
+    "instructions": "user",  # a sub-folder's CLAUDE.md or a path rule, once a tool used a file there
 }
 COMPACTION_TYPE = "compaction"  # a summary standing for the first "replaced" messages
 SETTINGS_TYPE = "settings"  # the model or working directory changed from here on

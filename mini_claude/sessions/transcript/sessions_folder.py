@@ -15,9 +15,9 @@ import os
 import stat
 from pathlib import Path
 
+from mini_claude.core.files.private_files import create_folders, foreign_level, narrow_levels
+from mini_claude.core.files.safe_read import owner_problem
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import create_folders, foreign_level, narrow_levels
-from mini_claude.core.safe_read import owner_problem
 from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, too_large_problem
 
 DIR_MODE = 0o700

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_lines, marked_text, visible_text
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
@@ -20,6 +20,7 @@ from mini_claude.ui.commands.memory_actions import (
     undo_last_change,
 )
 from mini_claude.ui.commands.registry import CommandContext, command
+from mini_claude.ui.commands.status import instruction_lines
 from mini_claude.ui.commands.tidy import tidy_action
 
 if TYPE_CHECKING:
@@ -85,7 +86,13 @@ def _memory(ctx: CommandContext, argument: str) -> None:
 
 
 def _list(ctx: CommandContext, name: str) -> None:
-    _say(ctx, "\n".join(list_lines(ctx.session.store)))
+    memories = list_lines(ctx.session.store)
+    if not ctx.session.settings.memory_enabled:
+        memories = [
+            "Automatic memory is off (autoMemoryEnabled, MINI_CLAUDE_MEMORY): nothing is recalled or saved.",
+            *memories,
+        ]
+    _say(ctx, "\n".join([*instruction_lines(ctx.session.instructions()), "", *memories]))
 
 
 def _show(ctx: CommandContext, name: str) -> None:

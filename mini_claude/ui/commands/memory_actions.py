@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_text, visible_text
 from mini_claude.memory.store.memory_file import MemoryFile

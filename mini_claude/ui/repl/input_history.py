@@ -15,10 +15,10 @@ from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
-from mini_claude.core import safe_read
 from mini_claude.core.config import history_file
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import FILE_MODE, create_folders, make_private, private_folder
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, create_folders, make_private, private_folder
 
 HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
 # O_NONBLOCK: a FIFO put in its place fails at once (no reader) instead of hanging the start.

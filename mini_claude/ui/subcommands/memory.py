@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sys
 
-from mini_claude.core import safe_read
 from mini_claude.core.config import Settings, memory_project_root, projects_dir
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_lines, visible_text
 from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, list_lines, resolve, show_text

@@ -11,7 +11,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from mini_claude.core.private_files import FILE_MODE, create_folders, private_place
+from mini_claude.core.files.private_files import FILE_MODE, create_folders, private_place
 
 NEW_FILE_MODE = 0o666  # narrowed by the umask, as for any newly created file
 

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple, TypedDict, Unpack
 
+from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.paths import is_within, visible_path
-from mini_claude.core.text_decoding import decode_text
 
 # O_NONBLOCK: opening a FIFO never waits for a writer (no effect on a regular file's reads);
 # O_NOFOLLOW: a final component swapped for a symlink after the checks is refused, not followed.

@@ -14,8 +14,8 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.config import protected_dirs
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 
 FOLDER_MODE = 0o700
