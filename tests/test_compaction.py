@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from mini_claude.agent.request_view import Compaction
-from mini_claude.core.config import ConfigError, load_settings
+from mini_claude.core.config import load_settings
+from mini_claude.core.env_values import ConfigError
 from mini_claude.core.events import CompactionStarted, ContextCompacted, ContextStatus, Notice
 from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, talk
 from tests.fake_api import FakeAnthropic, RecordedRequest, error_reply, text_reply, tool_reply
@@ -323,7 +324,7 @@ def test_a_failed_summary_call_leaves_the_conversation_as_it_was(
 ) -> None:
     talk(harness, api_env, "one", "two", "three")
     before = copy.deepcopy(harness.session.agent.messages)
-    api_env.stream_replies.extend([error_reply(500, retry_after=0.01)] * 3)  # the SDK retries twice
+    api_env.stream_replies.extend([error_reply(500, retry_after=0.01)] * 3)  # retried twice
     harness.events.clear()
 
     assert harness.session.agent.compact() is None

@@ -218,7 +218,7 @@ def test_a_failed_draft_recall_stands_for_nothing(
 def test_a_draft_recall_that_fails_after_enter_is_replaced_by_the_messages_own(
     recall: MemoryRecall, api_env: FakeAnthropic, deploys: str
 ) -> None:
-    draft_failure = error_reply(529, held=True)
+    draft_failure = error_reply(400, held=True)  # not retried
     api_env.plain_replies.extend([draft_failure, choose(deploys)])
 
     recall.start_draft(DRAFT)

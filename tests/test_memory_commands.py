@@ -160,7 +160,7 @@ def test_a_name_read_with_a_replacement_character_is_found_by_what_the_user_type
     for typed in ("café notes", "CAFÉ  Notes", "cafe notes", "caf\ufffd notes", "café"):
         shown = cli.run("memory", "show", typed)
         assert shown.returncode == 0, (typed, shown.stderr)
-        assert shown.stdout.encode("utf-8", "replace").endswith(b"The one by the station.\n")
+        assert "The one by the station.\n[not valid UTF-8: shown with U+FFFD in 1 place" in shown.stdout
     assert cli.run("memory", "show", "cafés notes").returncode == 1  # one character, not several
 
 

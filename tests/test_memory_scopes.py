@@ -220,7 +220,7 @@ def test_team_memories_load_only_in_a_trusted_folder(api_env: FakeAnthropic, rep
 
     untrusted = Harness().start()
     untrusted.turn("hello")
-    trusted = Harness().start(team_trusted=True)
+    trusted = Harness().start(folder_trusted=True)
     api_env.plain_replies.append(choose())
     trusted.turn("hello")
 

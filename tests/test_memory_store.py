@@ -306,7 +306,8 @@ BROKEN_FILES = {
     "project_unclosed.md": (b"---\nname: x\ndescription: y\ntype: project\nbody\n", "never closed"),
     "project_bad_type.md": (b"---\nname: x\ndescription: y\ntype: todo\n---\nbody\n", "'todo'"),
     "project_no_description.md": (b"---\nname: x\ntype: user\n---\nbody\n", "lacks description"),
-    "project_binary.md": (b"\xff\xfe---\x00\x01garbage", "not text"),
+    # (b"\xff\xfe…" would be UTF-16 by its byte order mark, and so a file of text)
+    "project_binary.md": (b"\x00\x01\x02garbage\x00\xff", "looks like binary data"),
     "project_empty.md": (b"\n  \n", "an empty file"),
 }
 

@@ -159,11 +159,11 @@ def test_a_failed_model_call_in_the_second_group_changes_nothing(
     before = snapshot(memory_dir)
     api_env.plain_replies.append(groups_answer(["project_fact_00.md"], ["project_fact_01.md"]))
     api_env.plain_replies.append(changes_answer(delete("project_fact_00.md")))
-    api_env.plain_replies.append(error_reply(529))
+    api_env.plain_replies.extend(error_reply(529, retry_after=0.01) for _ in range(3))
     user = ScriptedUser()
     assert build_proposal(store, model(api_env), None, "", user.io()) is None
 
-    assert len(tidy_requests(api_env)) == 3
+    assert len(tidy_requests(api_env)) == 5  # the failed call was retried twice (MINI_CLAUDE_MAX_RETRIES)
     assert "Tidy stopped: the model call for group 2 of 2 failed" in user.text
     assert "Nothing was changed." in user.text
     assert snapshot(memory_dir) == before and not (memory_dir / ".trash").exists()

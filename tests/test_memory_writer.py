@@ -247,14 +247,14 @@ def test_invalid_frontmatter_or_unknown_type_is_refused_with_the_format_explaine
 
 
 SECRETS = [
-    ("key: sk-ant-api03-" + "a1B2c3D4" * 6, "an Anthropic API key"),
+    ("key: sk-ant-api03-" + "a1B2c3D4" * 6, "an Anthropic token (sk-ant-…)"),
     (
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----",
         "a private key",
     ),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "a private key"),
     ("aws AKIA" + "ABCDEFGHIJKLMNOP", "an AWS access key"),
-    ("token ghp_" + "x" * 36, "a GitHub token"),
+    ("token ghp_" + "R8sT2vXq9LmN4bKj7HwZ1cPd6FyGa3Eu0Qo5", "a GitHub token (ghp_…)"),
     ("password = hunter2hunter2hunter2", "a password (the value of password)"),
 ]
 
@@ -281,7 +281,7 @@ def test_an_edit_adding_a_secret_is_refused_and_the_memory_is_unchanged(tools: T
         new_string="sk-ant-api03-" + "Z9y8X7w6" * 6,
     )
 
-    assert result.is_error and "Anthropic API key" in result.content
+    assert result.is_error and "an Anthropic token" in result.content
     assert path.read_bytes() == before
 
 

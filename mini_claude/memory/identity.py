@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
 from mini_claude.core.config import GIT_MARKER, project_folder_name
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.memory import repository
 from mini_claude.memory.project_record import ProjectSummary, read_record, record_project

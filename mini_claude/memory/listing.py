@@ -1,22 +1,24 @@
 """Memories as text for people: the `/memory` command and `mini-claude memory ...`.
 
-Every line is one line whatever the files hold: names and descriptions are folded, file names
-bash-quoted (`visible_path`), other text from the files made visible (`visible_text`)."""
+Every line is one line whatever the files hold: names and descriptions are folded to one line
+with every character drawn as nothing in them marked (`marked_text`: a list is a view the user
+reviews, so nothing is dropped unseen), file names bash-quoted (`visible_path`), other text from
+the files made visible (`visible_text`)."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
 
-from mini_claude.core import safe_read
+from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.frontmatter.codec import fold_value
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text, visible_text
 from mini_claude.memory.provenance import describe, written_by_hand
 from mini_claude.memory.recall.history import RecallHistory, recall_note
 from mini_claude.memory.scopes import SCOPE_NAMES, SCOPE_WORDS, MemoryScopes
 from mini_claude.memory.staleness import doubts, expired, expiry_condition
-from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import matches_garbled_name, name_key
@@ -53,13 +55,13 @@ def list_lines(memories: MemoryScopes | MemoryStore, now: float | None = None) -
         lines = [_count(len(good), "memory", "memories") + (f", {broken_count}:" if broken else ":")]
     marks = memory_marks(scopes, good, now)
     for memory in good:
-        description = clean_inline(memory.description, LIST_DESCRIPTION_MAX_CHARS)
+        description = one_line(memory.description, LIST_DESCRIPTION_MAX_CHARS)
         warning = "  (warning: " + visible_text(memory.warnings[0]) + ")" if memory.warnings else ""
         note = recall_note(histories[memory.scope].entries.get(memory.file_name), now)
         notes = [note] if note else []
         notes += marks.get(memory.key, [])
         lines.append(
-            f"[{_kind(memory)}] {clean_inline(memory.name, NAME_MAX_CHARS)} — {description}"
+            f"[{_kind(memory)}] {one_line(memory.name, NAME_MAX_CHARS)} — {description}"
             f"  ({visible_path(memory.file_name)})" + "".join(f"  ({n})" for n in notes) + warning
         )
     for memory in broken:
@@ -91,11 +93,11 @@ def memory_marks(
         if (winner := hidden.get(memory.key)) is not None:
             mark.append(f"hidden by the one of this name in {SCOPE_NAMES[winner.scope]}, {winner.file_name}")
         if expired(memory, now):
-            mark.append(f"expired {clean_inline(memory.expires, NAME_MAX_CHARS)}: no longer recalled")
+            mark.append(f"expired {one_line(memory.expires, NAME_MAX_CHARS)}: no longer recalled")
         elif condition := expiry_condition(memory):
-            mark.append(f"holds until: {clean_inline(condition, LIST_DESCRIPTION_MAX_CHARS)}")
+            mark.append(f"holds until: {one_line(condition, LIST_DESCRIPTION_MAX_CHARS)}")
         if stale := [why for why in doubted.get(memory.key, []) if not why.startswith("expired ")]:
-            mark.append("stale: " + "; ".join(clean_inline(why, NAME_MAX_CHARS) for why in stale))
+            mark.append("stale: " + "; ".join(one_line(why, NAME_MAX_CHARS) for why in stale))
         if memory.plain:
             mark.append("written by hand, no frontmatter")
     return {key: mark for key, mark in marks.items() if mark}
@@ -103,6 +105,15 @@ def memory_marks(
 
 def _kind(memory: MemoryFile) -> str:
     return memory.type if memory.scope == "project" else f"{memory.type} · {SCOPE_WORDS[memory.scope]}"
+
+
+def one_line(text: str, max_chars: int) -> str:
+    """`text` folded to one line and cut to `max_chars`, every character drawn as nothing in it
+    written out (`marked_text`)."""
+    line = fold_value(text)
+    if len(line) > max_chars:
+        line = line[: max_chars - 1].rstrip() + "…"
+    return marked_text(line)
 
 
 class NameNotFound(LookupError):
@@ -150,12 +161,12 @@ def name_candidates(memories: MemoryScopes | MemoryStore, typed: str) -> list[tu
         else:
             description = f"[{memory.type}] {memory.description}"
             if key.startswith(typed_key) or matches_garbled_name(memory.name, typed, prefix=True):
-                candidates.append((memory.name, clean_inline(description, LIST_DESCRIPTION_MAX_CHARS)))
+                candidates.append((memory.name, one_line(description, LIST_DESCRIPTION_MAX_CHARS)))
                 continue
         if memory.key.casefold().startswith(file_prefix) or memory.file_name.casefold().startswith(
             file_prefix
         ):
-            candidates.append((memory.key, clean_inline(description, LIST_DESCRIPTION_MAX_CHARS)))
+            candidates.append((memory.key, one_line(description, LIST_DESCRIPTION_MAX_CHARS)))
     return candidates
 
 
@@ -165,13 +176,15 @@ def show_text(memories: MemoryScopes | MemoryStore, memory: MemoryFile) -> str:
     Raises OSError (`safe_read.describe` says why) for a file that is not read: not a regular
     file inside the memory directory."""
     found = MemoryScopes.of(memories).store_of(memory).read_text(memory, SHOW_MAX_BYTES)
-    if not found.was_cut:
+    notes = [f"[{found.warning}]"] if found.warning else []
+    if found.was_cut:
+        notes.append(
+            f"[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
+            f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]"
+        )
+    if not notes:
         return found.text
-    return (
-        found.text.rstrip("\n")
-        + f"\n[… cut: shown are the first {safe_read.format_size(SHOW_MAX_BYTES)} of "
-        + f"{safe_read.format_size(found.size)}; the whole file is {memory.path}]\n"
-    )
+    return found.text.rstrip("\n") + "\n" + "\n".join(notes) + "\n"
 
 
 def about_lines(

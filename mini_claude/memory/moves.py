@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
 from mini_claude.memory.store.changes import Change, ChangesNotApplied, current_bytes

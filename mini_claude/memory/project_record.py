@@ -11,26 +11,33 @@ hash is the folder's name is reported with the reason, and no path is taken from
 
 from __future__ import annotations
 
-import contextlib
 import json
+import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
-from mini_claude.core.config import MEMORY_FOLDER, PROJECT_HASH_CHARS, project_folder_name
+from mini_claude.core.config import (
+    MEMORY_FOLDER,
+    PROJECT_HASH_CHARS,
+    Settings,
+    memory_project_root,
+    project_folder_name,
+)
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
+from mini_claude.core.files.private_files import FILE_MODE, make_private
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, make_private
 from mini_claude.memory.store.headers import stat_memory_files
 from mini_claude.memory.store.memory_folder import escape_problem
+
+log = logging.getLogger("mini_claude")
 
 RECORD_FILE = "project.json"
 RECORD_MAX_BYTES = 64_000  # a path and a version: anything near this size was not written by us
 RECORD_VERSION = 2  # 1 had no repository
 COMMITS_MAX = 20
-FOLDER_MODE = 0o700
 RECORD_MODE = FILE_MODE
 _HASH_NAME = re.compile(f"[0-9a-f]{{{PROJECT_HASH_CHARS}}}")
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -51,30 +58,47 @@ def record_text(root: Path, repository: tuple[str, ...] = ()) -> str:
     return json.dumps(value, indent=2) + "\n"
 
 
+def remember_project(settings: Settings) -> None:
+    """At the start of a session without automatic memory (whose start-up, memory/identity.py,
+    does this with the repository's commits): the project folder says whose it is. Only for a
+    folder named after the project's hash (a memory folder set elsewhere is not one); a failure
+    costs only the listing."""
+    state_dir, root = settings.memory_dir.parent, memory_project_root(settings.project_dir)
+    if project_folder_name(str(root)) != state_dir.name:
+        return
+    try:
+        record_project(state_dir, root)
+    except OSError as error:
+        log.warning("could not write %s: %s", state_dir / RECORD_FILE, safe_read.describe(error))
+
+
 def record_project(state_dir: Path, root: Path, repository: tuple[str, ...] | None = None) -> bool:
     """Make `state_dir/project.json` name `root` (and `repository`'s first commits; None keeps
     those recorded), readable by its owner only (it names where the user works, like the
     transcripts beside it); True when it was (re)written. Raises OSError."""
     found = read_record(state_dir)
     repository = found.repository if repository is None else repository
-    if found.root == str(root) and found.repository == repository:
-        _make_private(state_dir / RECORD_FILE)  # written by a version that left it as the umask did
+    if found.root == str(root) and found.repository == repository and _made_private(state_dir / RECORD_FILE):
         return False
-    os.makedirs(state_dir, mode=FOLDER_MODE, exist_ok=True)
-    write_atomic(state_dir / RECORD_FILE, record_text(root, repository), mode=RECORD_MODE)
+    write_atomic(state_dir / RECORD_FILE, record_text(root, repository), mode=RECORD_MODE)  # folders 0700
     return True
 
 
-def _make_private(path: Path) -> None:
-    with contextlib.suppress(OSError):  # missing, a symlink (never followed), a FIFO: left alone
+def _made_private(path: Path) -> bool:
+    """Narrow a record a version left as the umask did; False when it cannot be (a hard link,
+    whose mode is another name's too: the record is written anew, which breaks the link)."""
+    try:
         make_private(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, RECORD_MODE)
+    except OSError:
+        return False
+    return True
 
 
 def read_record(state_dir: Path) -> ProjectRecord:
     """What `state_dir/project.json` says, checked: never raises."""
     path = state_dir / RECORD_FILE
     try:
-        found = safe_read.read_bytes(path, state_dir, RECORD_MAX_BYTES, follow_symlink=False)
+        found = safe_read.read_bytes(path, state_dir, RECORD_MAX_BYTES, follow_symlink=False, owner_only=True)
     except FileNotFoundError:
         return ProjectRecord(None, f"no {RECORD_FILE} (not used since mini-claude began keeping one)")
     except OSError as error:

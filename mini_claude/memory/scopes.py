@@ -16,8 +16,10 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from mini_claude.core import prompts
 from mini_claude.core.config import Settings, git_work_tree_root, memory_project_root
-from mini_claude.core.paths import is_within
+from mini_claude.core.files import safe_read
+from mini_claude.core.paths import is_within, visible_path
 from mini_claude.memory.recall.history import RecallHistory
 from mini_claude.memory.store.headers import stat_memory_files
 from mini_claude.memory.store.memory_file import SCOPES, MemoryFile
@@ -56,11 +58,11 @@ class MemoryScopes:
                 project.peers[store.scope] = store.root
 
     @classmethod
-    def for_settings(cls, settings: Settings, *, team_trusted: bool = False) -> MemoryScopes:
+    def for_settings(cls, settings: Settings) -> MemoryScopes:
         """The memory folders of a session in `settings.project_dir`: the project's, the user's
-        own, and the team's in the repository (used only when `team_trusted`). Outside a git
-        repository there is no team's; nor where its folder would be another scope's (a
-        repository in the home folder holds `~/.mini-claude/memory`, the user's)."""
+        own, and the team's in the repository (used only in a trusted folder, `folder_trusted`).
+        Outside a git repository there is no team's; nor where its folder would be another
+        scope's (a repository in the home folder holds `~/.mini-claude/memory`, the user's)."""
         root = memory_project_root(settings.project_dir)
         folders = {os.path.realpath(settings.memory_dir), os.path.realpath(settings.user_memory_dir)}
         has_team = (
@@ -70,7 +72,7 @@ class MemoryScopes:
             MemoryStore(settings.memory_dir, "project"),
             user=MemoryStore(settings.user_memory_dir, "user"),
             team=MemoryStore(settings.team_memory_dir, "team") if has_team else None,
-            team_trusted=team_trusted,
+            team_trusted=settings.folder_trusted,
             project_root=root,
         )
 
@@ -94,19 +96,33 @@ class MemoryScopes:
         return {"project": self.project, "team": self.team, "user": self.user}.get(scope)
 
     def team_loaded(self) -> bool:
-        return self.team is not None and self.team_trusted and self._team_in_repository()
+        return self.team is not None and self.team_trusted and self.team_problem() is None
 
     def unloaded_team_memories(self) -> int:
-        """Team memory files there are but are not used (the folder is not trusted)."""
-        if self.team is None or self.team_loaded() or not self._team_in_repository():
+        """Team memory files there are but are not used because the folder is not trusted."""
+        if self.team is None or self.team_trusted or self.team_problem() is not None:
             return 0
         return len(stat_memory_files(self.team.root))
 
-    def _team_in_repository(self) -> bool:
-        """A team folder leading out of the repository (a symlink to `~/.ssh`) is not one."""
+    def team_problem(self) -> str | None:
+        """Why the team's folder is not used, trusted or not, or None: it leads out of the
+        repository (a symlink to `~/.ssh`), or it or a folder on its way there belongs to someone
+        else (who could swap its memories), as for mini-claude's own folders."""
         assert self.team is not None
-        root = self.project_root
-        return root is None or is_within(Path(os.path.realpath(self.team.root)), Path(os.path.realpath(root)))
+        real = Path(os.path.realpath(self.team.root))
+        root = Path(os.path.realpath(self.project_root)) if self.project_root is not None else None
+        if root is not None and not is_within(real, root):
+            return prompts.notice("memory_team_outside", folder=visible_path(str(self.team.root)))
+        for level in (real, *real.parents):
+            if root is None or level == root:
+                break
+            try:
+                info = os.stat(level)
+            except OSError:
+                continue  # not there (yet): nothing of it is read
+            if (problem := safe_read.owner_problem(level, info)) is not None:
+                return prompts.notice("memory_team_foreign", reason=problem)
+        return None
 
     # -- the memories ---------------------------------------------------------------------------
 

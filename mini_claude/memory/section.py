@@ -10,8 +10,7 @@ from __future__ import annotations
 import time
 
 from mini_claude.core import prompts
-from mini_claude.core.untrusted import attribute, neutralize, wrap
-from mini_claude.memory.recall.selection import REMINDER_TAG
+from mini_claude.core.untrusted import attribute, wrap
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.staleness import expired
 from mini_claude.memory.store.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, index_line
@@ -58,7 +57,7 @@ def _index(scopes: MemoryScopes, usable: list[MemoryFile]) -> str:
         lines_left -= len(kept)
         shown += len(kept)
         if kept:
-            text = neutralize("\n".join(kept), REMINDER_TAG)
+            text = "\n".join(kept)  # wrap neutralises the tag and any <system-reminder> in it
             parts.append(f"{SCOPE_TITLES[store.scope]}:\n" + wrap(INDEX_TAG, text, folder=str(store.root)))
     if shown < len(usable):
         parts.append(

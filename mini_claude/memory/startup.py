@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files.private_files import foreign_level
 from mini_claude.memory import identity
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -77,12 +78,20 @@ class MemoryStartup:
             log.warning("%s", line)
             self.warn(line)
         team = memories.team if memories.team_loaded() else None
+        if memories.team is not None and memories.team_trusted and (problem := memories.team_problem()):
+            log.warning("%s", problem)
+            self.warn(problem)
+        said: set[str] = set()  # a folder above two of them someone else's (~/.mini-claude): said once
         for store in (s for s in (self.store, team, memories.user) if s is not None and s.withheld is None):
             try:
                 recovered = store.startup()
             except (MemoryStoreError, OSError) as error:
                 log.warning("memory startup failed: %s", error)
-                self.warn(f"Memory index not refreshed: {error}")
+                foreign = foreign_level(store.root)
+                if foreign is None or foreign not in said:
+                    self.warn(f"Memory index not refreshed: {error}")
+                if foreign is not None:
+                    said.add(foreign)
                 continue
             for line in recovered:
                 log.warning("%s", line)

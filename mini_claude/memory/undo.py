@@ -8,8 +8,8 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.memory_file import SCOPES

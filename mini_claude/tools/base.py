@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from mini_claude.safety.permissions import Permissions
 
@@ -47,6 +48,8 @@ class ToolContext:
     project_dir: Path  # resolved working directory
     permissions: Permissions
     memory_writer: MemoryWriter | None = None
+    # Told of each call that succeeded (name, input): a file used may bring instructions with it.
+    tool_used: Callable[[str, dict[str, Any]], None] | None = None
     # What read_file read (as shown to the user) since the last turn ended: a memory saved in the
     # turn records them as where it may have come from.
     files_read: list[str] = field(default_factory=list)

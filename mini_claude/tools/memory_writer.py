@@ -1,5 +1,6 @@
-"""The memory writer: the model's writes into the memory folders (and `#` notes), validated,
-secret-free, canonically named, stamped with who wrote them, and indexed before they reach the disk.
+"""The memory writer: the model's writes into the memory folders (and `#` notes), secret-free,
+stamped with who wrote them, then saved by the store, which holds them to the rules of a valid
+memory (the one check) and names and indexes them.
 
 A model write asks first (through the permission callback, with the change shown) when it would
 change a memory a person wrote or edited by hand (in every permission mode but bypass), when it
@@ -16,16 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude.core import prompts
-from mini_claude.core.config import MemoryMode
-from mini_claude.core.errors import MemoryStoreError, ToolError
+from mini_claude.core.env_values import MemoryMode
+from mini_claude.core.errors import InvalidMemory, MemoryStoreError, ToolError
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.listing import one_line
 from mini_claude.memory.provenance import Provenance, stamped, without_provenance, written_by_hand
 from mini_claude.memory.scopes import SCOPE_WORDS, MemoryScopes
 from mini_claude.memory.store.changes import digest_of
-from mini_claude.memory.store.index import clean_inline
-from mini_claude.memory.store.memory_store import NO_FILE, MemoryStore, memory_fields
+from mini_claude.memory.store.memory_store import NO_FILE, MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE, MEMORY_SUFFIX
-from mini_claude.memory.store.validation import memory_problem
+from mini_claude.memory.store.validation import check_memory, memory_problem
 from mini_claude.safety import change_preview
 from mini_claude.safety.permissions import Permissions
 from mini_claude.safety.secrets.check import find_secret
@@ -113,20 +114,20 @@ class MemoryStoreWriter:
         the model, says why it was refused; PermissionDenied when the user said no."""
         store = store or self.store
         parsed = frontmatter.parse(content)
-        if problem := memory_problem(parsed):
-            raise ToolError(prompts.notice("memory_invalid", problem=problem))
+        if not parsed.has_block:  # nothing to hand the store: say what is wrong with the block
+            raise ToolError(prompts.notice("memory_invalid", problem=memory_problem(parsed)))
         if secret := find_secret(content):
             raise ToolError(prompts.notice("memory_secret", kind=secret))
         name, memory_type, description = (
-            parsed.fields["name"],
-            parsed.fields["type"],
-            parsed.fields["description"],
+            parsed.fields.get("name", ""),
+            parsed.fields.get("type", ""),
+            parsed.fields.get("description", ""),
         )
         now = time.time()
         try:
+            fields = check_memory(name, description, memory_type, parsed.body, parsed.fields)
             path, current = store.target_for(name, memory_type, target)
             before = current.decode("utf-8", "surrogateescape") if current is not None else None
-            fields = memory_fields(name, description, memory_type, parsed.fields)
             previous = frontmatter.parse(before).fields if before is not None else None
             after = stamped(fields, parsed.body, by, previous, now)
             if by.source == "model":
@@ -136,6 +137,8 @@ class MemoryStoreWriter:
                 target=path, extra=parsed.fields, by=by, now=now,
                 expect=digest_of(current) if current is not None else NO_FILE,
             )  # fmt: skip
+        except InvalidMemory as error:  # the store's rules are the one check
+            raise ToolError(prompts.notice("memory_invalid", problem=error)) from error
         except MemoryStoreError as error:
             raise ToolError(prompts.notice("memory_not_saved", reason=error)) from error
         shown = _shown(name, memory_type, store.scope, description, by, before, after)
@@ -183,8 +186,8 @@ def _shown(
 ) -> tuple[str, ...]:
     """Under the tool line: the memory's name, type, scope and description; the files read in the
     turn it was saved in; the change, for an update (its first SHOWN_DIFF_LINES lines)."""
-    about = clean_inline(description, DESCRIPTION_SHOWN_CHARS)
-    lines = [f"{clean_inline(name, 80)!r} ({memory_type}, {SCOPE_WORDS[scope]}) — {about}"]
+    about = one_line(description, DESCRIPTION_SHOWN_CHARS)
+    lines = [f"{one_line(name, 80)!r} ({memory_type}, {SCOPE_WORDS[scope]}) — {about}"]
     if by.from_files:
         lines.append("from a turn that read: " + ", ".join(by.from_files))
     if before is not None:
@@ -193,5 +196,5 @@ def _shown(
         lines += [("+ " if line.kind == "added" else "- ") + line.text for line in changed[:SHOWN_DIFF_LINES]]
         if len(changed) > SHOWN_DIFF_LINES:
             more = len(changed) - SHOWN_DIFF_LINES
-            lines.append(f"… {more} more changed lines (/memory show {clean_inline(name, 80)})")
+            lines.append(f"… {more} more changed lines (/memory show {one_line(name, 80)})")
     return tuple(lines)

@@ -194,7 +194,7 @@ def test_a_team_folder_leading_out_of_the_repository_is_not_loaded(
     (project_dir / link).symlink_to(elsewhere / "memory" if link.endswith("memory") else elsewhere)
     api_env.stream_replies.append(text_reply("Hi."))
 
-    Harness().start(team_trusted=True).turn("hello")
+    Harness().start(folder_trusted=True).turn("hello")
 
     assert "from outside the repository" not in system_text(main_calls(api_env)[0])
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
-from typing import Protocol
 
 from mini_claude.core import prompts
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.untrusted import REMINDER_TAG as REMINDER_TAG  # tidy reads reminders by it
 from mini_claude.core.untrusted import attribute, neutralize, wrap
+from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_store import MemoryFile
 
@@ -20,21 +21,12 @@ MANIFEST_LINE_MAX_BYTES = 200
 MAX_SELECTED = 5
 SELECTION_MAX_TOKENS = 300
 MEMORY_CONTENT_MAX_BYTES = 4096
-REMINDER_TAG = "system-reminder"
 MEMORY_INDEX_TAG = "memory-index"  # the system prompt's index (memory/section.py)
 BOOKKEEPING_KEYS = {"session", "fingerprint"}
 
 
-class SideQuery(Protocol):
-    def side_query(
-        self,
-        *,
-        system: str,
-        user: str,
-        max_tokens: int,
-        timeout: float | None = None,
-        purpose: str = "recall",
-    ) -> str: ...
+# What recall and tidy ask their questions of (tests give it the fake server, not a fake client).
+SideQuery = ModelClient
 
 
 def days_old(mtime: float, now: float) -> int:

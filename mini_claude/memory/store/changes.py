@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.naming import is_memory_file_name
 from mini_claude.memory.store.reverting import Roots, digest_or_none, revert, write_file

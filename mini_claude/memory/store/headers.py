@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from mini_claude.core import safe_read
+from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.provenance import listed
 from mini_claude.memory.store import memory_folder, saved_headers
@@ -29,6 +29,7 @@ class FileStat(NamedTuple):
     is_symlink: bool
     mode: int  # of what the name leads to (a symlink followed)
     ctime_ns: int = 0
+    uid: int = 0  # its owner: one that is someone else's is not read (it may have been swapped in)
 
 
 _StatKey = tuple[int, int, int]
@@ -57,6 +58,7 @@ def stat_memory_files(root: Path) -> list[FileStat]:
                         entry.is_symlink(),
                         info.st_mode,
                         info.st_ctime_ns,
+                        info.st_uid,
                     )
                 )
     except OSError:
@@ -125,6 +127,9 @@ class HeaderCache:
             return replace(memory, problem="symlink pointing outside the memory directory (not read)")
         if not stat.S_ISREG(found.mode):  # a FIFO, a device: never opened
             return replace(memory, problem=f"{safe_read.kind(found.mode)}, not a file (not read)")
+        if found.uid not in (os.geteuid(), 0):
+            owner = safe_read.owner_name(found.uid)
+            return replace(memory, problem=f"belongs to {owner}, not to you (not read)")
         header = frontmatter.read_header(path)
         if not header.has_block and not header.warnings:
             return _plain(memory)
@@ -147,7 +152,7 @@ def _plain(memory: MemoryFile) -> MemoryFile:
     """A hand-written file without frontmatter: named after the file, described by its first line
     (a heading's `#` marks dropped), a `project` memory. An empty one is no memory."""
     try:
-        found = safe_read.read_text(memory.path, memory.path.parent, PLAIN_FIRST_LINE_BYTES)
+        found = safe_read.read_text(memory.path, memory.path.parent, PLAIN_FIRST_LINE_BYTES, owner_only=True)
     except OSError as error:
         return replace(memory, problem=f"cannot be read: {safe_read.describe(error)}")
     if "\0" in found.text:

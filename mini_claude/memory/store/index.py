@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import quote
 
-from mini_claude.core import prompts, safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.frontmatter.codec import fold_value
 from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -85,9 +86,11 @@ class IndexFile:
         text = render_index([m for m in memories if m.problem is None], line=self._remembered_line())
         index_path, wanted = self.root / INDEX_FILE, text.encode("utf-8")
         try:  # never more than the new index's size: a MEMORY.md that is huge is rewritten anyway
-            current = safe_read.read_bytes(index_path, self.root, len(wanted), follow_symlink=False)
+            current = safe_read.read_bytes(
+                index_path, self.root, len(wanted), follow_symlink=False, owner_only=True
+            )
             unchanged = current.data == wanted and not current.was_cut
-        except OSError:  # missing, or not a regular file (a symlink or FIFO there is replaced)
+        except OSError:  # missing, not a regular file of ours (a symlink, a FIFO): replaced
             unchanged = False
         if not unchanged:
             try:

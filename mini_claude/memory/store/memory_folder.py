@@ -16,10 +16,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import create_folders, foreign_level, narrow_levels
 from mini_claude.core.paths import is_within, stays_in_its_folder, visible_path
-from mini_claude.core.private_files import create_folders
 
 log = logging.getLogger("mini_claude")
 
@@ -41,7 +42,11 @@ _held = threading.local()
 
 def escape_problem(root: Path) -> str | None:
     """Why the memory folder must not be used at all, or None: it is a symlink pointing out of the
-    folder that holds it (to `~/.ssh`, say), so nothing is read, indexed or written there."""
+    folder that holds it (to `~/.ssh`, say), or it or a folder above it in `~/.mini-claude`
+    belongs to someone else (who could have swapped in its memories), so nothing is read,
+    indexed or written there."""
+    if (foreign := foreign_level(root)) is not None:
+        return prompts.notice("memory_dir_foreign", memory_dir=visible_path(str(root)), reason=foreign)
     if stays_in_its_folder(root):
         return None
     return prompts.notice(
@@ -69,7 +74,8 @@ def exclusive_lock(root: Path) -> Iterator[None]:
         yield
         return
     try:
-        create_folders(root)  # ~/.mini-claude and its projects folder too
+        create_folders(root)  # ~/.mini-claude and its projects folder too, each 0700
+        narrow_levels(root)  # any an older version left open to others' writes
         fd = _open_lock_file(root / LOCK_FILE)
     except OSError as error:
         # Name the file when it is not the folder itself (a `.lock` that is a folder, say).

@@ -15,10 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import FILE_MODE, OTHERS_BITS, make_private
 from mini_claude.core.frontmatter import codec as frontmatter
-from mini_claude.memory.provenance import KEPT_KEYS, Provenance, stamped
+from mini_claude.memory.provenance import Provenance, stamped
 from mini_claude.memory.store import memory_folder
 from mini_claude.memory.store.changes import (
     Change,
@@ -38,11 +40,12 @@ from mini_claude.memory.store.naming import (
     memory_file_name,
     name_key,
 )
-from mini_claude.memory.store.validation import memory_problem
+from mini_claude.memory.store.validation import check_memory
 
 TEMP_SUFFIX = ".tmp"  # write_atomic's temp files: `.{name}.{random}.tmp`
 NO_FILE = ""  # a save's `expect` when there must be no file yet
 _WHO = {"model": "the model's ", "user": "your ", "tidy": "the tidy's ", "import": "the import's "}
+NARROW_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # MemoryFile (memory_file.py) and MemoryStoreError (core/errors.py) are what the store hands out and raises.
 __all__ = ["FileStat", "MemoryFile", "MemoryStore", "MemoryStoreError", "SavedMemory"]
@@ -128,11 +131,11 @@ class MemoryStore:
     def read_text(self, memory: MemoryFile, max_bytes: int) -> safe_read.FileText:
         """At most `max_bytes` of the file's text (bad bytes replaced), whether it was cut, its size.
 
-        Only a regular file inside the memory directory is read (a symlink to one is fine), never
-        blocking; else `safe_read.UnreadableFile` (an OSError) says why."""
+        Only a regular file of ours inside the memory directory is read (a symlink to one is
+        fine), never blocking; else `safe_read.UnreadableFile` (an OSError) says why."""
         if (problem := self.root_problem()) is not None:
             raise safe_read.UnreadableFile(problem)
-        return safe_read.read_text(memory.path, self.root, max_bytes)
+        return safe_read.read_text(memory.path, self.root, max_bytes, owner_only=True)
 
     def stat_files(self) -> list[FileStat]:
         """One `os.scandir` of the memory files with their stats (what derived caches key on)."""
@@ -172,15 +175,7 @@ class MemoryStore:
         (`/memory undo` takes back a new memory too). `extra` holds the other fields kept (paths,
         expires); `by` who writes it (see provenance.py; None writes the fields alone). `expect`:
         the digest the file must still have (NO_FILE: there must be none), else nothing is written."""
-        # Checked as given: a value that is not blank stays so in the file (`format` only folds line
-        # breaks), and a type with a stray space is refused rather than trimmed. The size counts the
-        # header as written: one too long to read back would be saved, yet missing from the index.
-        given = {"name": name, "description": description, "type": memory_type}
-        fields = memory_fields(name, description, memory_type, extra or {})
-        header_bytes = len(frontmatter.format(fields, "").encode("utf-8", "surrogateescape"))
-        checked = frontmatter.Frontmatter(given, has_block=True)
-        if problem := memory_problem(checked, header_bytes=header_bytes):
-            raise MemoryStoreError(problem)
+        fields = check_memory(name, description, memory_type, body, extra)
         with self.locked():
             target = self._target(name, memory_type, target)
             try:
@@ -259,7 +254,9 @@ class MemoryStore:
 
     def startup(self) -> list[str]:
         """At session start: clear temp files a killed writer left, finish or revert a change set
-        a crash left half-applied (one line each, saying which), and index hand edits."""
+        a crash left half-applied (one line each, saying which), make private the memories an
+        older version left open to others (under umask 000, anyone could have edited them), and
+        index hand edits."""
         if (problem := self.root_problem()) is not None:
             raise MemoryStoreError(problem)
         if not self.root.is_dir():
@@ -270,6 +267,11 @@ class MemoryStore:
                 with contextlib.suppress(OSError):
                     leftover.unlink()
             lines = recover(self.root, self.peers)
+            if self.scope != "team":  # the team's are the repository's files, as git checked them out
+                for found in stat_memory_files(self.root):
+                    if found.mode & OTHERS_BITS and not found.is_symlink:  # an older version's umask
+                        with contextlib.suppress(OSError):  # a hard link, a FIFO: left alone, not ours
+                            make_private(self.root / found.file_name, NARROW_FLAGS, FILE_MODE)
             self._index.rebuild()
         return lines
 
@@ -281,13 +283,6 @@ class MemoryStore:
 
 def _reason(error: OSError | MemoryStoreError) -> str:
     return safe_read.describe(error) if isinstance(error, OSError) else str(error)
-
-
-def memory_fields(name: str, description: str, memory_type: str, extra: Mapping[str, str]) -> dict[str, str]:
-    """The fields a memory file is written with: name, description, type, then those of `extra`
-    that are kept (paths, expires); anything else a writer put there is dropped."""
-    kept = {key: value for key, value in extra.items() if key in KEPT_KEYS and value.strip()}
-    return {"name": name, "description": description, "type": memory_type, **kept}
 
 
 def _label(by: Provenance | None, file_name: str, *, created: bool) -> str:

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.store import trash
@@ -170,7 +170,7 @@ def write_file(path: Path, data: bytes | None, mtime_ns: int | None) -> None:
 def current_bytes(root: Path, file_name: str) -> bytes | None:
     """The file's bytes, None when there is none; OSError when it is not one we keep whole."""
     try:
-        found = safe_read.read_bytes(root / file_name, root, trash.COPY_MAX_BYTES)
+        found = safe_read.read_bytes(root / file_name, root, trash.COPY_MAX_BYTES, owner_only=True)
     except FileNotFoundError:
         return None
     if found.was_cut:

@@ -15,8 +15,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.memory.store.memory_file import MemoryFile
 
 HEADERS_FILE = ".header-cache.json"
@@ -34,7 +34,9 @@ def load(root: Path) -> Saved:
     """The saved headers of `root`'s files by file name; empty when there are none or they are
     not readable as written."""
     try:
-        data = safe_read.read_bytes(root / HEADERS_FILE, root, HEADERS_MAX_BYTES, follow_symlink=False)
+        data = safe_read.read_bytes(
+            root / HEADERS_FILE, root, HEADERS_MAX_BYTES, follow_symlink=False, owner_only=True
+        )
         if data.was_cut:
             return {}
         saved = json.loads(data.data)

@@ -16,15 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.provenance import Provenance, stamped
 from mini_claude.memory.store.changes import Change, ChangesNotApplied, digest_of
-from mini_claude.memory.store.memory_store import MemoryStore, memory_fields
+from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE
 from mini_claude.memory.store.trash import COPY_MAX_BYTES
+from mini_claude.memory.store.validation import memory_fields
 from mini_claude.memory.tidy.hint import note_tidied
 from mini_claude.memory.tidy.proposal import FileChange, name_conflicts, new_file_name
 
@@ -85,7 +86,9 @@ def _data(change: FileChange, now: float) -> bytes | None:
 def _changed_since_read(store: MemoryStore, change: FileChange) -> str | None:
     """None when the file is still as tidy read it, else what happened to it."""
     try:
-        found = safe_read.read_bytes(store.root / change.file_name, store.root, COPY_MAX_BYTES)
+        found = safe_read.read_bytes(
+            store.root / change.file_name, store.root, COPY_MAX_BYTES, owner_only=True
+        )
     except FileNotFoundError:
         return "is gone (deleted since tidy read it)"
     except OSError as error:

@@ -21,8 +21,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import neutralize, wrap
 from mini_claude.memory.recall.history import UNUSED_DAYS, RecallHistory, recall_note

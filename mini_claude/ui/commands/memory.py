@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
 
-from mini_claude.core import safe_read
+from mini_claude.core.config import Settings
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_lines, marked_text, visible_text
 from mini_claude.memory.listing import (
     NameNotFound,
     about_lines,
@@ -29,6 +30,7 @@ from mini_claude.ui.commands.memory_actions import (
     undo_last_change,
 )
 from mini_claude.ui.commands.registry import CommandContext, command
+from mini_claude.ui.commands.status import instruction_lines
 from mini_claude.ui.commands.tidy import tidy_action
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ ACTION_HELP = {
     "undo": "undo the last change: a tidy, an rm, a save, a move",
 }
 NAMED_ACTIONS = ("show", "edit", "rm", "promote", "demote", "share")
+MEMORY_HELP = "List memories, or: show|edit|rm|promote|demote|share NAME, path, recalled, tidy [FOCUS], undo"
 
 
 def _say(ctx: CommandContext, text: str) -> None:
@@ -72,17 +75,12 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
         yield Completion(
             text,
             start_position=-len(typed),
-            display=visible_text(text),
-            display_meta=visible_text(description),
+            display=marked_text(text),
+            display_meta=marked_text(description),
         )
 
 
-@command(
-    "memory",
-    "List memories, or: show|edit|rm|promote|demote|share NAME, path, recalled, tidy [FOCUS], undo",
-    usage="[action]",
-    complete=complete_memory_argument,
-)
+@command("memory", MEMORY_HELP, usage="[action]", complete=complete_memory_argument)
 def _memory(ctx: CommandContext, argument: str) -> None:
     action, _, name = argument.partition(" ")
     action, name = action.lower(), name.strip()
@@ -102,16 +100,17 @@ def _memory(ctx: CommandContext, argument: str) -> None:
 
 
 def _list(ctx: CommandContext, name: str) -> None:
-    _say(ctx, "\n".join([*list_lines(ctx.session.memories), *memory_notes(ctx.session)]))
+    lines = [*list_lines(ctx.session.memories), *memory_notes(ctx.session)]
+    _say(ctx, "\n".join([*instruction_lines(ctx.session.instructions()), "", *lines]))
 
 
 def memory_notes(session: Session) -> list[str]:
-    """What `/memory` adds below the list: automatic memory off, team memories not loaded."""
+    """What `/memory` adds below the list: automatic memory off or asking, team memories not
+    loaded, memories withheld (another repository at the project's path)."""
     notes, mode = [], session.settings.memory_mode
     if mode == "off":
-        notes.append(
-            "Automatic memory is off (MINI_CLAUDE_MEMORY=off): nothing is recalled, the model saves nothing."
-        )
+        off_by = _off_by(session.settings)
+        notes.append(f"Automatic memory is off ({off_by}): nothing is recalled, the model saves nothing.")
     elif mode == "ask":
         notes.append("Every save the model makes asks you first (MINI_CLAUDE_MEMORY=ask).")
     if unloaded := session.memories.unloaded_team_memories():
@@ -123,10 +122,19 @@ def memory_notes(session: Session) -> list[str]:
     return notes
 
 
+def _off_by(settings: Settings) -> str:
+    """What turned memory off: the environment variable, else a settings file's autoMemoryEnabled."""
+    origin = settings.origins.get("memory_enabled", "MINI_CLAUDE_MEMORY")
+    if origin.startswith("MINI_CLAUDE_MEMORY") or origin == "default":
+        return "MINI_CLAUDE_MEMORY=off" + origin.removeprefix("MINI_CLAUDE_MEMORY")
+    return f"autoMemoryEnabled: false in {visible_text(origin)}"
+
+
 def _show(ctx: CommandContext, name: str) -> None:
     memories = ctx.session.memories
     memory = resolve(memories, name)
-    _say(ctx, "\n".join([*about_lines(memories, memory), "", show_text(memories, memory).rstrip()]))
+    body = marked_lines(show_text(memories, memory).rstrip())
+    _say(ctx, "\n".join([*about_lines(memories, memory), "", body]))
 
 
 def _edit(ctx: CommandContext, name: str) -> None:

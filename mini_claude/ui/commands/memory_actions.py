@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text, visible_text
 from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -75,7 +75,7 @@ def edit_memory(store: MemoryStore, memory: MemoryFile) -> EditOutcome:
 
 def delete_question(memory: MemoryFile) -> str:
     where = "" if memory.scope == "project" else f" from {SCOPE_NAMES[memory.scope]}"
-    return f"Delete memory {visible_text(repr(memory.name))} ({visible_path(memory.file_name)}){where}?"
+    return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)}){where}?"
 
 
 def delete_memory(memories: MemoryScopes | MemoryStore, memory: MemoryFile) -> None:

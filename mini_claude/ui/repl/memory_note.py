@@ -14,7 +14,7 @@ from mini_claude.core.errors import ToolError
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import wrap
-from mini_claude.llm.client import ModelError
+from mini_claude.llm.model_errors import ModelError
 from mini_claude.memory.listing import NAME_MAX_CHARS
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.naming import name_key

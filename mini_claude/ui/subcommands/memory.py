@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sys
 
-from mini_claude.core import safe_read
 from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_lines, visible_text
+from mini_claude.core.untrusted import marked_lines, visible_text
 from mini_claude.memory import identity
 from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, about_lines, list_lines, resolve, show_text
 from mini_claude.memory.moves import TARGETS, move
@@ -33,10 +33,9 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
-def run_memory_command(
-    settings: Settings, action: str, name: str | None = None, *, yes: bool = False, team_trusted: bool = False
-) -> int:
-    memories = MemoryScopes.for_settings(settings, team_trusted=team_trusted)
+def run_memory_command(settings: Settings, action: str, name: str | None = None, *, yes: bool = False) -> int:
+    """`mini-claude memory ACTION`: the team's memories are used in a trusted folder only."""
+    memories = MemoryScopes.for_settings(settings)
     store, name = memories.project, name or ""
     try:
         if action == "path":
@@ -49,7 +48,7 @@ def run_memory_command(
         elif action == "show":
             memory = resolve(memories, name, list_command=LIST_COMMAND)
             print("\n".join(visible_text(line) for line in about_lines(memories, memory)), file=sys.stderr)
-            sys.stdout.write(visible_lines(show_text(memories, memory)))
+            sys.stdout.write(marked_lines(show_text(memories, memory)))
         elif action == "edit":
             return _edit(memories, name)
         elif action == "rm":

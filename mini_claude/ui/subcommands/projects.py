@@ -14,8 +14,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.config import Settings, memory_project_root, project_folder_name, projects_dir
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory import identity
