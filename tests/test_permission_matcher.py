@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.decision import RuleSet, Scope, decide_file
+from mini_claude.safety.decision import RuleSet, Scope, decide_file, decide_tool
 from mini_claude.safety.protections import Protections
 from mini_claude.safety.rules import RuleEntry, RuleError, parse_rule
 from mini_claude.safety.shell_decision import ShellJudge
@@ -330,3 +330,28 @@ def test_claude_code_tool_names_are_aliases_and_mcp_rules_match_their_tools(tmp_
     assert rule("mcp__github__*").names_tool("mcp__github__delete_repo")
     fetch = rule("WebFetch(domain:example.com)")
     assert fetch.matches_domain("example.com") and not fetch.matches_domain("example.com.evil.io")
+
+
+# (tool, rules as "behaviour:rule", mode, expected): a tool known by its name alone (MCP's)
+MCP_TABLE = [
+    ("mcp__github__create_issue", ["allow:mcp__github"], "ask", "allow"),
+    ("mcp__github__create_issue", ["allow:mcp__github", "deny:mcp__github__create_issue"], "ask", "deny"),
+    ("mcp__github__create_issue", ["allow:mcp__github", "ask:mcp__github__create_issue"], "ask", "ask"),
+    ("mcp__github__create_issue", ["deny:mcp__github"], "bypass", "deny"),  # deny holds in bypass
+    ("mcp__github__create_issue", [], "bypass", "allow"),
+    ("mcp__github__create_issue", [], "ask", "ask"),  # "always" saves this tool's rule
+    ("mcp__github__create_issue", ["allow:mcp__github"], "plan", "deny"),  # what it changes is unknown
+    ("mcp__githubx__create_issue", ["allow:mcp__github"], "ask", "ask"),  # another server
+    ("mcp__github__create_issue", ["allow:mcp__github__*"], "accept-edits", "allow"),
+    ("mcp__github__create_issue", ["allow:mcp__github__create_issues"], "ask", "ask"),
+]
+
+
+@pytest.mark.parametrize(("tool", "specs", "mode", "expected"), MCP_TABLE)
+def test_a_tool_known_by_name_is_judged_by_its_rules(
+    tmp_path: Path, tool: str, specs: list[str], mode: str, expected: str
+) -> None:
+    decision = decide_tool(tool, mode, rules(specs, tmp_path, tmp_path), "an MCP tool")
+    assert decision.behaviour == expected
+    if expected == "ask" and not specs:
+        assert decision.always is not None and decision.always.rules == (tool,)

@@ -3,7 +3,8 @@ deny, with the reason, and what an "always" answer to the question would mean.
 
 Precedence, for every tool: deny rules, then plan mode's refusals, then ask rules, then the
 protections (no allow rule opens them; only bypass passes some), then allow rules, then the mode.
-Shell commands are judged in `shell_decision.py`, command by command, with the same rules.
+Shell commands are judged in `shell_decision.py`, command by command, with the same rules; a
+tool known only by its name (an MCP server's) by `decide_tool`.
 """
 
 from __future__ import annotations
@@ -68,11 +69,11 @@ class RuleSet:
 
 @dataclass
 class Scope:
-    """Where the file tools work freely: the project (and its added folders), the memory folder,
+    """Where the file tools work freely: the project (and its added folders), the memory folders,
     and the folders a read "always" opened this conversation."""
 
     project_dirs: tuple[Path, ...]
-    memory_dir: Path | None = None
+    memory_dirs: tuple[Path, ...] = ()
     read_folders: set[Path] = field(default_factory=set)
 
     def holds(self, path: Path, *, reading: bool) -> bool:
@@ -89,7 +90,7 @@ def decide_file(
     protections: Protections, scope: Scope,
 ) -> Decision:  # fmt: skip
     """Whether `tool` may read or write `path` (resolved; named `written`)."""
-    if scope.memory_dir is not None and path.is_relative_to(scope.memory_dir):
+    if any(path.is_relative_to(folder) for folder in scope.memory_dirs):
         return ALLOW  # the memory writer checks what is written there
     for behaviour in BEHAVIOURS[:2]:
         rule = rules.first(behaviour, lambda r: r.matches_path(tool, access, written, resolved_only=False))
@@ -127,6 +128,25 @@ def decide_file(
     return Decision(
         "ask", EDIT_REASON, always=Always("accept edits for this conversation", accept_edits=True)
     )
+
+
+def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str) -> Decision:
+    """Whether a tool judged by its name alone may run (an MCP server's, `mcp__server__tool`: a
+    rule `mcp__server` covers every tool of that server). Plan mode refuses it, since whether it
+    changes anything is unknown; "always" saves a rule for that one tool."""
+    rule = rules.first("deny", lambda r: r.names_tool(tool))
+    if rule is not None:
+        return Decision("deny", rule_reason(rule), rule)
+    if mode == "plan":
+        return Decision("deny", PLAN_REASON, plan=True)
+    rule = rules.first("ask", lambda r: r.names_tool(tool)) or rules.first(
+        "allow", lambda r: r.names_tool(tool)
+    )
+    if rule is not None:
+        return Decision(rule.behaviour, rule_reason(rule), rule)
+    if mode == "bypass":
+        return ALLOW
+    return Decision("ask", reason, always=Always(f"allow {tool} in this project", rules=(tool,)))
 
 
 def combined(decisions: Sequence[Decision]) -> Decision:

@@ -33,8 +33,8 @@ from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the
     INSTRUCTIONS_REASON,
     OWN_SETTINGS_REASON,
     RUNS_REASON,
+    SETTINGS_REASON,
     Protections,
-    private_reason,
 )
 from mini_claude.safety.rules import Rule, RuleEntry, parse_rule
 from mini_claude.safety.shell_decision import ShellJudge
@@ -68,9 +68,9 @@ class PermissionRequest:
 AskCallback = Callable[[PermissionRequest], Answer]
 # Builds a write's preview; called only when a question is asked (it may read the file).
 PreviewBuilder = Callable[[], "ChangePreview"]
-# Saves an "always" rule (allow, for the project) where later sessions read it; raises OSError
-# or ValueError with a one-line reason when it cannot.
-RuleSaver = Callable[[str], Rule]
+# Saves an "always" rule (allow, for the project) where later sessions read it, and adds it to
+# this session's rules; raises OSError or ValueError with a one-line reason when it cannot.
+RuleSaver = Callable[[str], None]
 
 
 class Permissions:
@@ -86,19 +86,23 @@ class Permissions:
         rules: RuleSet | None = None,
         save_rule: RuleSaver | None = None,
         warn: Callable[[str], None] | None = None,
+        more_memory_dirs: Iterable[Path] = (),
+        additional_dirs: Iterable[Path] = (),
     ) -> None:
+        """`additional_dirs` count as the project's; `more_memory_dirs` as freely as `memory_dir`."""
         self.project_dir = _real(project_dir)
+        self.additional_dirs = [_real(folder) for folder in additional_dirs]
         self.mode = mode
         self.bypass_allowed = mode == "bypass"  # bypass is only ever started with, never cycled into
         self.ask = ask
         self.rules = rules if rules is not None else RuleSet()
-        self.save_rule = save_rule
-        self.warn = warn or (lambda line: log.warning("%s", line))
-        self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
+        self.save_rule, self.warn = save_rule, warn or (lambda line: log.warning("%s", line))
+        folders = [memory_dir, *more_memory_dirs] if memory_dir is not None else [*more_memory_dirs]
+        self._memory_folders = [Path(os.path.expanduser(folder)) for folder in folders]
         self.protected_dirs = [_real(p) for p in protected_dirs]
         self.home = _real(home if home is not None else Path.home())
         self.protections = Protections(self.project_dir, home or Path.home(), self.protected_dirs)
-        self.scope = Scope((self.project_dir,))
+        self.scope = Scope((self.project_dir, *self.additional_dirs))
         self.shell = ShellJudge(self.project_dir, self.home, self.protections)
         self._mode_before_answer: str | None = None  # set while an answer changed the mode
 
@@ -134,11 +138,10 @@ class Permissions:
             self.mode = self._mode_before_answer
 
     @property
-    def memory_dir(self) -> Path | None:
-        """Where the model writes memories freely (resolved); None while the memory folder is a
-        symlink out of the folder that holds it. Judged at every check: a folder can be swapped."""
-        folder = self._memory_folder
-        return _real(folder) if folder is not None and stays_in_its_folder(folder) else None
+    def memory_dirs(self) -> tuple[Path, ...]:
+        """Where the model writes memories freely (resolved), but a memory folder that is a symlink
+        out of the folder holding it. Judged at every check: a folder can be swapped."""
+        return tuple(_real(folder) for folder in self._memory_folders if stays_in_its_folder(folder))
 
     # --- the checks the tools call -------------------------------------------------------
 
@@ -152,6 +155,18 @@ class Permissions:
         """`path` is resolved; `written` is the same path as the model named it (default: `path`);
         `preview` builds what the question shows of the change."""
         self._settle(tool, "write", path, written or path, preview)
+
+    def confirm_write(
+        self, tool: str, path: Path, reason: str, preview: PreviewBuilder, *, every_mode: bool, refusal: str
+    ) -> None:
+        """A write that needs a yes for a reason of its caller's (a memory a person wrote, one the
+        whole team reads): asked in every mode but bypass, or in every mode; `refusal` is what the
+        model reads when no one can answer (print mode)."""
+        if self.mode == "bypass" and not every_mode:
+            return
+        if self.ask is None:
+            raise PermissionDenied(refusal)
+        self._answer(Decision("ask", reason), PermissionRequest(tool, "write", _shown(path), reason), preview)
 
     def check_shell(self, tool: str, command: str) -> None:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
@@ -181,7 +196,7 @@ class Permissions:
     # --- deciding and asking --------------------------------------------------------------
 
     def _scope(self) -> Scope:
-        self.scope.memory_dir = self.memory_dir
+        self.scope.memory_dirs = self.memory_dirs
         return self.scope
 
     def _settle(
@@ -219,14 +234,8 @@ class Permissions:
         if preview is not None:
             request = replace(request, preview=_built(preview))
         answer = self.ask(request)
-        log.info(
-            "permission %s %s %r (%s): %r",
-            request.tool,
-            request.action,
-            request.target,
-            request.reason,
-            answer,
-        )
+        log.info("permission %s %s %r (%s): %r", request.tool, request.action, request.target,
+                 request.reason, answer)  # fmt: skip
         if answer == "a" and always is not None:
             self._grant(always)
             return
@@ -247,18 +256,22 @@ class Permissions:
 
     def _save(self, text: str) -> None:
         """Keep an "always" rule: saved for later sessions when it can be, for this one anyway."""
-        rule: Rule | None = None
         if self.save_rule is not None:
             try:
-                rule = self.save_rule(text)
+                self.save_rule(text)
+                return
             except (OSError, ValueError) as error:
-                self.warn(
-                    f"Could not save the rule {visible_text(text)}: {error} (it holds for this session)"
-                )
-        if rule is None:
-            entry = RuleEntry(text, "allow", "this session", self.project_dir)
-            rule = parse_rule(entry, self.home)
-        self.rules.rules = [*self.rules.rules, rule]
+                self.warn(f"Could not save the rule {visible_text(text)}: {error} (it holds this session)")
+        self.add_rule(parse_rule(RuleEntry(text, "allow", "this session", self.project_dir), self.home))
+
+    def add_rule(self, rule: Rule) -> None:
+        """A rule in effect from now on (once: the same text, behaviour and source only once)."""
+        if not any(r.entry == rule.entry for r in self.rules.rules):
+            self.rules.rules = [*self.rules.rules, rule]
+
+    def remove_rule(self, text: str, source: str) -> None:
+        """The rule `text` that came from `source` is no longer in effect."""
+        self.rules.rules = [r for r in self.rules.rules if not (r.text == text and r.entry.source == source)]
 
 
 def _built(preview: PreviewBuilder) -> ChangePreview | None:

@@ -1,7 +1,8 @@
 """The places no allow rule opens: git's own files, home dotfiles, mini-claude's settings (every
 write asks, in every mode), private places (every read asks but in bypass), and files that
-instruct or run (a write asks even in accept-edits: CLAUDE.md anywhere, `.claude/`, `.envrc`, CI
-workflows, editor tasks). Paths arrive resolved, with the name the model gave them."""
+configure, instruct or run (a write asks even in accept-edits, one call at a time: the settings
+files read at every start, CLAUDE.md anywhere, `.claude/`, `.envrc`, CI workflows, editor tasks).
+Paths arrive resolved, with the name the model gave them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Iterable
 from itertools import pairwise
 from pathlib import Path
 
+from mini_claude.core.config import git_work_tree_root
 from mini_claude.core.paths import is_within
 from mini_claude.safety.git import git_write_risk
 from mini_claude.safety.home_dotfiles import is_home_dotfile
@@ -27,6 +29,7 @@ _GIT_REASONS = {
 OWN_SETTINGS_REASON = "mini-claude's own settings"
 HOME_DOTFILE_REASON = "a dotfile in your home folder"
 INSTRUCTIONS_REASON = "instructions later conversations start with (CLAUDE.md, AGENTS.md, .claude/…)"
+SETTINGS_REASON = "a settings file read at every start (it can allow tools and set the environment)"
 RUNS_REASON = "a file that runs commands (.envrc, CI workflows, editor tasks, hooks)"
 # Read into system prompts (Claude Code's and ours), in any folder, in any letter case.
 INSTRUCTION_NAMES = frozenset({"claude.md", "claude.local.md", "agents.md"})
@@ -34,6 +37,8 @@ INSTRUCTION_FOLDERS = frozenset({".claude", ".mini-claude"})
 # What a tool runs without a further approved command: direnv, editors, CI, hook managers.
 RUNNING_NAMES = frozenset({".envrc"})
 RUNNING_FOLDERS = frozenset({".vscode", ".idea", ".husky"})
+SETTINGS_FOLDERS = (".claude", ".mini-claude")  # as app/settings/files.py reads them
+SETTINGS_FILES = ("settings.json", "settings.local.json")
 
 
 class Protections:
@@ -62,6 +67,8 @@ class Protections:
     def edit_reason(self, path: Path, written: Path) -> str | None:
         """Why writing `path` asks even in accept-edits and under an allow rule: it instructs
         later conversations or runs without a further approved command. None otherwise."""
+        if is_settings_file(path, written, self.project_dir):
+            return SETTINGS_REASON
         if Path(os.path.realpath(self.project_dir / "CLAUDE.md")) == path:
             return INSTRUCTIONS_REASON  # what a CLAUDE.md symlink leads to
         for candidate in (path, Path(os.path.normpath(written))):
@@ -90,3 +97,24 @@ def private_reason(
     if is_home_dotfile(path, written, home, project_dir):
         return HOME_DOTFILE_REASON
     return None
+
+
+def is_settings_file(path: Path, written: Path, project_dir: Path) -> bool:
+    """Whether writing `path` (resolved; named `written`) changes a settings file: one by its
+    folder and name in any folder and letter case (a sub-folder may be a project's root another
+    day), or where a settings file of the working directory or its work tree's top leads as a
+    symlink. In a trusted folder such a file allows tools and sets the environment."""
+    named = Path(os.path.normpath(written))
+    if any(
+        place.name.casefold() in SETTINGS_FILES and place.parent.name.casefold() in SETTINGS_FOLDERS
+        for place in (path, named)
+    ):
+        return True
+    folders = {project_dir, git_work_tree_root(project_dir) or project_dir}
+    return path in {
+        Path(os.path.realpath(folder / name / file))
+        for folder in folders
+        for name in SETTINGS_FOLDERS
+        for file in SETTINGS_FILES
+        if os.path.islink(folder / name / file) or os.path.islink(folder / name)
+    }

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from mini_claude.core.config_sources import RuleKind
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.rule_paths import PathPattern, compile_path_pattern
 
-Behaviour = Literal["allow", "ask", "deny"]
+Behaviour = RuleKind
 BEHAVIOURS: tuple[Behaviour, ...] = ("deny", "ask", "allow")  # the order they are consulted in
 READ_TOOLS = ("read_file", "list_files", "grep_search")
 WRITE_TOOLS = ("write_file", "edit_file")

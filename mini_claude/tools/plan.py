@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 
 from mini_claude.core import prompts
-from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files.atomic import write_atomic
+from mini_claude.core.files.private_files import FILE_MODE, private_folder
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, private_folder
 from mini_claude.tools.base import PlanAnswer, PlanPresenter, PlanProposal, ToolContext, ToolResult
 
 PLANS_FOLDER = "plans"
@@ -40,11 +40,11 @@ def exit_plan_mode(ctx: ToolContext, plan: str) -> ToolResult:
     answer = ctx.present_plan(PlanProposal(plan, saved))
     where = visible_path(str(saved)) if saved is not None else "not saved"
     if answer.choice == "printed":
-        return ToolResult(prompts.notice("plan_printed"), "plan printed", ends_turn="done")
+        return ToolResult(prompts.notice("plan_printed"), "plan printed", ends_turn="plan_printed")
     if answer.choice == "keep-planning":
         if not answer.words.strip():
             return ToolResult(
-                prompts.notice("plan_refused"), "keep planning", is_error=True, ends_turn="refused"
+                prompts.notice("plan_refused"), "keep planning", is_error=True, ends_turn="refused_by_user"
             )
         return ToolResult(prompts.notice("plan_keep_planning", words=answer.words.strip()), "keep planning")
     permissions.set_mode_for_conversation(answer.choice)

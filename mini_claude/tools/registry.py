@@ -106,10 +106,10 @@ class ToolRegistry:
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
-            ends = "refused" if denied.refused_by_user else None
             return ToolResult(
-                str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True, ends_turn=ends
-            )
+                str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True,
+                ends_turn="refused_by_user" if denied.refused_by_user else None,
+            )  # fmt: skip
         except ToolError as error:
             message = str(error)
             return ToolResult(message, _error_summary(message) or name, is_error=True)
@@ -121,6 +121,11 @@ class ToolRegistry:
             log.error("tool %s returned %r instead of a ToolResult", name, type(result))
             text = prompts.notice("tool_internal_error", tool=name, kind="TypeError", message="bad result")
             return ToolResult(text, "internal error", is_error=True)
+        if ctx.tool_used is not None and not result.is_error:
+            try:
+                ctx.tool_used(name, tool_input)
+            except Exception:  # what listens must not cost the call its result
+                log.exception("after tool %s", name)
         return result
 
 

@@ -1,5 +1,6 @@
 """Hostile ways around the permission rules and their files: the model granting itself rules by
-editing the settings file (with a file tool or a shell redirect), a settings file that is a FIFO,
+editing the settings file (with a file tool or a shell redirect), a cloned repository granting
+itself rules in its own settings files, a settings file that is a FIFO,
 a symlink to a key or 2 MB of JSON, a rule holding escape codes, a walk into a denied folder, and
 a deny rule met through another name."""
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.app.local_settings import LocalSettings, SettingsFileError
+from mini_claude.app.settings.local_rules import LocalRules, SettingsFileError
 from mini_claude.safety.decision import RuleSet
 from mini_claude.safety.rules import RuleEntry, parse_rule
 from tests.adversarial.cases import case
@@ -63,32 +64,72 @@ def test_a_command_cannot_write_the_rules_unasked(project_dir: Path, command: st
     assert result.denied and not (project_dir / LOCAL).exists()
 
 
+@case(
+    "permissions",
+    "a cloned repository's own settings allowing Bash run nothing in an untrusted folder; its denies hold",
+)
+def test_a_cloned_repository_cannot_allow_itself_commands_but_its_deny_rules_hold(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    # A repository can commit .mini-claude/settings.local.json or .claude/settings.json: in a folder
+    # the user has not trusted, their allow rules and defaultMode are left out, with a line.
+    (project_dir / ".mini-claude").mkdir()
+    (project_dir / LOCAL).write_text(json.dumps({"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"]}}))
+    claude = project_dir / ".claude" / "settings.json"
+    claude.parent.mkdir()
+    claude.write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch:*)"], "defaultMode": "bypassPermissions"}})
+    )
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "touch made"}), text_reply("Ok.")])
+    done = cli.run("-p", "go")
+    assert done.returncode == 0 and not (project_dir / "made").exists()
+    ignored = "Ignored .claude/settings.json (allow rules, defaultMode); .mini-claude/settings.local.json"
+    assert ignored + " (allow rules)" in done.stderr
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "rm -f x"}), text_reply("No.")])
+    cli.run("-p", "go", "--dangerously-skip-permissions")
+    assert "deny rule Bash(rm:*) in .mini-claude/settings.local.json" in json.dumps(
+        api_env.requests[-1].messages
+    )
+
+
 @case("permissions", "settings.local.json that is a FIFO: one warning, no hang, nothing allowed")
 def test_a_settings_file_that_is_a_fifo(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
     (project_dir / ".mini-claude").mkdir()
     os.mkfifo(project_dir / LOCAL)
     api_env.stream_replies.extend([tool_reply("run_shell", {"command": "touch made"}), text_reply("Ok.")])
     with must_finish_within(30):
-        done = cli.run("-p", "go")
+        done = cli.run("-p", "go", "--trust-folder")
     assert done.returncode == 0 and not (project_dir / "made").exists()
-    assert "settings.local.json" in done.stderr and "its rules are not used" in done.stderr
+    assert ".mini-claude/settings.local.json: skipped" in done.stderr
 
 
-@case("permissions", "settings.local.json linking to ~/.ssh/id_rsa, or 2 MB of JSON: not read, one line each")
+@case(
+    "permissions",
+    "settings.local.json linking to ~/.ssh/id_rsa, or 2 MB of JSON: not read (one line each) nor written",
+)
 @pytest.mark.parametrize("kind", ["symlink_out", "huge"])
-def test_a_settings_file_that_is_not_one(project_dir: Path, isolated_env: Path, kind: str) -> None:
+def test_a_settings_file_that_is_not_one(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, isolated_env: Path, kind: str
+) -> None:
     (project_dir / ".mini-claude").mkdir()
+    key = isolated_env / ".ssh" / "id_rsa"
     if kind == "symlink_out":
-        (isolated_env / ".ssh").mkdir()
-        (isolated_env / ".ssh" / "id_rsa").write_text('{"permissions": {"allow": ["Bash"]}}')
-        (project_dir / LOCAL).symlink_to(isolated_env / ".ssh" / "id_rsa")
+        key.parent.mkdir()
+        key.write_text('{"permissions": {"allow": ["Bash"]}}')
+        (project_dir / LOCAL).symlink_to(key)
     else:
         (project_dir / LOCAL).write_text(
             '{"permissions": {"allow": ["Bash"]}, "pad": "' + "x" * 2_000_000 + '"}'
         )
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "touch made"}), text_reply("Ok.")])
+    done = cli.run("-p", "go", "--trust-folder")
+    assert not (project_dir / "made").exists()
+    [line] = [line for line in done.stderr.splitlines() if "settings.local.json" in line]
+    assert "skipped" in line
     with pytest.raises(SettingsFileError) as raised:
-        LocalSettings(project_dir).rule_texts()
+        LocalRules(project_dir).add_rule("Read", "allow")
     assert "\n" not in str(raised.value) and "settings.local.json" in str(raised.value)
+    assert kind != "symlink_out" or key.read_text() == '{"permissions": {"allow": ["Bash"]}}'
 
 
 @case("permissions", "a rule holding escape codes is reported with them written out")
@@ -96,7 +137,7 @@ def test_a_rule_with_escape_codes_is_reported_visibly(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
     (project_dir / ".mini-claude").mkdir()
-    (project_dir / LOCAL).write_text(json.dumps({"permissions": {"allow": ["Bsh\x1b[2J(x)"]}}))
+    (project_dir / LOCAL).write_text(json.dumps({"permissions": {"deny": ["Bsh\x1b[2J(x)"]}}))
     api_env.stream_replies.append(text_reply("Hi."))
     done = cli.run("-p", "hi")
     assert "\x1b[2J" not in done.stderr and "\\x1b[2J" in done.stderr

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
 
-from mini_claude.app.local_settings import SettingsFileError
+from mini_claude.app.instructions.local_file import ignore_local_file
+from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, SettingsFileError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.rules import BEHAVIOURS, RuleEntry, RuleError, parse_rule
+from mini_claude.safety.rules import BEHAVIOURS, RuleError
 from mini_claude.ui.commands.registry import CommandContext, command
 
 if TYPE_CHECKING:
@@ -69,7 +70,8 @@ def _list(ctx: CommandContext) -> None:
             "Read-only commands (ls, cat, grep, git status, …) run without asking; see docs/permissions.md",
         )
     else:
-        _say(ctx, "Read-only commands ask like any other (turned off by a setting)")
+        origin = ctx.session.settings.origins.get("read_only_commands", "a setting")
+        _say(ctx, f"Read-only commands ask like any other (turned off by {visible_text(origin)})")
     if not rules.rules:
         _say(ctx, "No rules.")
     for behaviour in BEHAVIOURS:
@@ -81,7 +83,10 @@ def _list(ctx: CommandContext) -> None:
             _say(ctx, f"  {text.ljust(RULE_COLUMN)} {visible_text(rule.entry.source)}")
     for folder in sorted(permissions.scope.read_folders):
         _say(ctx, f"This conversation: reading {visible_path(str(folder))}")
-    local = ctx.session.local_settings.shown
+    for report in ctx.session.settings.setting_files:
+        if report.status != "used":  # skipped, or its allow rules left out in an untrusted folder
+            _say(ctx, f"{visible_text(report.path)}: {visible_text(report.status)}", "yellow")
+    local = ctx.session.local_rules.shown
     _say(
         ctx,
         f"Add one with /permissions allow|ask|deny RULE, remove one with /permissions rm RULE ({local}).",
@@ -90,26 +95,27 @@ def _list(ctx: CommandContext) -> None:
 
 
 def _add(ctx: CommandContext, behaviour: str, text: str) -> None:
-    session = ctx.session
+    session, local = ctx.session, ctx.session.local_rules.shown
     try:
-        entry = RuleEntry(text, behaviour, session.local_settings.shown, session.local_settings.root)  # type: ignore[arg-type]
-        parse_rule(entry, session.permissions.home)
-        added = session.local_settings.add_rule(text, behaviour)  # type: ignore[arg-type]
+        saved = session.save_rule(text, behaviour)  # type: ignore[arg-type]
     except (RuleError, SettingsFileError) as error:
         _say(ctx, str(error), "red")
         return
-    session.reload_rules(lambda line: _say(ctx, line, "yellow"))
     shown = visible_text(text)
-    if added:
-        _say(ctx, f"Added {behaviour} rule {shown} to {session.local_settings.shown}.")
+    if saved.added:
+        _say(ctx, f"Added {behaviour} rule {shown} to {local}.")
     else:
-        _say(ctx, f"{shown} is already a {behaviour} rule in {session.local_settings.shown}.")
+        _say(ctx, f"{shown} is already a {behaviour} rule in {local}.")
+    if saved.unignored is not None and ctx.confirm(
+        f"Add {LOCAL_RULES_FILE} (your own permission rules) to .gitignore?"
+    ):
+        _say(ctx, ignore_local_file(saved.unignored, LOCAL_RULES_FILE))
 
 
 def _remove(ctx: CommandContext, text: str) -> None:
-    session = ctx.session
+    session, local = ctx.session, ctx.session.local_rules.shown
     try:
-        removed = session.local_settings.remove_rule(text)
+        removed = session.remove_rule(text)
     except SettingsFileError as error:
         _say(ctx, str(error), "red")
         return
@@ -117,7 +123,6 @@ def _remove(ctx: CommandContext, text: str) -> None:
     if not removed:
         elsewhere = [r.entry.source for r in session.permissions.rules.rules if r.text == text]
         where = f": it comes from {visible_text(elsewhere[0])}" if elsewhere else ""
-        _say(ctx, f"{shown} is not in {session.local_settings.shown}{where}.")
+        _say(ctx, f"{shown} is not in {local}{where}.")
         return
-    session.reload_rules(lambda line: _say(ctx, line, "yellow"))
-    _say(ctx, f"Removed {shown} ({', '.join(removed)}) from {session.local_settings.shown}.")
+    _say(ctx, f"Removed {shown} ({', '.join(removed)}) from {local}.")

@@ -23,7 +23,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import ColorDepth
 
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text, visible_text
 
 QUESTION_GRACE_S = 0.4  # a key this soon after a question appears was meant for something else
 ESCAPE_WAIT_S = 0.1  # how long a lone Esc waits to tell itself from the start of an arrow key
@@ -58,7 +58,8 @@ def read_key_answer(
 
     def fragments() -> StyleAndTextTuples:
         shown: StyleAndTextTuples = [
-            ("", visible_text(prompt) if ready() or chosen else ""),
+            # Hidden for its first moments (a key then is not its answer); nothing in it draws as nothing.
+            ("", marked_text(prompt) if ready() or chosen else ""),
             (ANSWER_STYLE, " ".join(chosen)),
             ("[SetCursorPosition]", ""),
         ]

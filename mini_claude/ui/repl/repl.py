@@ -25,7 +25,7 @@ from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
-from mini_claude.ui.commands import context, init, memory, permissions  # noqa: F401 - register commands
+from mini_claude.ui.commands import context, init, memory, permissions, status  # noqa: F401 - register commands
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
@@ -53,6 +53,7 @@ PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
 REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
+MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
 
 
 class ExitGuard:
@@ -139,7 +140,7 @@ class Repl:
         )
         add_mode_line(self.prompt, lambda: self.session.permissions.mode, plain=self.plain)
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
-        if settings.early_recall and self.session.llm.configured:
+        if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.turn_keys = TurnKeys(self.prompt.input)
         self.commands = CommandContext(
@@ -206,7 +207,10 @@ class Repl:
         if _looks_like_command(text):
             dispatch(text.strip(), self.commands)
         elif text.startswith("!"):
-            self._interruptible(partial(run_shell_line, text[1:], self.session, self.console))
+            run = partial(run_shell_line, text[1:], self.session, self.console, self.ask_permission)
+            self._interruptible(run)
+        elif is_memory_note(text) and not self.session.settings.memory_enabled:
+            self.console.print(MEMORY_OFF, style="red", markup=False, highlight=False)
         elif is_memory_note(text):
             self._interruptible(partial(save_memory_note, text, self.session, self.console))
         else:
@@ -239,7 +243,7 @@ class Repl:
         ended = self._interruptible(lambda: self.session.agent.run_turn(text))
         if ended is not None and ended.reason == "interrupted":
             self._interrupted()
-        elif ended is not None and ended.reason == "refused":
+        elif ended is not None and ended.reason == "refused_by_user":
             self.console.print(REFUSED_NOTE, style="dim", markup=False, highlight=False)
 
     def _interruptible(self, work: Callable[[], T]) -> T | None:

@@ -11,6 +11,8 @@ import secrets
 import stat
 from pathlib import Path
 
+from mini_claude.core.files.private_files import FILE_MODE, create_folders, private_place
+
 NEW_FILE_MODE = 0o666  # narrowed by the umask, as for any newly created file
 
 
@@ -22,11 +24,18 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8", mode
     file's permission bits (or exactly `mode`, whatever the umask and an existing file's). The
     path is replaced as given: a symlink there is replaced by a regular file, never written
     through (a caller that means the target passes the resolved path, as the file tools do with
-    the path the user approved). Text is written without newline translation.
+    the path the user approved). Text is written without newline translation. In mini-claude's
+    own folders (`private_files.private_place`) a file is 0600 and a folder made for it 0700,
+    whatever the umask.
     """
     target = Path(path)
     payload = data.encode(encoding, errors="surrogateescape") if isinstance(data, str) else data
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None and private_place(target.parent):
+        mode = FILE_MODE
+    if mode is not None:
+        create_folders(target.parent)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
     try:
         existing = os.lstat(target)
     except FileNotFoundError:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import pwd
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, Unpack
 
+from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.paths import is_within, visible_path
 
 # O_NONBLOCK: opening a FIFO never waits for a writer (no effect on a regular file's reads);
@@ -35,6 +37,15 @@ _KINDS = {
 }
 
 
+class OpenRules(TypedDict, total=False):
+    """What `open_file` does with a symlink (by default: followed within the root), and whose file
+    it reads."""
+
+    follow_symlink: bool  # False: refused, wherever it points
+    refuse_target: RefuseTarget  # given the target that would be opened, a reason not to
+    owner_only: bool  # a file of mini-claude's own: refused when someone else owns it
+
+
 class UnreadableFile(OSError):
     """The file exists but is not one we read (or not whole); the message says why, naming it."""
 
@@ -46,9 +57,10 @@ class FileBytes(NamedTuple):
 
 
 class FileText(NamedTuple):
-    text: str  # decoded as UTF-8, bad bytes replaced, a leading BOM dropped
+    text: str  # decoded by `text_decoding.decode_text`: a BOM honoured, bad bytes replaced
     was_cut: bool
     size: int
+    warning: str | None = None  # how it was decoded, when that is worth a word (not UTF-8)
 
 
 def kind(mode: int) -> str:
@@ -64,6 +76,22 @@ def describe(error: OSError) -> str:
     return f"{name}{error.strerror}"
 
 
+def owner_problem(path: Path, info: os.stat_result) -> str | None:
+    """Why `path` (whose stat is `info`) is not read, or None: it belongs to someone else (in
+    mini-claude's own folders, what someone else owns may have been swapped in). Root's is not
+    someone else's: it could do anything anyway."""
+    if info.st_uid in (os.geteuid(), 0):
+        return None
+    return f"{visible_path(str(path))} belongs to {owner_name(info.st_uid)}, not to you"
+
+
+def owner_name(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
 def format_size(size: int) -> str:
     """`512 bytes`, `40 KB`, `1.2 GB` (decimal units, as the limits are written)."""
     amount, unit = float(size), "bytes"
@@ -75,15 +103,15 @@ def format_size(size: int) -> str:
 
 
 @contextlib.contextmanager
-def open_file(
-    path: Path, root: Path, *, follow_symlink: bool = True, refuse_target: RefuseTarget | None = None
-) -> Iterator[tuple[int, os.stat_result]]:
+def open_file(path: Path, root: Path, **rules: Unpack[OpenRules]) -> Iterator[tuple[int, os.stat_result]]:
     """A read-only descriptor and its stat for `path`, checked as the module says.
 
     A symlink is followed only when `follow_symlink`, its target resolves inside `root`
     (compared by components after resolving both) and `refuse_target` (given the target that will
-    be opened) says no reason against it. FileNotFoundError when nothing is there."""
-    real, followed = _checked(Path(path), Path(root), follow_symlink)
+    be opened) says no reason against it. With `owner_only` (a file of mini-claude's own), a file
+    that belongs to someone else is refused. FileNotFoundError when nothing is there."""
+    real, followed = _checked(Path(path), Path(root), rules.get("follow_symlink", True))
+    refuse_target, owner_only = rules.get("refuse_target"), rules.get("owner_only", False)
     reason = refuse_target(real) if refuse_target is not None and followed else None
     if reason is not None:
         raise UnreadableFile(f"{_shown(path)} is a symlink to {visible_path(str(real))}, {reason}")
@@ -97,21 +125,16 @@ def open_file(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):  # replaced between the checks and the open
             raise UnreadableFile(f"{_shown(path)} is {kind(info.st_mode)}, not a regular file")
+        if owner_only and (problem := owner_problem(path, info)) is not None:
+            raise UnreadableFile(f"{problem}: not read")
         yield fd, info
     finally:
         os.close(fd)
 
 
-def read_bytes(
-    path: Path,
-    root: Path,
-    max_bytes: int,
-    *,
-    follow_symlink: bool = True,
-    refuse_target: RefuseTarget | None = None,
-) -> FileBytes:
+def read_bytes(path: Path, root: Path, max_bytes: int, **rules: Unpack[OpenRules]) -> FileBytes:
     """At most `max_bytes` of the file (see `open_file`)."""
-    with open_file(path, root, follow_symlink=follow_symlink, refuse_target=refuse_target) as (fd, info):
+    with open_file(path, root, **rules) as (fd, info):
         chunks, wanted = [], max_bytes + 1  # one byte more tells whether there is more
         while wanted > 0 and (chunk := os.read(fd, min(wanted, READ_CHUNK_BYTES))):
             chunks.append(chunk)
@@ -121,32 +144,20 @@ def read_bytes(
     return FileBytes(data[:max_bytes], was_cut, max(info.st_size, len(data)))
 
 
-def read_text(
-    path: Path,
-    root: Path,
-    max_bytes: int,
-    *,
-    follow_symlink: bool = True,
-    refuse_target: RefuseTarget | None = None,
-) -> FileText:
-    """At most `max_bytes` of the file as text; a cut never leaves half a character."""
-    data, was_cut, size = read_bytes(
-        path, root, max_bytes, follow_symlink=follow_symlink, refuse_target=refuse_target
-    )
-    if was_cut:
-        end = len(data)
-        while end > 0 and data[end - 1] & 0xC0 == 0x80:  # continuation bytes of a cut character
-            end -= 1
-        if end > 0 and data[end - 1] >= 0xC0:  # its first byte
-            end -= 1
-        data = data[:end]
-    return FileText(data.decode("utf-8", errors="replace").removeprefix("\ufeff"), was_cut, size)
+def read_text(path: Path, root: Path, max_bytes: int, **rules: Unpack[OpenRules]) -> FileText:
+    """At most `max_bytes` of the file as text (`text_decoding.decode_text`: a BOM honoured, a
+    cut never leaving half a character); UnreadableFile when it looks binary."""
+    data, was_cut, size = read_bytes(path, root, max_bytes, **rules)
+    decoded = decode_text(data, complete=not was_cut)
+    if decoded.text is None:
+        raise UnreadableFile(f"{_shown(path)}: {decoded.warning}")
+    return FileText(decoded.text, was_cut, size, decoded.warning)
 
 
-def check_file(path: Path, root: Path, max_bytes: int) -> None:
+def check_file(path: Path, root: Path, max_bytes: int, *, owner_only: bool = False) -> None:
     """Raise unless `path` could be read (see `open_file`) and holds at most `max_bytes`: for a
     file another library then reads whole (the prompt history)."""
-    with open_file(path, root) as (_, info):
+    with open_file(path, root, owner_only=owner_only) as (_, info):
         if info.st_size > max_bytes:
             raise UnreadableFile(
                 f"{_shown(path)} is {format_size(info.st_size)}, over the {format_size(max_bytes)} limit"
