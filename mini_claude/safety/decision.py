@@ -59,6 +59,13 @@ class RuleSet:
     def first(self, behaviour: Behaviour, matches: Callable[[Rule], bool]) -> Rule | None:
         return next((r for r in self.rules if r.behaviour == behaviour and matches(r)), None)
 
+    def keeps_out(self, path: str) -> bool:
+        """Whether a deny or ask rule covers reading `path` (a search walk must not be the way round it)."""
+        return any(
+            r.behaviour != "allow" and r.matches_path("read_file", "read", Path(path), resolved_only=False)
+            for r in self.rules
+        )
+
     @property
     def limits_reads(self) -> bool:
         """Whether a deny or ask rule covers some reads (then a command that reads whole folders asks)."""

@@ -166,7 +166,10 @@ class Permissions:
             return
         if self.ask is None:
             raise PermissionDenied(refusal)
-        self._answer(Decision("ask", reason), PermissionRequest(tool, "write", _shown(path), reason), preview)
+        request = PermissionRequest(tool, "write", _shown(path), reason)
+        self._answer(
+            Decision("ask", reason), request, preview, ends_turn=False
+        )  # a memory declined: work goes on
 
     def check_shell(self, tool: str, command: str) -> None:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
@@ -176,16 +179,7 @@ class Permissions:
         """What a search walk skips, as check_read would ask for or refuse it, or None when it
         may see it all (bypass without read rules): listing or grepping `~` must not read
         `~/.ssh` without a question, nor a folder a rule keeps out."""
-        limited = self.rules.limits_reads
-
-        def ruled_out(path: str) -> bool:
-            def covers(rule: Rule) -> bool:
-                return rule.behaviour != "allow" and rule.matches_path(
-                    "read_file", "read", Path(path), resolved_only=False
-                )
-
-            return any(covers(rule) for rule in self.rules.rules)
-
+        limited, ruled_out = self.rules.limits_reads, self.rules.keeps_out
         if self.mode == "bypass":
             return SearchHiding("", frozenset(), ruled_out) if limited else None
         private = [*self.protected_dirs, *private_places(self.home, self.project_dir)]
@@ -214,7 +208,7 @@ class Permissions:
 
     def _answer(
         self, decision: Decision, request: PermissionRequest, preview: PreviewBuilder | None = None,
-        *, told: str | None = None,
+        *, told: str | None = None, ends_turn: bool = True,
     ) -> None:  # fmt: skip
         if decision.behaviour == "allow":
             return
@@ -241,9 +235,9 @@ class Permissions:
             return
         if answer in ("y", "a"):
             return
+        key = "permission_denied" if ends_turn else "permission_declined"
         raise PermissionDenied(
-            prompts.notice("permission_denied", tool=request.tool, verb=verb, target=told),
-            refused_by_user=True,
+            prompts.notice(key, tool=request.tool, verb=verb, target=told), refused_by_user=ends_turn
         )
 
     def _grant(self, always: Always) -> None:
