@@ -170,3 +170,16 @@ def test_a_deny_rule_is_not_dodged_by_another_name(project_dir: Path, path: str)
     rule = parse_rule(RuleEntry("Read(./secrets/**)", "deny", "s", project_dir), project_dir)
     tools.ctx.permissions.rules = RuleSet([rule])
     assert tools.run("read_file", file_path=path).denied
+
+
+@case(
+    "permissions",
+    "a .mini-claude folder linking out of the project: a saved rule is refused, nothing written",
+)
+def test_a_saved_rule_does_not_follow_a_folder_link_out(project_dir: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project_dir / ".mini-claude").symlink_to(elsewhere)
+    with pytest.raises(SettingsFileError, match="leads out of the project"):
+        LocalRules(project_dir).add_rule("Bash(ls:*)", "allow")
+    assert list(elsewhere.iterdir()) == []

@@ -90,6 +90,9 @@ class LocalRules:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as error:
             raise SettingsFileError(_why(visible_path(str(folder)), error)) from None
+        if not Path(os.path.realpath(folder)).is_relative_to(os.path.realpath(self.root)):
+            os.close(fd)  # a repository's `.mini-claude` link must not take our rules elsewhere
+            raise SettingsFileError(f"{visible_path(str(folder))} leads out of the project: not changed")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             settings = self._read()
