@@ -307,3 +307,22 @@ def test_exit_plan_mode_outside_plan_mode_is_an_error_for_the_model(cli: Cli, ap
     done = cli.run("-p", "do it")
     assert done.returncode == 0 and done.stdout == "Going ahead.\n"
     assert "only for plan mode" in json.dumps(tool_results_in(api_env.requests[1]))
+
+
+def test_added_folders_are_the_projects_for_every_check(
+    api_env: FakeAnthropic, project_dir: Path, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("shared notes\n")
+    harness = Harness().start(permission_mode="accept-edits", additional_dirs=(shared,))
+    api_env.stream_replies.extend(
+        [
+            tool_reply("run_shell", {"command": f"cat {shared / 'notes.txt'}"}),  # read-only: its path is in
+            tool_reply("write_file", {"file_path": str(shared / "new.txt"), "content": "x"}),
+            text_reply("Done."),
+        ]
+    )
+    harness.turn("go")
+    assert harness.questions == [] and (shared / "new.txt").read_text() == "x"
+    assert "shared notes" in json.dumps(tool_results_in(api_env.requests[1]))
