@@ -28,6 +28,7 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
        %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory search QUERY [--limit N] [--json]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
@@ -114,6 +115,11 @@ def build_command_parser() -> argparse.ArgumentParser:
     remove.add_argument(
         "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
     )
+    search = actions.add_parser("search", help="memories matching QUERY, best first, as recall ranks them")
+    search.add_argument("query", nargs="*", help="the words to search for")
+    # Checked by the command, so that a bad value is one line, as every memory command's errors are.
+    search.add_argument("--limit", metavar="N", help="show at most N memories (default: 10)")
+    search.add_argument("--json", action="store_true", help="print a JSON list: file, name, scope, score, …")
     actions.add_parser("path", help="print the memory directory")
     actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
     tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
@@ -212,6 +218,10 @@ def _run_command(
         if command.action == "undo":
             return run_undo_command(settings)
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
+    if command.command == "memory" and command.action == "search":
+        from mini_claude.ui.subcommands.memory import run_search_command
+
+        return run_search_command(settings, " ".join(command.query), command.limit, as_json=command.json)
     if command.command == "memory":
         from mini_claude.ui.subcommands.memory import run_memory_command
 

@@ -269,7 +269,7 @@ def test_completion_offers_memory_actions_then_names(project_dir: Path, filled: 
 
     actions = memory_completions(session, "/memory ")
     assert [text for text, _ in actions] == [
-        f"/memory {a}" for a in ("show", "edit", "rm", "path", "recalled", "tidy", "undo")
+        f"/memory {a}" for a in ("show", "edit", "rm", "path", "recalled", "search", "tidy", "undo")
     ]
     assert all(description for _, description in actions)
     assert memory_completions(session, "/memory r") == [

@@ -1,4 +1,4 @@
-"""`/memory` and its actions: list, show, edit, rm, path, recalled."""
+"""`/memory` and its actions: list, show, edit, rm, path, recalled, search (tidy and undo: tidy.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.listing import NameNotFound, list_lines, name_candidates, resolve, show_text
+from mini_claude.memory.recall.search import MemoryFolder, hit_lines, search_memories
+from mini_claude.memory.recall.terms import terms
 from mini_claude.ui.commands.memory_actions import delete_question, deleted_line, edit_memory
 from mini_claude.ui.commands.registry import CommandContext, command
 from mini_claude.ui.commands.tidy import tidy_action, undo_action
@@ -27,6 +29,7 @@ ACTION_HELP = {
     "rm": "delete a memory (asks first)",
     "path": "the memory directory",
     "recalled": "memories recalled this session",
+    "search": "memories matching words, best first, as recall ranks them",
     "tidy": "review the memories with the model: merge, fix, date, add (asks first)",
     "undo": "undo the last tidy",
 }
@@ -62,7 +65,7 @@ def complete_memory_argument(session: Session, argument: str) -> Iterator[Comple
 
 @command(
     "memory",
-    "List memories, or: show|edit|rm NAME, path, recalled, tidy [FOCUS], undo",
+    "List memories, or: show|edit|rm NAME, path, recalled, search QUERY, tidy [FOCUS], undo",
     usage="[action]",
     complete=complete_memory_argument,
 )
@@ -71,7 +74,8 @@ def _memory(ctx: CommandContext, argument: str) -> None:
     action, name = action.lower(), name.strip()
     handler = _ACTIONS.get(action or "list")
     if handler is None:
-        _say(ctx, f"Unknown /memory action {action!r}: use show, edit, rm, path, recalled, tidy or undo.")
+        actions = ", ".join(action for action in _ACTIONS if action != "list")
+        _say(ctx, f"Unknown /memory action {action!r}: use {actions}.")
         return
     try:
         handler(ctx, name)
@@ -126,6 +130,22 @@ def _recalled(ctx: CommandContext, name: str) -> None:
     _say(ctx, "\n".join(lines))
 
 
+def _search(ctx: CommandContext, query: str) -> None:
+    store = ctx.session.store
+    if not terms(query):
+        what = "has no word to search for (words like 'the' or 'how' are skipped)" if query else "needs words"
+        _say(ctx, f"/memory search {what}: /memory search QUERY.")
+        return
+    if not store.has_memories():
+        _say(ctx, "No memories saved yet.")
+        return
+    hits = search_memories([MemoryFolder("project", store)], query)
+    if not hits:
+        _say(ctx, f"No memory matches {visible_text(repr(query))}.")
+        return
+    _say(ctx, "\n".join(line for hit in hits for line in hit_lines(hit)))
+
+
 _ACTIONS = {
     "list": _list,
     "show": _show,
@@ -133,6 +153,7 @@ _ACTIONS = {
     "rm": _remove,
     "path": _path,
     "recalled": _recalled,
+    "search": _search,
     "tidy": tidy_action,
     "undo": undo_action,
 }

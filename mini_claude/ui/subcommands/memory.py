@@ -1,5 +1,5 @@
-"""`mini-claude memory list|show|edit|rm|path|projects`: the memory commands for the shell (no
-API key needed). `edit` and `rm` work as `/memory edit|rm` do (`ui/commands/memory_actions.py`); `rm` asks
+"""`mini-claude memory list|show|edit|rm|path|projects|search`: the memory commands for the shell
+(no API key needed). `edit` and `rm` work as `/memory edit|rm` do (`ui/commands/memory_actions.py`); `rm` asks
 on a terminal, and without one deletes only with `--yes`.
 
 What they print comes from files anyone may have edited: it is made visible first. Results go to
@@ -15,11 +15,22 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, list_lines, resolve, show_text
+from mini_claude.memory.recall.search import (
+    DEFAULT_LIMIT,
+    MemoryFolder,
+    hit_json,
+    hit_lines,
+    search_memories,
+)
+from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.project_record import ProjectSummary, list_projects
 from mini_claude.ui.commands.memory_actions import delete_question, deleted_line, edit_memory
+from mini_claude.ui.print.json_output import json_line
 
 LIST_COMMAND = "mini-claude memory list"
+_NO_QUERY = "memory search: give the words to search for: mini-claude memory search QUERY"
+_NO_SEARCH_TERM = "memory search: the query has no word to search for (words like 'the' or 'how' are skipped)"
 COUNT_WIDTH = 5
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -50,6 +61,36 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
     except OSError as error:
         return _fail(f"cannot read {name}: {safe_read.describe(error)}")
     return 0
+
+
+def run_search_command(settings: Settings, query: str, limit: str | None, *, as_json: bool = False) -> int:
+    """`memory search QUERY [--limit N] [--json]`: matching memories, best first. A query with no
+    search term, a bad --limit (exit 2) and a project without memories (exit 1) are one line each."""
+    count = DEFAULT_LIMIT if limit is None else _limit(limit)
+    if count is None:
+        return _fail(f"memory search: --limit takes a whole number of at least 1, not {limit!r}", EXIT_USAGE)
+    if not terms(query):
+        return _fail(_NO_SEARCH_TERM if query.strip() else _NO_QUERY, EXIT_USAGE)
+    store = MemoryStore(settings.memory_dir)
+    if not store.has_memories():
+        root = visible_path(str(memory_project_root(settings.project_dir)))
+        return _fail(f"no memories to search for {root} (looked in {visible_path(str(store.root))})")
+    hits = search_memories([MemoryFolder("project", store)], query, count)
+    if as_json:
+        print(json_line([hit_json(hit) for hit in hits]))
+    elif hits:
+        print("\n".join(visible_text(line) for hit in hits for line in hit_lines(hit)))
+    else:
+        print(visible_text(f"No memory matches {query!r}."))
+    return 0
+
+
+def _limit(text: str) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
 
 
 def _fail(text: str, status: int = EXIT_FAILED) -> int:
