@@ -19,7 +19,7 @@ from mini_claude.core.atomic import replace_through_temp
 
 INDEX_FILE = ".recall-index.sqlite3"
 INDEX_FORMAT = 2  # bump when the schema or the terms change: older files are then rebuilt
-# A saved index larger than this is not one we wrote (ours take ~1 KB a memory): rebuilt, not read.
+# A saved index larger than this is not one we wrote (ours take ~2.5 KB a memory): rebuilt, not read.
 INDEX_MIN_CAP_BYTES = 16 << 20
 INDEX_CAP_BYTES_PER_MEMORY = 16 << 10
 INDEX_FILE_MODE = 0o600  # it holds words of every memory
