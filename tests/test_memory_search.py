@@ -85,10 +85,12 @@ def test_json_is_a_list_of_objects_with_file_name_scope_and_score(cli: Cli, memo
 
 
 def test_limit_bounds_the_list(cli: Cli, memory_dir: Path) -> None:
-    result = cli.run("memory", "search", "payments", "--limit", "1", "--json")
+    one = cli.run("memory", "search", "payments", "--limit", "1", "--json")
+    huge = cli.run("memory", "search", "payments", "--limit", "9" * 30, "--json")
 
-    assert result.returncode == 0, result.stderr
-    assert [hit["file"] for hit in json.loads(result.stdout)] == ["project_payments.md"]
+    assert one.returncode == huge.returncode == 0, one.stderr + huge.stderr
+    assert [hit["file"] for hit in json.loads(one.stdout)] == ["project_payments.md"]
+    assert len(json.loads(huge.stdout)) == 2
 
 
 @pytest.mark.parametrize(

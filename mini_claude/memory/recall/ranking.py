@@ -67,6 +67,7 @@ class RecallRanking:
         stats = self._stats()
         if not stats or limit <= 0:
             return []
+        limit = min(limit, len(stats))  # a huge one would overflow SQLite's LIMIT and islice
         ranked = [name for name, _ in self._ranked_or_rebuilt(query, stats, limit + len(exclude), now)]
         names = itertools.chain(ranked, (s.file_name for s in _newest_first(stats)))
         return list(itertools.islice(self._usable(names, stats, exclude), limit))
@@ -77,6 +78,7 @@ class RecallRanking:
         stats = self._stats()
         if not stats or limit <= 0:
             return []
+        limit = min(limit, len(stats))
         ranked = self._ranked_or_rebuilt(query, stats, limit, now)
         score = dict(ranked)
         memories = self._usable((name for name, _ in ranked), stats, ())
