@@ -106,5 +106,5 @@ def _snippet(store: MemoryStore, memory: MemoryFile, wanted: set[str]) -> str:
 def _first_match(line: str, wanted: set[str]) -> int:
     """Where the first word of `line` that is one of `wanted` starts (0 when none is)."""
     folded = line.casefold()
-    positions = [folded.find(word) for word in wanted if word.isascii()]
+    positions = [folded.find(word) for word in wanted]
     return min((p for p in positions if p >= 0), default=0)
