@@ -37,11 +37,8 @@ run: $(RUN_STAMP)
 # (a fourth costs more CPU than those moments leave); a worker that runs out takes queued tests
 # from the others (worksteal), so none finishes alone.
 # Bytecode cached even where the shell says not to: every worker and cold start imports the same.
-# The locale and unbuffered output the tests give their programs: with the same interpreter
-# settings as those, each worker is forked from the warm server (tests/warm_worker.py).
-TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONUNBUFFERED=1 LANG=C.UTF-8 LC_ALL=C.UTF-8
 test: lint
-	$(TEST_ENV) $(BIN)/python -m pytest -q -n 3 --dist worksteal $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 3 --dist worksteal $(PYTEST_ARGS)
 
 # The adversarial suite (hostile paths and files, crashes, server faults, secrets) and its table.
 faults: $(DEV_STAMP)

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from mini_claude import __version__
-from mini_claude.core.config import (
-    PERMISSION_MODE_ALIASES,
-    PERMISSION_MODES,
-    ConfigError,
-    Settings,
-    load_settings,
-)
+from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
+from mini_claude.core.env_values import ConfigError
 
 COMMANDS = ("memory", "sessions")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -27,14 +23,17 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        CMD | %(prog)s [options] [PROMPT]  the same: stdin that is not a terminal means print mode
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
-       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
+       %(prog)s memory promote | demote | share NAME
        %(prog)s memory search QUERY [--limit N] [--json]
+       %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
 --max-turns limit, 4 when the reply was cut at max_tokens, 130 when interrupted. Environment:
 ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, MINI_CLAUDE_SIDE_MODEL.
-See README.md."""
+Settings files: ~/.mini-claude/settings.json, .mini-claude/settings.json and Claude Code's .claude/
+twins; instructions: CLAUDE.md and its kin. See docs/configuration.md."""
 
 
 def _positive_int(text: str) -> int:
@@ -97,42 +96,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--plain", action="store_true", help="plain text output: no colour, no live rendering"
     )
+    parser.add_argument(
+        "--settings", metavar="FILE", help="a settings file (or a JSON object) over the settings files"
+    )
+    parser.add_argument(
+        "--add-dir", action="append", default=[], metavar="DIR",
+        help="a further folder the file tools treat as inside the project (repeat for more)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--append-system-prompt", metavar="TEXT", help="text added at the end of the system prompt"
+    )
+    parser.add_argument(
+        "--system-prompt", metavar="TEXT",
+        help="print mode: TEXT instead of mini-claude's own system prompt (instructions and memory stay)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--trust-folder", action="store_true",
+        help="let this folder's project settings do more than instruct, without asking (this run only)",
+    )  # fmt: skip
     parser.add_argument("prompt", nargs="*", metavar="PROMPT", help="the message (its words are joined)")
-    return parser
-
-
-def build_command_parser() -> argparse.ArgumentParser:
-    """`memory` and `sessions`; without an action, each lists (as `/memory` does in the REPL)."""
-    parser = argparse.ArgumentParser(prog="mini-claude", allow_abbrev=False)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    memory = commands.add_parser("memory", help="this project's memories (list when no action is given)")
-    actions = memory.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("list", help="list memories")
-    for action, what in (("show", "print one memory"), ("edit", "open one memory in $VISUAL or $EDITOR")):
-        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
-    remove = actions.add_parser("rm", help="delete one memory (asks first on a terminal)")
-    remove.add_argument("name", help="the memory's name or file name")
-    remove.add_argument(
-        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
-    )
-    search = actions.add_parser("search", help="memories matching QUERY, best first, as recall ranks them")
-    search.add_argument("query", nargs="*", help="the words to search for")
-    # Checked by the command, so that a bad value is one line, as every memory command's errors are.
-    search.add_argument("--limit", metavar="N", help="show at most N memories (default: 10)")
-    search.add_argument("--json", action="store_true", help="print a JSON list: file, name, scope, score, …")
-    actions.add_parser("path", help="print the memory directory")
-    actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
-    tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
-    tidy.add_argument("focus", nargs="*", help="what to pay attention to (e.g. deadlines)")
-    tidy_mode = tidy.add_mutually_exclusive_group()
-    tidy_mode.add_argument("--dry-run", action="store_true", help="print the proposal; change nothing")
-    tidy_mode.add_argument("-y", "--yes", action="store_true", help="apply the whole proposal without asking")
-    actions.add_parser("undo", help="put back what the last tidy changed")
-    sessions = commands.add_parser(
-        "sessions", help="this project's saved sessions (list when no action is given)"
-    )
-    sessions_actions = sessions.add_subparsers(dest="action", metavar="ACTION")
-    sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
     return parser
 
 
@@ -157,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
+        from mini_claude.ui.subcommands.parser import build_command_parser
+
         options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
         return _run_command(parser, options, command)
     # After `--` everything is the prompt; argparse's intermixed parsing gets `--` wrong (3.11).
@@ -184,20 +168,27 @@ def _permission_mode(parser: argparse.ArgumentParser, options: argparse.Namespac
     return "bypass"
 
 
-def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> Settings:
-    mode = _permission_mode(parser, options)
-    try:
-        settings = load_settings(
-            model=options.model,
-            max_turns=options.max_turns,
-            permission_mode=mode,
-            plain=options.plain,
-        )
-    except ConfigError as error:
-        from mini_claude.core.untrusted import visible_text
+def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, interactive: bool) -> Settings:
+    """Settings from the files, the environment and the flags; in the REPL (`interactive`), a
+    folder whose files would do more than instruct is asked about first."""
+    from mini_claude.app.settings.configure import Flags, configure
 
+    flags = Flags(
+        model=options.model, max_turns=options.max_turns, permission_mode=_permission_mode(parser, options),
+        plain=options.plain, settings=options.settings, add_dirs=tuple(options.add_dir),
+        append_system_prompt=options.append_system_prompt, system_prompt=options.system_prompt,
+        trust_folder=options.trust_folder,
+    )  # fmt: skip
+    ask = None
+    if interactive:
+        from mini_claude.ui.questions.trust_question import ask_trust
+
+        ask = partial(ask_trust, plain=options.plain)
+    try:
+        settings = configure(flags, ask)
+    except ConfigError as error:
         # One line: the usage would bury a setting's fix; it quotes values from the environment.
-        parser.exit(2, f"{parser.prog}: error: {visible_text(str(error))}\n")
+        parser.exit(2, f"{parser.prog}: error: {_visible(str(error))}\n")
     from mini_claude.core.debug_log import setup_logging
 
     warning = setup_logging()
@@ -206,17 +197,23 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace) -> S
     return settings
 
 
+def _visible(text: str) -> str:
+    from mini_claude.core.untrusted import visible_text
+
+    return visible_text(text)
+
+
 def _run_command(
     parser: argparse.ArgumentParser, options: argparse.Namespace, command: argparse.Namespace
 ) -> int:
     if options.latest or options.resume is not None:
         parser.error(f"-c and -r continue a conversation; they do not go with `{command.command}`")
-    settings = _settings(parser, options)
-    if command.command == "memory" and command.action in ("tidy", "undo"):
-        from mini_claude.ui.subcommands.tidy import run_tidy_command, run_undo_command
+    settings = _settings(parser, options, interactive=False)
+    for note in settings.notes:  # no session tells them here
+        print(_visible(note), file=sys.stderr)
+    if command.command == "memory" and command.action == "tidy":
+        from mini_claude.ui.subcommands.tidy import run_tidy_command
 
-        if command.action == "undo":
-            return run_undo_command(settings)
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
     if command.command == "memory" and command.action == "search":
         from mini_claude.ui.subcommands.memory import run_search_command
@@ -226,6 +223,12 @@ def _run_command(
         from mini_claude.ui.subcommands.memory import run_memory_command
 
         action, name = command.action or "list", getattr(command, "name", None)
+        if action == "projects":
+            from mini_claude.ui.subcommands.projects import run_projects_command
+
+            if command.deal and not command.folder:
+                parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
+            return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
     from mini_claude.ui.subcommands.sessions import run_sessions_command
 
@@ -249,7 +252,11 @@ def _run_conversation(
     print_mode = options.print_mode or not sys.stdin.isatty()
     if options.output_format and not print_mode:
         parser.error("--output-format is for print mode: add -p (or pipe the input)")
-    settings = _settings(parser, options)
+    if options.system_prompt is not None and not print_mode:
+        parser.error(
+            "--system-prompt is for print mode (-p); in the REPL, add to ours with --append-system-prompt"
+        )
+    settings = _settings(parser, options, interactive=not print_mode)
     resume = ResumeRequest(latest=options.latest, query=options.resume)
     if print_mode:
         from mini_claude.ui.print.print_mode import run_print_mode

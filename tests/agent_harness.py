@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mini_claude.app.session import Session, build_session
@@ -31,7 +31,10 @@ class Harness:
 
     def start(self, **settings: Any) -> Harness:
         ask = self._answer if settings.pop("interactive", True) else None
-        self.session = build_session(load_settings(**settings), sink=self._collect, ask=ask)
+        trusted = settings.pop("folder_trusted", False)  # as configure decides it (app/settings)
+        self.session = build_session(
+            replace(load_settings(**settings), folder_trusted=trusted), sink=self._collect, ask=ask
+        )
         return self
 
     def _collect(self, event: Event) -> None:

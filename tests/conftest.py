@@ -8,7 +8,6 @@ import gc
 import os
 import signal
 import stat
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +17,7 @@ import pytest
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli, program_env
 from tests.fake_api import FakeAnthropic
-from tests.rewrite_ahead import rewrite_test_files
-from tests.warm_client import fork_workers_warm, share_warm_starter, stop_warm_starter, warm_for
+from tests.warm_client import share_warm_starter, stop_warm_starter, warm_for
 from tests.warm_start import interpreter_settings, share_tls_contexts
 
 # Settings a developer's shell may carry that would leak into tests (MINI_CLAUDE_* are cleared too).
@@ -42,21 +40,13 @@ RAM_DISK_MIN_FREE = 2 << 30  # bytes: three workers' scratch at once, with room 
 def pytest_configure(config: pytest.Config) -> None:
     """What every test process shares: scratch folders on a RAM disk, the SDK's TLS contexts made
     once rather than by each test's client (`share_tls_contexts`), and under pytest-xdist one warm
-    start server, which the controller launches for all its workers (`share_warm_starter`), and
-    the rewritten test files, which it compiles for them (`rewrite_test_files`)."""
+    start server, which the controller launches for all its workers (`share_warm_starter`)."""
     share_tls_contexts()
     _scratch_on_the_ram_disk()
     settings = interpreter_settings(program_env())
     warm_for(settings)
     if config.getoption("numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
         share_warm_starter(settings)
-        if not sys.dont_write_bytecode:  # while that server preloads: see tests/rewrite_ahead.py
-            rewrite_test_files(config, Path(__file__).parent)
-
-
-def pytest_xdist_setupnodes(config: pytest.Config, specs: list) -> None:
-    """Each worker is forked from the warm start server, which has imported what it would."""
-    fork_workers_warm(specs)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

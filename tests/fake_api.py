@@ -68,6 +68,10 @@ class Reply:
     drop_after: int | None = None
     stall_after: int | None = None
     stall_seconds: float = 30.0
+    ping_every: float | None = None  # during the stall, a keep-alive ping this often: no content
+    # The body (a stream's bytes, or a message's JSON) sent a byte at a time, this many seconds apart
+    # (status line and headers at once): a server, or a proxy, that drips.
+    drip_seconds: float = 0.0
     # Until the test sets `release` (or the fake closes), `holding` set meanwhile, the reply waits:
     # `held`, before it begins (its status line); with hold_after_deltas, after that many
     # content_block_delta events. A reply still on its way for as long as the test needs, to act
@@ -79,8 +83,8 @@ class Reply:
     omit_message_stop: bool = False
     unknown_event_after: int | None = None
     partial_tool_json: str | None = None  # raw input JSON text for the last tool_use block
-    # A 200 answer to a streamed request that is not an event stream (a proxy's HTML page, a
-    # server ignoring "stream": true): sent as is, with this content type ("" for none).
+    # A 200 answer that is not what was asked for (a proxy's HTML page, a server ignoring
+    # "stream": true): sent as is, with this content type ("" for none).
     body_instead_of_stream: bytes | None = None
     body_content_type: str = "application/json"
 
@@ -441,13 +445,13 @@ class _Handler(BaseHTTPRequestHandler):
             error_type = reply.error_type or ERROR_TYPES.get(reply.status, "api_error")
             message = reply.error_message or f"fake {error_type}"
             self._send_error(reply.status, error_type, message, request_id, reply.headers, retry=None)
-        elif request.stream and reply.body_instead_of_stream is not None:
+        elif reply.body_instead_of_stream is not None:
             self._send_body(reply.body_instead_of_stream, reply.body_content_type, request_id)
         elif request.stream:
             self._send_stream(reply, request, request_id)
         else:
             body = message_object(reply, request.model or "", fake._next_id("msg"))
-            self._send_json(200, body, request_id, reply.headers)
+            self._send_json(200, body, request_id, reply.headers, drip_seconds=reply.drip_seconds)
 
     def _read_request(self) -> RecordedRequest:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -465,7 +469,14 @@ class _Handler(BaseHTTPRequestHandler):
             validation_error=None if isinstance(body, dict) else "request body must be a JSON object",
         )
 
-    def _send_json(self, status: int, body: dict[str, Any], request_id: str, headers: dict[str, str]) -> None:
+    def _send_json(
+        self,
+        status: int,
+        body: dict[str, Any],
+        request_id: str,
+        headers: dict[str, str],
+        drip_seconds: float = 0,
+    ) -> None:
         payload = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
@@ -474,7 +485,12 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(payload)
+        if not drip_seconds:
+            self.wfile.write(payload)
+        for byte in payload if drip_seconds else b"":
+            if self.server.fake._stopping.wait(drip_seconds):
+                return
+            self.wfile.write(bytes([byte]))
 
     def _send_body(self, body: bytes, content_type: str, request_id: str) -> None:
         self.send_response(200)
@@ -521,12 +537,14 @@ class _Handler(BaseHTTPRequestHandler):
             if sent == reply.drop_after:
                 self._drop_inside(encode_event(name, data))
                 return
-            if sent == reply.stall_after and stopping.wait(reply.stall_seconds):
+            if sent == reply.stall_after and self._stall(reply):
                 self.close_connection = True
                 return
             if sent == reply.unknown_event_after:
                 self._write_chunk(encode_event(*_event("content_block_magic", index=0)))
-            self._write_chunk(encode_event(name, data))
+            if not self._write_event(encode_event(name, data), reply.drip_seconds):
+                self.close_connection = True
+                return
             if name != "content_block_delta":
                 continue
             deltas += 1
@@ -540,6 +558,28 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _write_event(self, event: bytes, drip_seconds: float) -> bool:
+        """One event, whole or (dripping) a byte per chunk; False when the fake closed meanwhile."""
+        if not drip_seconds:
+            self._write_chunk(event)
+        for byte in event if drip_seconds else b"":
+            if self.server.fake._stopping.wait(drip_seconds):
+                return False
+            self._write_chunk(bytes([byte]))
+        return True
+
+    def _stall(self, reply: Reply) -> bool:
+        """Send nothing of the reply for stall_seconds (a ping every ping_every, if set); True when
+        the fake closed meanwhile."""
+        stopping = self.server.fake._stopping
+        if reply.ping_every is None:
+            return stopping.wait(reply.stall_seconds)
+        for _ in range(math.ceil(reply.stall_seconds / reply.ping_every)):
+            if stopping.wait(reply.ping_every):
+                return True
+            self._write_chunk(encode_event(*_event("ping")))
+        return False
 
     def _drop_inside(self, event: bytes) -> None:
         """Send the event up to the middle of its JSON, then cut the connection without ending the body."""

@@ -112,7 +112,7 @@ def test_tool_failure_goes_back_to_the_model_as_an_error_result(
 
 
 def test_a_refused_memory_shows_the_user_its_whole_reason(harness: Harness, api_env: FakeAnthropic) -> None:
-    key = "sk-ant-api03-" + "x" * 40
+    key = "sk-ant-api03-" + "Qx7vR2mK" * 5  # made up, in a real key's shape
     content = f"---\nname: api key\ndescription: the key for tests\ntype: reference\n---\nThe key is {key}\n"
     memory_file = harness.session.store.root / "reference_api_key.md"
     api_env.stream_replies.extend(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.core.events import Notice, TextDelta, ToolFinished, ToolPreparing, ToolStarted
+from mini_claude.core.events import Notice, Retrying, TextDelta, ToolFinished, ToolPreparing, ToolStarted
 from tests.agent_harness import (
     Harness,
     assert_next_turn_works,
@@ -14,7 +14,7 @@ from tests.agent_harness import (
     ctrl_c_once_running,
     interrupt_on,
 )
-from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
+from tests.fake_api import FakeAnthropic, Reply, error_reply, multi_tool_reply, text_reply, tool_reply
 from tests.kit import result_text, tool_results_in
 
 
@@ -47,7 +47,7 @@ def test_server_errors_exhaust_retries_then_one_line_and_recovery(
     ended = harness.turn("hello there")
 
     assert ended.reason == "error"
-    assert len(api_env.requests) == 3, "the SDK retries twice"
+    assert len(api_env.requests) == 3, "retried twice"
     [line] = error_lines(harness)
     assert str(status) in line and word in line and "\n" not in line
     assert_next_turn_works(harness, api_env)
@@ -65,6 +65,42 @@ def test_client_errors_are_not_retried(
     [line] = error_lines(harness)
     assert hint in line
     assert_next_turn_works(harness, api_env)
+
+
+def test_without_retry_after_the_wait_is_the_sdks_backoff(harness: Harness, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend([error_reply(529), error_reply(503), text_reply("at last")])
+
+    ended = harness.turn("hello there")
+
+    assert ended.final_text == "at last" and error_lines(harness) == []
+    first, second = harness.of_type(Retrying)  # 0.5 s then 1 s, each less up to a quarter (jitter)
+    assert (first.attempt, first.reason) == (
+        1,
+        "API error 529 (overloaded)",
+    ) and 0.375 <= first.delay_s <= 0.5
+    assert (second.attempt, second.reason) == (
+        2,
+        "API error 503 (unavailable)",
+    ) and 0.75 <= second.delay_s <= 1
+
+
+@pytest.mark.parametrize(
+    ("told", "requests"),
+    [
+        (error_reply(503, retry_after=0.01, headers={"x-should-retry": "false"}), 1),
+        (error_reply(400, retry_after=0.01, headers={"x-should-retry": "true"}), 2),
+    ],
+    ids=["503-told-not-to", "400-told-to"],
+)
+def test_the_servers_x_should_retry_is_obeyed(
+    harness: Harness, api_env: FakeAnthropic, told: Reply, requests: int
+) -> None:
+    api_env.stream_replies.extend([told, text_reply("after a retry")])
+
+    harness.turn("hello there")
+
+    assert len(api_env.requests) == requests
+    assert len(harness.of_type(Retrying)) == requests - 1
 
 
 def test_error_event_mid_text_keeps_what_was_shown(harness: Harness, api_env: FakeAnthropic) -> None:

@@ -10,11 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.core.config import project_memory_dir
+from mini_claude.core.config import project_memory_dir, user_memory_dir
 from mini_claude.memory.recall.ranking import RecallRanking
-from mini_claude.memory.recall.search import MemoryFolder, search_memories
+from mini_claude.memory.recall.ranking_index import INDEX_FILE
+from mini_claude.memory.recall.search import search_memories
+from mini_claude.memory.scopes import MemoryScopes
+from mini_claude.memory.store.memory_folder import GITIGNORE_TEXT
 from mini_claude.memory.store.memory_store import MemoryStore
 from tests.cli_harness import Cli
+from tests.test_memory_scopes import git
 
 DAY = 86_400
 
@@ -49,7 +53,12 @@ def memory_dir(project_dir: Path) -> Path:
     write(folder, "project_flaky.md", memory_file(
         "flaky checkout test", "test_checkout_timeout fails in 5% of runs",
         "Rerun once before investigating: the payment sandbox is slow at night.\n"), days=3)  # fmt: skip
-    write(folder, "reference_broken.md", "payments train, but no frontmatter\n", days=1)
+    write(
+        folder,
+        "reference_broken.md",
+        "---\nname: payments train\ntype: project\n---\nno description\n",
+        days=1,
+    )
     return folder
 
 
@@ -117,10 +126,12 @@ def test_a_wrong_query_or_limit_is_one_line(
 def test_no_memories_is_one_line_naming_where_it_looked(cli: Cli, project_dir: Path) -> None:
     result = cli.run("memory", "search", "payments")
 
-    folder = project_memory_dir(str(project_dir))
+    folder, yours = project_memory_dir(str(project_dir)), user_memory_dir()
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr == f"mini-claude: no memories to search for {project_dir} (looked in {folder})\n"
-    assert not folder.exists()  # searching creates nothing
+    assert result.stderr == (
+        f"mini-claude: no memories to search for {project_dir} (looked in {folder}, {yours})\n"
+    )
+    assert not folder.exists() and not yours.exists()  # searching creates no memory folder
 
 
 def test_nothing_matching_says_so_and_json_is_an_empty_list(cli: Cli, memory_dir: Path) -> None:
@@ -152,7 +163,7 @@ def test_search_order_is_the_order_recall_offers(memory_dir: Path) -> None:
     store = MemoryStore(memory_dir)
     query = "payments release tests database"
 
-    hits = search_memories([MemoryFolder("project", store)], query, 10)
+    hits = search_memories(store, query, 10)
     offered = RecallRanking(store).candidates(query, len(hits))
 
     assert [hit.memory.file_name for hit in hits] == [memory.file_name for memory in offered]
@@ -163,25 +174,95 @@ def test_several_folders_merge_by_score_each_hit_keeping_its_scope(memory_dir: P
     other.mkdir()
     on_call = memory_file("payments on-call", "I am on call for payments releases", "Page me.\n", "user")
     write(other, "user_payments.md", on_call, days=2)
+    scopes = MemoryScopes(MemoryStore(memory_dir, "project"), user=MemoryStore(other, "user"))
 
-    hits = search_memories(
-        [MemoryFolder("project", MemoryStore(memory_dir)), MemoryFolder("user", MemoryStore(other))],
-        "payments release train",
-        10,
-    )
+    hits = search_memories(scopes, "payments release train", 10)
 
-    scopes = {hit.memory.file_name: hit.scope for hit in hits}
-    assert scopes["project_payments.md"] == "project" and scopes["user_payments.md"] == "user"
+    scope_of = {hit.memory.file_name: hit.memory.scope for hit in hits}
+    assert scope_of["project_payments.md"] == "project" and scope_of["user_payments.md"] == "user"
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
 
 
+def test_yours_are_searched_in_every_project_and_named_by_their_key(cli: Cli, memory_dir: Path) -> None:
+    yours = user_memory_dir()
+    yours.mkdir(parents=True)
+    on_call = memory_file(
+        "payments on-call", "I am on call for payments releases", "Page me first.\n", "user"
+    )
+    write(yours, "user_payments.md", on_call, days=2)
+
+    text = cli.run("memory", "search", "payments", "on-call")
+    as_json = cli.run("memory", "search", "payments", "on-call", "--json")
+
+    assert text.returncode == as_json.returncode == 0, text.stderr + as_json.stderr
+    first = text.stdout.splitlines()[0]
+    assert first.endswith(
+        "  user  [user] payments on-call — I am on call for payments releases  (user/user_payments.md)"
+    )
+    hits = json.loads(as_json.stdout)
+    assert hits[0] | {"score": 0} == hits[0] | {
+        "file": "user_payments.md", "name": "payments on-call", "scope": "user", "score": 0,
+        "path": str(yours / "user_payments.md"),
+    }  # fmt: skip
+    assert {hit["scope"] for hit in hits} == {"user", "project"}
+    assert cli.run("memory", "show", "user/user_payments.md").stdout == on_call  # the key shown finds it
+
+
+def test_the_narrower_scope_wins_and_an_expired_memory_is_not_found(cli: Cli, memory_dir: Path) -> None:
+    yours = user_memory_dir()
+    yours.mkdir(parents=True)
+    # The project's memory of this name hides it, in recall and in search.
+    mine = memory_file("payments release train", "payments release train, mine", "Train.\n", "user")
+    write(yours, "user_train.md", mine, days=0)
+    train = memory_file("old payments train", "payments release train on Mondays", "Mondays.\n")
+    write(memory_dir, "project_old_train.md", train.replace("---\n", "---\nexpires: 2020-01-31\n", 1), days=0)
+    train = memory_file("next payments train", "payments release train on Fridays", "Fridays.\n")
+    write(memory_dir, "project_new_train.md", train.replace("---\n", "---\nexpires: 2999-01-31\n", 1), days=0)
+
+    every = cli.run("memory", "search", "payments", "release", "train", "--json")
+    two = cli.run("memory", "search", "payments", "release", "train", "--json", "--limit", "2")
+
+    found = [hit["file"] for hit in json.loads(every.stdout)]
+    assert "user_train.md" not in found and "project_old_train.md" not in found
+    assert {"project_payments.md", "project_new_train.md"} <= set(found)
+    assert [hit["file"] for hit in json.loads(two.stdout)] == found[:2]  # no gap where they were left out
+
+
+def test_the_teams_are_searched_only_in_a_trusted_folder(project_dir: Path) -> None:
+    git(project_dir, "init", "-q")
+    team = project_dir / ".mini-claude" / "memory"
+    team.mkdir(parents=True)
+    write(
+        team, "project_deploys.md", memory_file("deploys", "we ship payments on thursdays", "Ask Dana.\n"), 1
+    )
+    (team / ".gitignore").write_text(GITIGNORE_TEXT)
+    cli = Cli(project_dir)
+
+    untrusted = cli.run("memory", "search", "payments", "--json")
+    trusted = cli.run("--trust-folder", "memory", "search", "payments", "--json")
+
+    assert untrusted.returncode == 1 and untrusted.stdout == ""
+    assert "1 team memories in the repository are not loaded: this folder is not trusted" in untrusted.stderr
+    assert [(hit["file"], hit["scope"]) for hit in json.loads(trusted.stdout)] == [
+        ("project_deploys.md", "team")
+    ]
+    assert (team / INDEX_FILE).exists()  # the team's folder has its own index, which git ignores
+    assert git(project_dir, "ls-files", "--others", "--exclude-standard").split() == [
+        ".mini-claude/memory/.gitignore", ".mini-claude/memory/project_deploys.md",
+    ]  # fmt: skip
+
+
 def test_repl_memory_search(cli: Cli, memory_dir: Path) -> None:
+    user_memory_dir().mkdir(parents=True)
+    on_call = memory_file("payments on-call", "I am on call for the train", "Page me first.\n", "user")
+    write(user_memory_dir(), "user_payments.md", on_call, days=2)
     with cli.terminal(columns=200) as term:
         term.wait_until_ready()
         term.submit("/memory search payments train")
-        shown = term.expect(r"The train is cut on Wednesday at 18:00 UTC\.")
-        assert "project  [project] payments release train" in shown
         term.submit("/memory search")
-        term.expect(r"/memory search needs words: /memory search QUERY\.")
+        shown = term.expect(r"/memory search needs words: /memory search QUERY\.")
+        assert "project  [project] payments release train" in shown
+        assert "The train is cut on Wednesday at 18:00 UTC." in shown
+        assert "user  [user] payments on-call — I am on call for the train  (user/user_payments.md)" in shown
         term.submit("/memory search zebra")
         term.expect(r"No memory matches 'zebra'\.")

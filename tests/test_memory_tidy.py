@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy import overview
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
-from mini_claude.memory.tidy.undo import undo_last_tidy
+from mini_claude.memory.undo import undo_last
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.memory_writer import MemoryStoreWriter
-from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply, undo
+from mini_claude.ui.commands.memory_actions import undo_last_change
+from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
 from tests.fake_api import FakeAnthropic, error_reply
 from tests.kit import memory_text
 from tests.tidy_kit import (
@@ -86,7 +88,7 @@ def test_accept_all_applies_every_change_keeps_the_old_ones_in_the_trash_and_reb
     assert user.questions == ["Apply all 3 changes?"]
     assert "+description: v2 ships on 2026-03-13" in user.shown and "-We ship next Friday." in user.shown
     assert "changed  project_release.md — merged with release day; the date made absolute" in user.text
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert not (memory_dir / "project_release_2.md").exists()
     assert (memory_dir / "project_freeze.md").exists()
     index = (memory_dir / "MEMORY.md").read_text()
@@ -130,7 +132,7 @@ def test_going_one_by_one_applies_only_the_accepted_changes(
         "Go through them one by one?",
         *["Apply this change?"] * 3,
     ]
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert (memory_dir / "project_release_2.md").read_bytes() == before["project_release_2.md"]
     assert not (memory_dir / "project_freeze.md").exists()
     assert "Applied 1 change" in user.text
@@ -157,11 +159,11 @@ def test_a_failed_model_call_in_the_second_group_changes_nothing(
     before = snapshot(memory_dir)
     api_env.plain_replies.append(groups_answer(["project_fact_00.md"], ["project_fact_01.md"]))
     api_env.plain_replies.append(changes_answer(delete("project_fact_00.md")))
-    api_env.plain_replies.append(error_reply(529))
+    api_env.plain_replies.extend(error_reply(529, retry_after=0.01) for _ in range(3))
     user = ScriptedUser()
     assert build_proposal(store, model(api_env), None, "", user.io()) is None
 
-    assert len(tidy_requests(api_env)) == 3
+    assert len(tidy_requests(api_env)) == 5  # the failed call was retried twice (MINI_CLAUDE_MAX_RETRIES)
     assert "Tidy stopped: the model call for group 2 of 2 failed" in user.text
     assert "Nothing was changed." in user.text
     assert snapshot(memory_dir) == before and not (memory_dir / ".trash").exists()
@@ -251,16 +253,14 @@ def test_a_save_by_another_session_during_the_tidy_is_not_lost(
     script_merge(api_env)
     proposal = TidyReview(store, model(api_env)).propose()
     # Another session (its own store, its own lock) saves between the proposal and the apply.
-    other = MemoryStoreWriter(MemoryStore(memory_dir))
+    other = MemoryStoreWriter(MemoryStore(memory_dir))  # the user's own saves there (`# note`s)
     edited = memory_text("release date", "when we ship", body="Moved: we ship in April.\n")
-    other.save(memory_dir / "project_release.md", edited, edit=True)
-    other.save(
-        memory_dir / "project_freeze.md", memory_text("freeze", "saved by the other session"), edit=False
-    )
+    other.write(edited, memory_dir / "project_release.md")
+    other.write(memory_text("freeze", "saved by the other session"))
 
     result = apply_tidy(store, proposal.changes)
 
-    assert (memory_dir / "project_release.md").read_text() == edited
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == edited
     assert "saved by the other session" in (memory_dir / "project_freeze.md").read_text()
     assert [c.action for c in result.applied] == ["delete"]
     assert any("project_release.md changed since tidy read it" in line for line in result.skipped)
@@ -273,16 +273,16 @@ def test_undo_restores_the_last_tidy(api_env: FakeAnthropic, store: MemoryStore,
     script_merge(api_env)
     tidy(store, api_env, ScriptedUser([True]))
     user = ScriptedUser([True])
-    assert undo(store, user.io(), ask=True)
+    undone, lines = undo_last_change(store, user.confirm)
 
-    assert user.questions[0].startswith("Undo the tidy of ") and "3 changes" in user.questions[0]
+    assert undone and user.questions[0].startswith("Undo the tidy (") and "3 changes)?" in user.questions[0]
     assert snapshot(memory_dir) == before
     [folder] = (memory_dir / ".trash").iterdir()
+    assert folder.name.endswith(".undone")
     assert (folder / "after" / "project_freeze.md").exists()  # what it created, in the trash too
-    assert "The tidy was undone" in user.text
-    again = ScriptedUser()
-    assert not undo(store, again.io(), ask=True)
-    assert "was already undone" in again.text
+    assert "The tidy was undone; the index was updated." in lines
+    undone, lines = undo_last_change(store, ScriptedUser().confirm)
+    assert not undone and "was already undone" in lines[0]
 
 
 def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
@@ -294,7 +294,8 @@ def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
     (memory_dir / "project_release.md").write_text(hand_edit)
     (memory_dir / "project_freeze.md").write_text(memory_text("freeze", "edited by hand too"))
 
-    restored, left = undo_last_tidy(store)
+    reverted = undo_last(store)
+    restored, left = reverted.restored, reverted.left
 
     assert (memory_dir / "project_release.md").read_text() == hand_edit
     assert "edited by hand too" in (memory_dir / "project_freeze.md").read_text()
@@ -309,9 +310,7 @@ def test_undo_does_not_overwrite_a_file_edited_by_hand_since_the_tidy(
 
 def test_undo_without_a_tidy_says_so(memory_dir: Path) -> None:
     store = seed(memory_dir, {"user_role.md": ROLE})
-    user = ScriptedUser()
-    assert not undo(store, user.io(), ask=True)
-    assert user.text == "No tidy to undo."
+    assert undo_last_change(store, ScriptedUser().confirm) == (False, ["Nothing to undo."])
 
 
 def test_recent_sessions_are_read_for_what_was_never_saved(

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
-from mini_claude.memory.tidy.undo import undo_last_tidy
+from mini_claude.memory.undo import undo_last
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.kit import memory_text
@@ -51,7 +52,9 @@ def test_a_change_keeps_its_memorys_name_and_the_create_under_it_is_refused(
     assert [(c.action, c.file_name) for c in proposal.changes] == [("change", "project_c.md")]
     assert any("a memory named 'Gamma' exists (project_c.md)" in line for line in proposal.dropped)
     result = apply_tidy(store, proposal.changes)  # what --yes applies
-    assert result.skipped == [] and (memory_dir / "project_c.md").read_text() == memory_text(**SHARPER)
+    assert result.skipped == [] and without_provenance(
+        (memory_dir / "project_c.md").read_text()
+    ) == memory_text(**SHARPER)
 
 
 def test_a_renamed_memory_frees_its_name_for_a_new_one(api_env: FakeAnthropic, memory_dir: Path) -> None:
@@ -100,7 +103,8 @@ def test_undo_skips_every_file_changed_or_deleted_since_and_names_each_once(
     (memory_dir / "feedback_x.md").write_text(memory_text("X", "x saved again", "feedback"))  # x's name
     after_hand = memories(memory_dir)
 
-    restored, left = undo_last_tidy(store)
+    reverted = undo_last(store)
+    restored, left = reverted.restored, reverted.left
 
     assert restored == [] and len(left) == 5, left
     lines = {line.split(" ", 1)[0].rstrip(","): line for line in left}
@@ -126,7 +130,8 @@ def test_undo_of_a_swap_of_names_puts_both_back(api_env: FakeAnthropic, memory_d
     )
     assert len(apply_tidy(store, TidyReview(store, model(api_env)).propose().changes).applied) == 2
 
-    restored, left = undo_last_tidy(store)
+    reverted = undo_last(store)
+    restored, left = reverted.restored, reverted.left
 
     assert left == [] and sorted(restored) == ["restored project_a.md", "restored project_b.md"]
     assert memories(memory_dir) == {name: text.encode() for name, text in before.items()}

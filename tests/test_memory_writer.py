@@ -1,5 +1,6 @@
-"""The model's writes into the memory directory: free of permission questions, but validated,
-kept inside the directory, secret-free and always reflected in MEMORY.md."""
+"""The model's writes into the memory directory: free of permission questions (over its own
+memories), but validated, kept inside the directory, secret-free, stamped with who wrote them and
+always reflected in MEMORY.md."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from mini_claude.core.errors import ToolError
 from mini_claude.memory.listing import list_lines
+from mini_claude.memory.provenance import Provenance, without_provenance
 from mini_claude.tools.memory_writer import MemoryStoreWriter
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
@@ -50,7 +52,8 @@ def test_model_saves_a_memory_with_write_file_without_a_permission_question(
     [result] = tool_results_in(main_calls(api_env)[1])
     assert not result.get("is_error"), result_text(result)
     assert "Saved new memory" in result_text(result)
-    assert target.read_text(encoding="utf-8") == MEMORY
+    written = target.read_text(encoding="utf-8")
+    assert without_provenance(written) == MEMORY and "\nsource: model\n" in written
     index = (memory_dir / "MEMORY.md").read_text(encoding="utf-8")
     assert (
         f"- **[integration tests hit a real database]({target.name})** (feedback) — "
@@ -63,7 +66,11 @@ def test_model_edits_a_memory_in_place_and_the_index_follows(
 ) -> None:
     store = harness.session.store
     saved = store.save(
-        name="deploy day", description="we deploy on Tuesdays", memory_type="project", body="x\n"
+        name="deploy day",
+        description="we deploy on Tuesdays",
+        memory_type="project",
+        body="x\n",
+        by=Provenance("model"),  # its own: no question (a person's would ask)
     )
     edit = {"file_path": str(saved.path), "old_string": "on Tuesdays", "new_string": "on Thursdays"}
     api_env.stream_replies.extend([tool_reply("edit_file", edit), text_reply("Updated.")])
@@ -240,14 +247,14 @@ def test_invalid_frontmatter_or_unknown_type_is_refused_with_the_format_explaine
 
 
 SECRETS = [
-    ("key: sk-ant-api03-" + "a1B2c3D4" * 6, "an Anthropic API key"),
+    ("key: sk-ant-api03-" + "a1B2c3D4" * 6, "an Anthropic token (sk-ant-…)"),
     (
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----",
         "a private key",
     ),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "a private key"),
     ("aws AKIA" + "ABCDEFGHIJKLMNOP", "an AWS access key"),
-    ("token ghp_" + "x" * 36, "a GitHub token"),
+    ("token ghp_" + "R8sT2vXq9LmN4bKj7HwZ1cPd6FyGa3Eu0Qo5", "a GitHub token (ghp_…)"),
     ("password = hunter2hunter2hunter2", "a password (the value of password)"),
 ]
 
@@ -274,7 +281,7 @@ def test_an_edit_adding_a_secret_is_refused_and_the_memory_is_unchanged(tools: T
         new_string="sk-ant-api03-" + "Z9y8X7w6" * 6,
     )
 
-    assert result.is_error and "Anthropic API key" in result.content
+    assert result.is_error and "an Anthropic token" in result.content
     assert path.read_bytes() == before
 
 

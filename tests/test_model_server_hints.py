@@ -1,6 +1,6 @@
 """When the model server is not what it should be, the user is told what to fix: a base URL that
 ends in /v1 or has no http://, a model name the server does not know, an answer that is no
-stream; and while the SDK retries, what it is waiting for. A blank base URL is the real API."""
+stream; and while a call is retried, what it is waiting for. A blank base URL is the real API."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def test_an_answer_that_is_no_stream_is_an_error_not_an_empty_reply(
     assert "\x00" not in result.stderr and "\x1b" not in result.stderr
 
 
-def test_print_mode_says_on_stderr_while_the_sdk_retries(cli: Cli, api_env: FakeAnthropic) -> None:
+def test_print_mode_says_on_stderr_while_a_call_is_retried(cli: Cli, api_env: FakeAnthropic) -> None:
     api_env.stream_replies.extend([error_reply(529, retry_after=0.2), text_reply("Finally.")])
 
     text = cli.run("-p", "hello")

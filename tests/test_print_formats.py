@@ -164,6 +164,20 @@ def test_a_reply_cut_at_max_tokens_exits_4(cli: Cli, api_env: FakeAnthropic) -> 
     assert "MINI_CLAUDE_MAX_TOKENS" in answer["error"]
 
 
+def test_a_refusal_is_its_own_subtype_and_exits_5(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.append(text_reply("Here is how to", stop_reason="refusal"))
+    text = cli.run("-p", "something it will not do")
+    api_env.stream_replies.append(text_reply("Here is how to", stop_reason="refusal"))
+    as_json = cli.run("--output-format", "json", "-p", "something it will not do")
+
+    assert text.returncode == 5 and text.stdout == ""  # the refused text is not the answer
+    assert "declined to go on (stop reason: refusal)" in text.stderr
+    [answer] = json_lines(as_json.stdout)
+    assert as_json.returncode == 5 and answer["is_error"] is True
+    assert answer["subtype"] == "error_refusal" and answer["exit_reason"] == "refused"
+    assert "refusal" in answer["error"] and answer["result"] == ""
+
+
 def test_usage_errors_exit_2(cli: Cli) -> None:
     assert cli.run("--output-format", "yaml", "-p", "x").returncode == 2
     assert cli.run("-p", stdin="").returncode == 2

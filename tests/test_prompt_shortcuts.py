@@ -132,7 +132,7 @@ def test_a_note_holding_a_secret_is_refused_before_anything_is_sent(
         (error_reply(500, message="boom"), "API error 500"),
         (text_reply("Sure! I will remember that."), "the model's answer was not a memory"),
         (text_reply(json.dumps({**NOTE_ANSWER, "type": "todo"})), "type 'todo' is not one of"),
-        (text_reply(json.dumps({**NOTE_ANSWER, "body": "key: sk-ant-api03-" + "A" * 90})), "contains"),
+        (text_reply(json.dumps({**NOTE_ANSWER, "body": "key: sk-ant-api03-" + "Qx7vR2mK" * 5})), "contains"),
     ],
     ids=["server-error", "not-json", "bad-type", "secret-in-answer"],
 )

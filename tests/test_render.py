@@ -175,6 +175,29 @@ def test_every_block_is_shown_exactly_once() -> None:
     assert "Thinking" not in shown
 
 
+# Boundaries that a line-by-line reading of markdown gets wrong; the parser rich uses gets them right.
+TRICKY_REPLIES = {
+    "html comment with blank lines": "Intro\n\n<!--\nhidden\n\nstill hidden\n-->\n\nAfter\n",
+    "html comment ending a list": "- item\n<!--\nhidden\n\nstill hidden\n-->\n\nAfter\n",
+    "table interrupting a paragraph": "Para\na | b\n-|-\n1 | 2\n\nAfter\n",
+    "table then a list": "a | b\n-|-\n1 | 2\n1. item\n2. item\n\nAfter\n",
+    "lazy quote line": "> quoted\ncontinued lazily\n\nAfter\n",
+    "hashtag, no heading": "text\n#hashtag\n\nAfter\n",
+    "number starting no list": "Para\n10. not a list\n\nAfter\n",
+    # Rich numbers a list's items from its first number, whatever the later ones say.
+    "long list numbered anew": "".join(f"{n}. item {n}\n" for n in [*range(1, 12), *range(1, 15)]),
+}
+
+
+@pytest.mark.parametrize("name", TRICKY_REPLIES)
+def test_tricky_block_boundaries_stream_like_the_reply_rendered_once(name: str) -> None:
+    text = TRICKY_REPLIES[name]
+    for chunk_sizes in ([1], [3, 40]):
+        console = make_console()
+        stream_reply(make_renderer(console, plain=False), text, chunk_sizes)
+        assert without_blank_lines(screen(console)) == without_blank_lines(rendered_once(text)), chunk_sizes
+
+
 def test_code_fence_with_blank_lines_is_never_cut_apart() -> None:
     text = "Intro\n```python\ndef f():\n\n\n    return 1\n# not a heading\n```\nAfter\n"
     stream = MarkdownStream(commit_after_lines=50)

@@ -12,16 +12,18 @@ from typing import Any
 import pytest
 
 from mini_claude.app.resume import (
+    Resumed,
     ResumeError,
     ResumeRequest,
     finish_resume,
     latest_session,
     named_session,
     open_session,
-    resume_session,
 )
+from mini_claude.app.session import Session
 from mini_claude.core.config import project_sessions_dir
 from mini_claude.core.events import Event, MessageAdded
+from mini_claude.sessions.catalog import SessionSummary
 from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from tests.agent_harness import Harness, wait_for_recalls
@@ -29,6 +31,11 @@ from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, side_queries, system_text
 
 OLD = time.time() - 100 * 86_400
+
+
+def resume_session(session: Session, summary: SessionSummary) -> Resumed:
+    """As `-r`, `--continue` and /resume do: take the transcript, then load it."""
+    return finish_resume(session, open_session(session, summary))
 
 
 def text_of(message: dict[str, Any]) -> str:

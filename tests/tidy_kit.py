@@ -74,10 +74,10 @@ class ScriptedUser:
 
     def io(self) -> ReviewIO:
         return ReviewIO(
-            self.shown.append, self.shown.append, lambda lines: self.shown.extend(lines), self._confirm
+            self.shown.append, self.shown.append, lambda lines: self.shown.extend(lines), self.confirm
         )
 
-    def _confirm(self, question: str) -> bool | None:
+    def confirm(self, question: str) -> bool | None:
         self.questions.append(question)
         if not self.answers:
             raise AssertionError(f"unexpected question: {question}")

@@ -15,7 +15,6 @@ import json
 import os
 import pty
 import select
-import shlex
 import shutil
 import signal
 import socket
@@ -26,7 +25,7 @@ import tempfile
 import termios
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,7 +35,6 @@ import mini_claude
 from tests.warm_start import SHARED_SERVER, connect, interpreter_settings
 
 SERVER = Path(__file__).with_name("warm_start.py")
-WORKER = Path(__file__).with_name("warm_worker.py")
 MAIN = str(Path(mini_claude.__file__).with_name("__main__.py"))
 EXIT_GRACE_SECONDS = 5
 CERTIFICATE_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
@@ -90,9 +88,8 @@ class WarmStarter:
         self.folder: str | None = None
 
     @classmethod
-    def launch(cls, settings: dict[str, str], *, workers: bool = False) -> WarmStarter:
-        """A new server, returned while it still preloads (`start` waits for it); `workers`: it
-        also forks pytest-xdist's workers (tests/warm_worker.py)."""
+    def launch(cls, settings: dict[str, str]) -> WarmStarter:
+        """A new server, returned while it still preloads (`start` waits for it)."""
         folder = tempfile.mkdtemp(prefix="mini-claude-warm-")
         starter = cls(settings, os.path.join(folder, "server.sock"))
         starter.folder = folder
@@ -100,7 +97,7 @@ class WarmStarter:
         # Where the tests' programs find CA certificates, so the server makes their TLS context.
         env.update({name: value for name, value in os.environ.items() if name in CERTIFICATE_SETTINGS})
         starter.server = subprocess.Popen(
-            [sys.executable, "-P", str(SERVER), starter.socket_path, *(["--workers"] if workers else [])],
+            [sys.executable, "-P", str(SERVER), starter.socket_path],
             env=env, cwd=folder,
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
@@ -172,22 +169,9 @@ def share_warm_starter(settings: dict[str, str]) -> None:
     if ALL_COLD:
         return
     with _lock:
-        _starter = WarmStarter.launch(settings, workers=True)
+        _starter = WarmStarter.launch(settings)
         atexit.register(stop_warm_starter)
-    assert _starter.server is not None
-    pid = _starter.server.pid  # a worker whose server has died starts cold, without waiting
-    shared = {"socket": _starter.socket_path, "settings": settings, "pid": pid}
-    os.environ[SHARED_SERVER] = json.dumps(shared)
-
-
-def fork_workers_warm(specs: Sequence[Any]) -> None:
-    """pytest-xdist's local workers start as children of the shared warm server (`warm_worker`)
-    instead of importing everything again each; `warm_worker` starts one cold when it must."""
-    if SHARED_SERVER not in os.environ:
-        return
-    for spec in specs:
-        if spec.popen and not spec.python:
-            spec.python = shlex.join([sys.executable, "-I", "-S", str(WORKER)])
+    os.environ[SHARED_SERVER] = json.dumps({"socket": _starter.socket_path, "settings": settings})
 
 
 def stop_warm_starter() -> None:

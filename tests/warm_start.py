@@ -35,11 +35,10 @@ import sys
 import termios
 import threading
 import time
-import types
 from collections.abc import Callable, Mapping
 from importlib import import_module
 
-SHARED_SERVER = "MINI_CLAUDE_TEST_WARM_SERVER"  # {"socket", "settings", "pid"} of the controller's
+SHARED_SERVER = "MINI_CLAUDE_TEST_WARM_SERVER"  # {"socket", "settings"} of the controller's
 READY_SECONDS = 60
 POLL_SECONDS = 1.0  # a child's end wakes the server at once (SIGCHLD); this is only a backstop
 MAX_REQUEST = 1 << 20
@@ -68,7 +67,7 @@ def connect(path: str, server_alive: Callable[[], bool]) -> socket.socket | None
     return None
 
 
-def preload(*, for_workers: bool = False) -> None:
+def preload() -> None:
     import anthropic  # (what makes a cold start slow)
 
     import mini_claude
@@ -83,9 +82,6 @@ def preload(*, for_workers: bool = False) -> None:
     anthropic.Anthropic(api_key="preload", base_url="http://127.0.0.1:9").close()
     share_tls_contexts()
     warm_first_use_caches()
-    if for_workers:  # what a pytest-xdist worker imports before its tests (warm_worker.py)
-        for module in WORKER_MODULES:
-            import_module(module)
 
 
 # Imported on first use by the program or the SDK (a third of a child's CPU went to these and to
@@ -94,8 +90,6 @@ FIRST_USE_MODULES = (
     "platformdirs", "regex", "opentelemetry.propagate", "encodings.idna", "ctypes", "tty",
     "rich.live", "rich.ansi", "rich.spinner", "prompt_toolkit.input.vt100",
 )  # fmt: skip
-# Not hypothesis: it takes its example database's folder from the working directory at import.
-WORKER_MODULES = ("pytest", "execnet", "pexpect", "pexpect.fdpexpect")
 SSE_EVENTS = (
     ("message_start", {"type": "message_start", "message": {
         "id": "msg_preload", "type": "message", "role": "assistant", "model": "preload", "content": [],
@@ -358,36 +352,6 @@ def _new_stdio(*, unbuffered: bool) -> None:
     sys.stderr = sys.__stderr__ = made[1]
 
 
-def become_a_python(request: dict, fds: list[int]) -> None:
-    """In the forked child: a `python -u -c CODE` (a pytest-xdist worker, from warm_worker.py),
-    with the client's working directory, environment, descriptors and process group (so a Ctrl+C
-    at the terminal reaches it and what it starts, as it reaches a worker started cold)."""
-    with contextlib.suppress(OSError):  # a client in another session: the server's group, then
-        os.setpgid(0, request["process_group"])
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-    for fd in set(fds) - {0, 1, 2}:
-        os.close(fd)
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    sys.argv = ["-c"]
-    sys.path[0:0] = [""]  # as `-c` has it (pytest-xdist then sets the controller's sys.path)
-    _new_stdio(unbuffered=True)
-    import tempfile
-
-    tempfile.tempdir = None  # asked again of TMPDIR, as a fresh Python would
-    main = types.ModuleType("__main__")  # a new one: this file's functions keep their own
-    sys.modules["__main__"] = main
-    try:
-        exec(compile(request["code"], "<string>", "exec"), main.__dict__)
-        code = None
-    except SystemExit as leaving:
-        code = leaving.code
-    _exit_as_the_interpreter_would(code)
-
-
 def exit_if_abandoned_while(work: Callable[[], None]) -> None:
     """Run `work` (the preload) and end the process meanwhile if its launcher goes: nothing is
     written to stdin, so readable means closed. An import that hangs (a test's sitecustomize,
@@ -410,12 +374,9 @@ def exit_if_abandoned_while(work: Callable[[], None]) -> None:
 
 
 if __name__ == "__main__":
-    exit_if_abandoned_while(lambda: preload(for_workers="--workers" in sys.argv))
+    exit_if_abandoned_while(preload)
     # What the imports made is never collected: without this, each child's collections (the last
     # one at exit most of all) touch every object and copy the whole heap, about a second each.
     gc.freeze()
     request, fds = serve(sys.argv[1])
-    if "code" in request:
-        become_a_python(request, fds)
-    else:
-        become_the_program(request, fds)
+    become_the_program(request, fds)

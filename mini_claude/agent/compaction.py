@@ -29,7 +29,8 @@ from mini_claude.core.config import MIN_CONTEXT_WINDOW
 from mini_claude.core.events import CompactionStarted, CompactionTrigger, ContextCompacted, Event, Notice
 from mini_claude.core.interrupts import sigint_deferred
 from mini_claude.core.untrusted import wrap
-from mini_claude.llm.client import ModelClient, ModelError
+from mini_claude.llm.client import ModelClient
+from mini_claude.llm.model_errors import ModelError
 from mini_claude.llm.streamed_response import StreamedResponse
 
 KEEP_TURNS = 2  # the latest user turns stay verbatim after a compaction…

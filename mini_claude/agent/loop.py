@@ -4,6 +4,7 @@ Invariant kept at every exit (done, error, Ctrl+C at any moment, turn cap): ever
 the conversation is answered by exactly one `tool_result` in the next message, so the next request
 is one the API accepts. The calls not answered yet are state (`_open_calls`, see
 agent/open_calls.py), and one method, `_close_open_calls`, answers them, whatever ended the step.
+A step returns how the turn ends (agent/endings.py), or None to go on.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from mini_claude.agent import endings
 from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
-from mini_claude.agent.endings import Done, ModelFailed, ReplyCut, TurnCapReached, TurnOver
+from mini_claude.agent.endings import CUT_OFF, Ending
 from mini_claude.agent.open_calls import OpenToolCalls
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW
 from mini_claude.core.events import (
     ContextCompacted,
+    Event,
     EventSink,
     MemoriesRecalled,
     MessageAdded,
@@ -31,7 +34,8 @@ from mini_claude.core.events import (
 )
 from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.core.untrusted import encodable, encodable_value
-from mini_claude.llm.client import ModelClient, ModelError, PromptTooLong
+from mini_claude.llm.client import ModelClient
+from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.streamed_response import StreamedResponse
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
@@ -42,12 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mini_claude")
 
 Message = dict[str, Any]
-WINDOW_NOT_SAID = (
-    " (the server did not say how large its context window is: set MINI_CLAUDE_CONTEXT_WINDOW to it)"
-)
-REPLY_CUT_NOTICE = (
-    "The reply was cut off at the max_tokens limit (set MINI_CLAUDE_MAX_TOKENS to allow longer replies)."
-)
 
 
 class Agent:
@@ -58,22 +56,25 @@ class Agent:
         tools: ToolRegistry,
         tool_context: ToolContext,
         sink: EventSink,
+        save: EventSink,
         build_system_prompt: Callable[[], str],
         model: str,
         max_tokens: int,
         max_turns: int,
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
+        reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
     ) -> None:
         self.llm = llm
         self.tools = tools
         self.tool_context = tool_context
         self.sink = sink
+        self.save = save  # the transcript: hears each change to the conversation before the sink
         self.build_system_prompt = build_system_prompt
         self.model = model
         self.max_tokens = max_tokens
         self.max_turns = max_turns
-        self.recall = recall
+        self.recall, self.reminders = recall, reminders
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -84,7 +85,7 @@ class Agent:
         self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event))
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
-        self.context = ContextKeeper(llm, lambda event: self.sink(event), view)
+        self.context = ContextKeeper(llm, self._tell, view)
 
     @property
     def compaction(self) -> Compaction | None:
@@ -137,108 +138,108 @@ class Agent:
         context, self._context = self._context, []
         self._add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
-        notice: Notice | None = None
         try:
-            over = self._steps()
-            reason, unanswered = over.reason, over.unanswered
-            if str(over):
-                notice = Notice(str(over), "error" if isinstance(over, ModelFailed) else "warning")
+            ending = self._steps()
         except KeyboardInterrupt:
-            reason, unanswered = "interrupted", "interrupted"
+            ending = endings.INTERRUPTED
         except Exception as error:  # a bug of ours must not cost the user the conversation
             log.exception("internal error during a turn")
-            reason, unanswered = "error", "interrupted"
-            notice = Notice(
-                f"Internal error: {type(error).__name__}: {error} (details in the debug log)", "error"
-            )
-        self._close_open_calls(unanswered, note="user_interrupted" if reason == "interrupted" else None)
-        if notice is not None:
-            self.sink(notice)
+            ending = endings.internal_error(error)
+        self._close_open_calls(ending.unanswered, note=ending.note)
+        if ending.notice:
+            self.sink(Notice(ending.notice, ending.level))
         if (status := self.context.view.status()) is not None:
             self.sink(status)
-        ended = TurnEnded(reason, self._last_text, notice.text if notice else None)  # type: ignore[arg-type]
+        ended = TurnEnded(ending.reason, self._last_text, ending.notice or None)
         self.sink(ended)
         return ended
 
-    def _steps(self) -> TurnOver:
+    def _steps(self) -> Ending:
         """Model calls until one ends the turn, at most max_turns of them."""
-        try:
-            for _ in range(self.max_turns):
-                self._step()
-            raise TurnCapReached(prompts.notice("turn_cap", max_turns=self.max_turns))
-        except TurnOver as over:
-            return over
+        for _ in range(self.max_turns):
+            if (ending := self._step()) is not None:
+                return ending
+        return endings.turn_cap(self.max_turns)
 
     def compact(self, focus: str | None = None) -> ContextCompacted | None:
         """`/compact`: summarise the conversation now; None when nothing changed (a notice says why)."""
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         return self.context.compact(self.request_parts(), focus)
 
-    def _step(self) -> None:
-        """One model call and the tools it asks for. Raises TurnOver when the turn is finished."""
+    def _step(self) -> Ending | None:
+        """One model call and the tools it asks for; how the turn ends, or None to go on."""
+        if self.reminders is not None and self._system_blocks() and (blocks := self.reminders()):
+            self._add("instructions", blocks)
         self._add_recalled_memories()
-        tokens = self.context.before_call(self.request_parts())
+        response = self._call_model()
+        if isinstance(response, Ending):
+            return response
+        self._store_reply(keep=response.stop_reason != "refusal")  # sent back, it would be refused again
+        self.sink(response.usage)
+        if response.stop_reason in CUT_OFF and self._open_calls.calls:
+            # The last tool call is incomplete; running any of them could act on half an intention.
+            self._close_open_calls("output_cut")
+            return None
+        if (ending := endings.by_stop_reason(response.stop_reason, bool(self._open_calls.calls))) is not None:
+            return ending
+        for call in self._open_calls.calls:
+            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+        self._close_open_calls("interrupted")
+        return None
+
+    def _call_model(self) -> StreamedResponse | Ending:
+        """One streamed response; when the server refuses the request as too long, the conversation
+        is compacted and the call made once more (a second refusal ends the turn)."""
         try:
-            response = self._call_model(tokens, may_refuse=True)
+            return self._stream(self.context.before_call(self.request_parts()))
         except PromptTooLong as refused:
             self._streaming = None
             try:
                 tokens = self.context.after_refusal(self.request_parts(), refused.tokens, refused.window)
+                return self._stream(tokens)
             except CompactionFailed as failure:
-                raise ModelFailed(f"{refused}. {failure}") from refused
-            response = self._call_model(tokens, may_refuse=False)  # once: a second refusal ends the turn
-        self._store_reply()
-        self.sink(response.usage)
-        if response.stop_reason == "max_tokens":
-            if not self._open_calls.calls:
-                raise ReplyCut(REPLY_CUT_NOTICE)
-            # The last tool call is incomplete; running any of them could act on half an intention.
-            self._close_open_calls("output_cut")
-            return
-        if not self._open_calls.calls:
-            raise Done
-        for call in self._open_calls.calls:
-            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
-        self._close_open_calls("interrupted")
+                return endings.model_failed(f"{refused}. {failure}")
+            except ModelError as error:
+                said = (
+                    not isinstance(error, PromptTooLong)
+                    or error.window
+                    or self.context.view.window_from_server
+                )
+                return endings.model_failed(str(error), window_unknown=not said)
+        except ModelError as error:
+            return endings.model_failed(str(error))
 
-    def _call_model(self, tokens: int, *, may_refuse: bool) -> StreamedResponse:
-        """Stream one response to a request of about `tokens`; PromptTooLong passes through when
-        `may_refuse`."""
+    def _stream(self, tokens: int) -> StreamedResponse:
+        """Stream one response to a request of about `tokens`, showing it as it comes."""
         response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
         self.sink(RequestStarted())
         messages = self.context.view.request(self.messages)
-        try:
-            for update in self.llm.stream(
-                model=self.model,
-                system=self._system_blocks(),
-                messages=messages,
-                tools=self.tools.definitions(),
-                max_tokens=self.context.view.output_limit(self.max_tokens, tokens),
-                response=response,
-            ):
-                self.sink(update)
-        except ModelError as error:
-            if may_refuse and isinstance(error, PromptTooLong):
-                raise
-            unknown = (
-                isinstance(error, PromptTooLong)
-                and not error.window
-                and not self.context.view.window_from_server
-            )
-            raise ModelFailed(f"{error}{WINDOW_NOT_SAID if unknown else ''}") from error
+        for update in self.llm.stream(
+            model=self.model,
+            system=self._system_blocks(),
+            messages=messages,
+            tools=self.tools.definitions(),
+            max_tokens=self.context.view.output_limit(self.max_tokens, tokens),
+            response=response,
+        ):
+            self.sink(update)
         self.context.view.note_usage(response.usage, messages)
         return response
 
-    def _store_reply(self) -> None:
-        """Keep what the model sent (all of it, or as far as it got) and open its tool calls."""
+    def _store_reply(self, *, keep: bool = True) -> None:
+        """Keep what the model sent (all of it, or as far as it got) and open its tool calls; not
+        `keep`: only end its text on screen."""
         response, self._streaming = self._streaming, None
-        if response is None:
+        if response is not None and not keep:
+            self.sink(TextDone())
+        if response is None or not keep:
             return
         content = response.content()
-        self._last_text = response.text() or self._last_text
         if content:
-            self._add("assistant", content)
+            self._add("assistant", content)  # merged into a paused reply it goes on with
             self._open_calls.open(content)
+            texts = [block["text"] for block in self.messages[-1]["content"] if block["type"] == "text"]
+            self._last_text = "".join(texts) or self._last_text
 
     def _close_open_calls(self, unanswered: str, *, note: str | None = None) -> None:
         """The one place that ends a step: the reply streamed so far is kept, the call shown
@@ -256,20 +257,25 @@ class Agent:
                 self._add("notice", [{"type": "text", "text": prompts.notice(note)}])
 
     def _add(self, kind: MessageKind, blocks: list[dict[str, Any]], files: tuple[str, ...] = ()) -> None:
-        """Add content to the conversation (an assistant reply, or user content, merged into a
-        trailing user message so roles keep alternating) and tell the sink."""
+        """Add content to the conversation, merged into a trailing message of the same role so roles
+        keep alternating (user content; a paused reply's continuation), then save and tell it."""
         role = "assistant" if kind == "assistant" else "user"
         blocks = encodable_value(blocks)  # nothing UTF-8 cannot carry enters the conversation
-        if role == "user" and self.messages and self.messages[-1]["role"] == "user":
+        if self.messages and self.messages[-1]["role"] == role:
             self.messages[-1]["content"].extend(blocks)
         else:
             self.messages.append({"role": role, "content": list(blocks)})
-        self.sink(MessageAdded(kind, tuple(blocks), files))
+        self._tell(MessageAdded(kind, tuple(blocks), files))
+
+    def _tell(self, event: Event) -> None:
+        """Tell the sink of `event`; a change to the conversation is saved first, so a Ctrl+C that
+        cuts the UI's handling short cannot lose it from the transcript."""
+        if isinstance(event, MessageAdded | ContextCompacted):
+            self.save(event)
+        self.sink(event)
 
     def _add_recalled_memories(self) -> None:
-        if self.recall is None:
-            return
-        recalled = self.recall.take_ready()
+        recalled = self.recall.take_ready() if self.recall is not None else None
         if recalled is None:
             return
         self._add("memories", recalled.blocks, tuple(recalled.file_names))
@@ -277,13 +283,8 @@ class Agent:
 
     def _tool_use_ids(self) -> set[str]:
         """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
-        return {
-            block["id"]
-            for message in self.messages
-            if message["role"] == "assistant"
-            for block in message["content"]
-            if block.get("type") == "tool_use"
-        }
+        replies = (message["content"] for message in self.messages if message["role"] == "assistant")
+        return {block["id"] for content in replies for block in content if block.get("type") == "tool_use"}
 
     def _system_blocks(self) -> list[dict[str, Any]]:
         # Built once per conversation: the whole prompt is stable, so it is one cached prefix.

@@ -148,12 +148,6 @@ def named_session(settings: Settings, query: str, *, list_command: str = LIST_CO
         raise ResumeError(str(error)) from None
 
 
-def resume_session(session: Session, summary: SessionSummary) -> Resumed:
-    """Load `summary`'s transcript into `session` (its current transcript is closed and stays).
-    On ResumeError nothing has changed."""
-    return finish_resume(session, open_session(session, summary))
-
-
 def open_session(session: Session, summary: SessionSummary) -> Opened:
     """Take the session's transcript for appending (fast: no loading yet). Raises ResumeError."""
     short_id = summary.id[:ID_SHOWN_CHARS]

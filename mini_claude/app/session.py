@@ -6,19 +6,22 @@ decides anything: each part owns its own rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent.loop import Agent
-from mini_claude.app.system_prompt import SystemPrompt
+from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
+from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import Event, EventSink, Notice, WarningsOnce
+from mini_claude.core.events import Event, EventSink, Notice, TurnEnded, WarningsOnce
 from mini_claude.llm.client import ModelClient
-from mini_claude.memory.recall.history import RecallHistory
+from mini_claude.memory.project_record import remember_project
 from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.memory.store.project_record import remember_project
 from mini_claude.safety.permissions import AskCallback, Permissions
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
@@ -32,23 +35,35 @@ class Session:
     settings: Settings
     llm: ModelClient
     permissions: Permissions
-    store: MemoryStore
+    store: MemoryStore  # this project's memories (memories.project)
+    memories: MemoryScopes  # every scope's
     memory_startup: MemoryStartup
     recall: MemoryRecall
     agent: Agent
     transcript: TranscriptRecorder
+    system_prompt: SystemPrompt
+    warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
-        """Start what the first message needs (memory re-index, SDK import) without waiting; and,
-        once: write down whose project folder this is, and, the session in use being known (a
-        resumed one is chosen first), remove old transcripts."""
-        self.memory_startup.start()
+        """Start what the first message needs (memory start-up: whose project folder this is, the
+        re-index; the SDK import) without waiting; and, once: tell what the settings files could
+        not give, and, the session in use being known (a resumed one is chosen first), remove old
+        transcripts. Without automatic memory, the project folder still says whose it is."""
+        if self.settings.memory_enabled:
+            self.memory_startup.start()
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
-            remember_project(self.settings)
+            for note in self.settings.notes:
+                self.warn(note)
+            if not self.settings.memory_enabled:
+                remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
+
+    def instructions(self) -> InstructionSet:
+        """The instruction files of the current conversation (or of the next, before the first)."""
+        return self.system_prompt.instructions()
 
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
@@ -57,47 +72,79 @@ class Session:
 
 
 def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread)."""
+    """`sink` hears every event, start-up warnings included (each once, from any thread). The
+    team's memories in the repository are loaded only in a trusted folder (`folder_trusted`)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
-    store = MemoryStore(settings.memory_dir)
+    memories = MemoryScopes.for_settings(settings)
+    store = memories.project
     llm = ModelClient(settings, on_retry=sink)
+    remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
         ask=ask,
-        memory_dir=store.root,
+        memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
+        more_memory_dirs=[settings.user_memory_dir] if remembers else [],
+        additional_dirs=settings.additional_dirs,
     )
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
-    memory_startup = MemoryStartup(store, warn, hint=hint)
-    recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
+    memory_startup = MemoryStartup(memories, warn, hint=hint)
+    memory_on = settings.memory_mode != "off"
+    recall = MemoryRecall(
+        memories, llm, on_recalled=memories.record_recalled, ready=memory_startup.wait, enabled=memory_on
+    )
     first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
         model=settings.model, warn=warn,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
+    reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
+    tool_context = ToolContext(project_dir, permissions, tool_used=reminders.tool_used)
+    # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
+    tool_context.memory_writer = MemoryStoreWriter(
+        memories,
+        permissions,
+        mode=settings.memory_mode,
+        session_id=lambda: transcript.session_id,
+        files_read=tool_context.files_read,
+    )
+    options = PromptOptions(
+        remembers, settings.additional_dirs, settings.system_prompt, settings.append_system_prompt
+    )
+    ready = memory_startup.wait if remembers else lambda: None
+    system_prompt = SystemPrompt(
+        project_dir, memories, ready=ready, warn=warn, options=options, reminders=reminders
+    )
     agent = Agent(
         llm=llm,
         tools=default_registry(),
-        tool_context=ToolContext(project_dir, permissions, MemoryStoreWriter(store)),
-        sink=_both(transcript, sink),
-        build_system_prompt=SystemPrompt(project_dir, store, ready=memory_startup.wait, warn=warn),
+        tool_context=tool_context,
+        sink=_forgetting_reads(sink, tool_context.files_read),
+        save=transcript,
+        build_system_prompt=system_prompt,
         model=settings.model,
         max_tokens=settings.max_tokens,
         max_turns=settings.max_turns,
-        recall=recall,
+        recall=recall if remembers else None,
         context_window=settings.context_window,
+        reminders=reminders.take,
     )
-    return Session(settings, llm, permissions, store, memory_startup, recall, agent, transcript)
+    return Session(
+        settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
+        system_prompt, warn,
+    )  # fmt: skip
 
 
-def _both(first: EventSink, then: EventSink) -> EventSink:
-    """The transcript hears each event before the UI (whose handling a Ctrl+C may cut short)."""
+def _forgetting_reads(sink: EventSink, files_read: list[str]) -> EventSink:
+    """`sink`, and the files read in a turn forgotten once it ends: a memory saved in the next
+    one records only that turn's (an @-mention's read comes before its turn, and counts for it)."""
 
-    def sink(event: Event) -> None:
-        first(event)
-        then(event)
+    def forgetting(event: Event) -> None:
+        sink(event)
+        if isinstance(event, TurnEnded):
+            files_read.clear()
 
-    return sink
+    return forgetting

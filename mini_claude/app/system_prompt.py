@@ -1,98 +1,113 @@
-"""The system prompt: `prompts/system.md` filled once per conversation."""
+"""The system prompt: `prompts/system.md`, the instruction files and the memory section, filled
+once per conversation (what changes during it arrives as reminders, so the prompt cache holds)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import platform
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
-from mini_claude.core.config import protected_dirs
-from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import attribute, neutralize
+from mini_claude.app.instructions.hierarchy import InstructionSet, load_instructions
+from mini_claude.app.instructions.reading import INSTRUCTION_FILE_MAX_BYTES
+from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.instructions.section import instructions_section
+from mini_claude.core import prompts
+from mini_claude.core.untrusted import attribute
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.safety.permissions import private_reason
 
-PROJECT_INSTRUCTIONS_FILE = "CLAUDE.md"
-PROJECT_INSTRUCTIONS_MAX_BYTES = 40_000
+PROJECT_INSTRUCTIONS_MAX_BYTES = INSTRUCTION_FILE_MAX_BYTES  # each instruction file
 
 Warn = Callable[[str], None]
 
 
+@dataclass(frozen=True)
+class PromptOptions:
+    memory: bool = True  # automatic memory on: its guidance and index
+    additional_dirs: tuple[Path, ...] = ()  # folders the file tools treat as inside the project
+    replacement: str | None = None  # --system-prompt: instead of prompts/system.md
+    appended: str | None = None  # --append-system-prompt
+
+
 class SystemPrompt:
     """Builds the system prompt when a conversation starts, once the memory start-up is done
-    (`ready`), so hand edits are in the index; `warn` hears why a start-up file was skipped."""
+    (`ready`), so hand edits are in the index; `warn` hears why an instruction file was skipped
+    or cut. `last` is what the latest conversation started with; `reminders` starts afresh.
+    `options.memory` False (memory off): no memory guidance, no index."""
 
     def __init__(
-        self, project_dir: Path, store: MemoryStore, *, ready: Callable[[], None], warn: Warn
+        self,
+        project_dir: Path,
+        memories: MemoryScopes | MemoryStore,
+        *,
+        ready: Callable[[], None],
+        warn: Warn,
+        options: PromptOptions | None = None,
+        reminders: InstructionReminders | None = None,
     ) -> None:
         self.project_dir = project_dir
-        self.store = store
+        self.memories = memories
         self.ready = ready
         self.warn = warn
+        self.options = options or PromptOptions()
+        self.reminders = reminders
+        self.last: InstructionSet | None = None
 
     def __call__(self) -> str:
         self.ready()
-        return build_system_prompt(self.project_dir, memory_section(self.store), warn=self.warn)
+        loaded = load_instructions(self.project_dir)
+        self.last = loaded
+        if self.reminders is not None:
+            self.reminders.start(loaded)
+        memory = memory_section(self.memories) if self.options.memory else prompts.load("memory_off.md")
+        return build_system_prompt(
+            self.project_dir, memory, warn=self.warn, loaded=loaded, options=self.options
+        )
+
+    def instructions(self) -> InstructionSet:
+        """What the latest conversation started with; what one would start with now, before any."""
+        return self.last if self.last is not None else load_instructions(self.project_dir)
 
 
 def build_system_prompt(
-    project_dir: Path, memory_section: str, today: dt.date | None = None, warn: Warn = lambda _: None
+    project_dir: Path,
+    memory_section: str,
+    today: dt.date | None = None,
+    warn: Warn = lambda _: None,
+    *,
+    loaded: InstructionSet | None = None,
+    options: PromptOptions | None = None,
 ) -> str:
-    """`warn` hears, in one line each, why a start-up file was skipped or cut."""
+    """`warn` hears, in one line each, why an instruction file was skipped or cut."""
     today = today or dt.date.today()
-    return (
-        prompts.render(
+    options = options or PromptOptions()
+    loaded = loaded if loaded is not None else load_instructions(project_dir)
+    for line in [*(skipped.reason for skipped in loaded.skipped), *loaded.notes]:
+        warn(line)
+    instructions = instructions_section(loaded.loaded)
+    if options.replacement is not None:
+        parts = (options.replacement.strip(), instructions, memory_section.strip())
+        text = "\n\n".join(part for part in parts if part)
+    else:
+        text = prompts.render(
             "system.md",
             cwd=attribute(str(project_dir)),  # a folder's name is outside text too
             platform=f"{platform.system()} {platform.release()}".strip(),
             date=f"{today.isoformat()} ({today.strftime('%A')})",
-            project_instructions=_project_instructions(project_dir, warn),
+            additional_dirs=_additional_dirs_line(options.additional_dirs),
+            project_instructions=instructions,
             memory=memory_section,
         ).strip()
-        + "\n"
-    )
+    if options.appended and options.appended.strip():
+        text += "\n\n" + options.appended.strip()
+    return text + "\n"
 
 
-def _project_instructions(project_dir: Path, warn: Warn) -> str:
-    """CLAUDE.md, if it is a regular file resolving inside the project (a symlink to a file in the
-    project is fine; one to ~/.ssh/id_ed25519 or its stow target, a FIFO or /dev/zero is skipped
-    with a warning)."""
-    path = Path(os.path.realpath(project_dir)) / PROJECT_INSTRUCTIONS_FILE  # only a link here is followed
-    try:
-        found = safe_read.read_text(
-            path,
-            project_dir,
-            PROJECT_INSTRUCTIONS_MAX_BYTES,
-            refuse_target=_private_target_reason(project_dir),
-        )
-    except (FileNotFoundError, NotADirectoryError):
+def _additional_dirs_line(folders: tuple[Path, ...]) -> str:
+    if not folders:
         return ""
-    except OSError as error:
-        warn(f"{PROJECT_INSTRUCTIONS_FILE} not read: {safe_read.describe(error)}")
-        return ""
-    text = found.text.strip()
-    if found.was_cut:
-        limit = safe_read.format_size(PROJECT_INSTRUCTIONS_MAX_BYTES)
-        warn(
-            f"{visible_path(str(path))} is {safe_read.format_size(found.size)}: only its first {limit} "
-            "are used; keep it shorter"
-        )
-        text += "\n" + prompts.notice("project_instructions_cut", max_bytes=PROJECT_INSTRUCTIONS_MAX_BYTES)
-    if not text:
-        return ""
-    return prompts.render(
-        "project_instructions.md", path=attribute(str(path)), content=neutralize(text, "project-instructions")
-    ).strip()
-
-
-def _private_target_reason(project_dir: Path) -> safe_read.RefuseTarget:
-    """Why a CLAUDE.md symlink's target (the path then opened) stays out of the prompt: what the
-    file tools would ask to read (a home dotfile by Permissions' rule, mini-claude's own folders);
-    nobody is asked at start-up. A CLAUDE.md that is a file is the project's own, wherever it is."""
-    real_project = Path(os.path.realpath(project_dir))
-    protected = [Path(os.path.realpath(folder)) for folder in protected_dirs()]
-    return lambda real: private_reason(real, real, real_project, Path.home(), protected)
+    quoted = ", ".join(f'"{attribute(str(folder))}"' for folder in folders)
+    return "\n" + prompts.notice("additional_dirs", folders=quoted)

@@ -20,8 +20,8 @@ from io import TextIOWrapper
 from pathlib import Path
 
 from mini_claude.core.config import log_file
+from mini_claude.core.files.private_files import FILE_MODE, narrow, private_folder
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, narrow, private_folder
 
 LOG_MAX_BYTES = 1_000_000
 LOG_FORMAT = "%(asctime)s %(process)d %(threadName)s %(name)s %(levelname)s %(message)s"
@@ -89,9 +89,9 @@ class OwnLogFile(logging.handlers.RotatingFileHandler):
 
 
 def open_own_file(path: Path) -> TextIOWrapper:
-    """`path` opened for appending, created if missing: first a symlink, FIFO, device, socket or
-    hard-linked file there is removed; then opened without following a link or blocking, and
-    refused (OSError) unless it is a regular file with one link."""
+    """`path` opened for appending, created if missing: first a symlink, FIFO, device, socket,
+    hard-linked file or someone else's file there is removed; then opened without following a
+    link or blocking, and refused (OSError) unless it is a regular file of ours with one link."""
     try:
         found = os.lstat(path)
     except FileNotFoundError:
@@ -113,4 +113,6 @@ def open_own_file(path: Path) -> TextIOWrapper:
 
 
 def _own_regular_file(info: os.stat_result) -> bool:
-    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+    """A regular file with no other name, and ours: appending to someone else's would hand them
+    what the log holds."""
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_uid == os.geteuid()

@@ -16,3 +16,7 @@ class PermissionDenied(ToolError):
 
 class MemoryStoreError(Exception):
     """A memory could not be saved or deleted; the message says why in one line."""
+
+
+class InvalidMemory(MemoryStoreError):
+    """The memory breaks the rules of a valid memory (memory/store/validation.py); the message says which."""

@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import regex
+
+# The tag whose text the model takes as the harness speaking (recalled memories come in one):
+# no wrapped text may open or close it, whatever tag wraps it.
+REMINDER_TAG = "system-reminder"
+# What folds to "<" (NFKC: U+FE64 small, U+FF1C full-width; the tag character U+E003C read as
+# the ASCII it stands for): only text holding one of them can hold a tag or a look-alike.
+_OPENERS = re.compile("[<\ufe64\uff1c\U000e003c]")
+_TAG_CHARACTERS = range(0xE0020, 0xE007F)  # U+E0020–U+E007E: ASCII spelled in invisible tags
 
 
 @cache
@@ -20,14 +28,63 @@ def _tag_pattern(tag: str) -> re.Pattern[str]:
 
 
 def neutralize(text: str, tag: str) -> str:
-    """Make every `<tag` / `</tag` inside `text` inert by escaping its `<`."""
-    return _tag_pattern(tag).sub(r"&lt;\1\2", text)
+    """Make every `<tag` / `</tag` inside `text` inert by escaping its `<`: also every look-alike,
+    anything that reads as one once folded (NFKC) and rid of characters drawn as nothing
+    (`</system-reminder\u200b>`, a full-width `＜/…＞`, `<\u200b/…>`, `</ｓｙｓｔｅｍ-reminder>`,
+    tag characters spelling it), whose `<`-like character becomes `&lt;`."""
+    pattern = _tag_pattern(tag)
+    if text.isascii():
+        return pattern.sub(r"&lt;\1\2", text)
+    if not _OPENERS.search(text):
+        return text
+    folding = list(unicode_pattern(_MAY_FOLD).finditer(text))
+    if not folding:
+        return pattern.sub(r"&lt;\1\2", text)  # no character reads as another: as written
+    folded, origin = _folded(text, [found.start() for found in folding])
+    pieces, done = [], 0
+    for match in pattern.finditer(folded):
+        opener = origin[match.start()]  # the one character that folded to "<"
+        pieces += [text[done:opener], "&lt;"]
+        done = opener + 1
+    return "".join(pieces) + text[done:] if pieces else text
+
+
+def _folded(text: str, changing: list[int]) -> tuple[str, list[int]]:
+    """`text` as a tag reader may take it (the characters at `changing` folded: see `_fold`),
+    and where each of its characters came from in `text`."""
+    parts: list[str] = []
+    origin: list[int] = []
+    done = 0
+    for index in changing:
+        folded = _fold(text[index])
+        parts += [text[done:index], folded]
+        origin.extend(range(done, index))
+        origin.extend([index] * len(folded))
+        done = index + 1
+    parts.append(text[done:])
+    origin.extend(range(done, len(text)))
+    return "".join(parts), origin
+
+
+@lru_cache(maxsize=4096)
+def _fold(char: str) -> str:
+    """One character folded: a tag character as its ASCII, a character drawn as nothing (but
+    whitespace, which tags may hold) removed, anything else in its NFKC form."""
+    if ord(char) in _TAG_CHARACTERS:
+        return chr(ord(char) - 0xE0000)
+    if drawn_as_nothing(char) and not char.isspace():
+        return ""
+    return unicodedata.normalize("NFKC", char)
 
 
 def wrap(tag: str, text: str, **attributes: str) -> str:
-    """`<tag a="…">text</tag>` where the text cannot open or close `tag` itself."""
+    """`<tag a="…">text</tag>` where the text cannot open or close `tag` itself, nor fake a
+    `<system-reminder>` inside it."""
     attrs = "".join(f' {key}="{attribute(value)}"' for key, value in attributes.items())
-    return f"<{tag}{attrs}>\n{neutralize(text, tag)}\n</{tag}>"
+    inert = neutralize(text, tag)
+    if tag != REMINDER_TAG:
+        inert = neutralize(inert, REMINDER_TAG)
+    return f"<{tag}{attrs}>\n{inert}\n</{tag}>"
 
 
 def attribute(value: str) -> str:
@@ -85,7 +142,19 @@ DRAWN_AS_NOTHING_CLASS = (
 # Of those, the ones str.isprintable() lets through, which the gate must catch itself; variation
 # selectors (U+FE0F makes ❤️ an emoji) stay: text needs them and they hide no character.
 _PRINTABLE_BLANK = rf"(?V1)[[{DRAWN_AS_NOTHING_CLASS}]--[\p{{Zs}}\p{{Variation_Selector}}]]"
+# What a tag reader may read as another character (`_fold`): NFKC changes it or may (a
+# combining mark), or it draws nothing and is no whitespace (tag characters among them).
+_MAY_FOLD = rf"(?V1)[\p{{NFKC_QC=N}}\p{{NFKC_QC=M}}[[{DRAWN_AS_NOTHING_CLASS}]--\p{{White_Space}}]]"
 MULTILINE_KEEP = "\n\t"  # what a reply, a memory body or a command keeps of its layout
+# What the gate shows as it is although it draws nothing: text needs them (scripts, emoji), but
+# where the user approves text they are marked (`marked_text`).
+_LET_THROUGH_UNSEEN = r"[\p{Variation_Selector}\u200c\u200d]"
+# An emoji and what may follow it drawn as part of it: one presentation selector or skin tone,
+# then joiners each followed by a pictograph (`👨‍👩‍👧`). Elsewhere those characters are marked.
+_EMOJI_SEQUENCE = (
+    r"\p{Emoji}(?:[\ufe0e\ufe0f]|\p{Emoji_Modifier})?"
+    r"(?:\u200d\p{Extended_Pictographic}(?:\ufe0f|\p{Emoji_Modifier})?)*"
+)
 
 
 @cache
@@ -100,11 +169,6 @@ def unicode_pattern(source: str) -> regex.Pattern[str]:
 def drawn_as_nothing(char: str) -> bool:
     """Whether a terminal draws `char` as nothing or as a blank (see DRAWN_AS_NOTHING_CLASS)."""
     return unicode_pattern(f"[{DRAWN_AS_NOTHING_CLASS}]").match(char) is not None
-
-
-def blank_runs(min_chars: int) -> Any:
-    """A pattern for runs of at least `min_chars` characters drawn as nothing, any mix of them."""
-    return unicode_pattern(f"[{DRAWN_AS_NOTHING_CLASS}]{{{min_chars},}}")
 
 
 def shown_as_is(text: str) -> bool:
@@ -136,6 +200,27 @@ def visible_lines(text: str) -> str:
     Windows line ends count as line breaks, a lone carriage return (which would let a line
     overwrite itself) is written out."""
     return visible_text(text.replace("\r\n", "\n"), keep=MULTILINE_KEEP)
+
+
+def marked_text(text: str, keep: str = "") -> str:
+    """`text` for what the user approves or reviews (questions, diffs, memory views): as
+    `visible_text`, and the characters drawn as nothing that the gate lets through (variation
+    selectors, the joiners U+200C/U+200D) written out too, wherever they are: between two letters
+    they could carry a payload through text the user approved. Spaces, which draw a blank, what
+    `keep` keeps, and the selector and joiners that build an emoji (`❤️`, `👨‍👩‍👧`: one selector
+    after an emoji, joiners between pictographs) are shown as they are."""
+    hidden = unicode_pattern(_LET_THROUGH_UNSEEN)
+    if text.isascii() or not hidden.search(text):
+        return visible_text(text, keep)  # the common case, at C speed
+    pattern = unicode_pattern(f"({_EMOJI_SEQUENCE})|{_LET_THROUGH_UNSEEN}")
+    marked = pattern.sub(lambda found: found.group() if found.group(1) else _escaped(found.group()), text)
+    return visible_text(marked, keep)
+
+
+def marked_lines(text: str) -> str:
+    """A multi-line text the user reviews (a memory shown whole): `marked_text`, line breaks and
+    tabs kept, `\\r\\n` taken as a line break as `visible_lines` does."""
+    return marked_text(text.replace("\r\n", "\n"), keep=MULTILINE_KEEP)
 
 
 def must_write_out(char: str) -> bool:

@@ -1,12 +1,15 @@
 """The model server seen from the agent: streamed calls, side queries, token usage.
 
 This is the only module that imports `anthropic`. Importing the SDK takes over a second, so it
-happens lazily on a background thread (`preload`) while the user is already typing. What each
-stream event adds to the response is read in llm/streamed_response.py.
+happens lazily on a background thread (`preload`) while the user is already typing. The SDK sends
+the requests and sorts their errors; the retries are ours (llm/retries.py), and so is reading the
+body (llm/reading.py), so that no wait lasts longer than its timeout says. What each stream event
+adds to the response is read in llm/streamed_response.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -14,23 +17,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from mini_claude.core.config import ANTHROPIC_API_URL, Settings
-from mini_claude.core.events import UsageReport
+from mini_claude.core.events import Retrying, UsageReport
 from mini_claude.core.untrusted import encodable
 from mini_claude.llm import model_errors
 from mini_claude.llm.context_overflow import Overflow, context_overflow
-from mini_claude.llm.retry_watch import RetryListener, retry_watch
-from mini_claude.llm.streamed_response import (
-    StreamedResponse,
-    StreamUpdate,
-    apply_stream_event,
-    describe_usage,
-)
+from mini_claude.llm.model_errors import ModelError, PromptTooLong
+from mini_claude.llm.reading import OutOfTime, json_or_none, until
+from mini_claude.llm.retries import RETRY_AFTER_CAP_S, Failure, Retries, RetryListener, retry_after
+from mini_claude.llm.streamed_response import StreamedResponse, StreamUpdate, describe_usage, read_stream
 
 log = logging.getLogger("mini_claude")
 
 NO_KEY_PLACEHOLDER = "not-needed"  # local servers without auth still need some key for the SDK
 CONNECT_TIMEOUT = 10.0
-SIDE_QUERY_MAX_RETRIES = 0  # recall is optional: a failed side query is skipped, never retried
 EVENT_STREAM = "text/event-stream"
 NOT_A_STREAM_READ_BYTES = 4096  # of a body that is no stream, enough to quote its start
 OVERFLOW_DETAIL_MAX_CHARS = 4096  # of an error's words looked through for a context window's size
@@ -38,21 +37,6 @@ MISSING_CREDENTIALS = (
     "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
     "or ANTHROPIC_BASE_URL to use a local Anthropic-compatible server."
 )
-
-
-class ModelError(Exception):
-    """A model call failed after the SDK's own retries; the message is one line for the user."""
-
-
-class PromptTooLong(ModelError):
-    """The server refused the request as larger than the model's context window; `tokens` is its
-    count of the prompt and `window` the window's size when it said them (else 0). Compacting
-    the conversation can make it fit."""
-
-    def __init__(self, message: str, tokens: int = 0, window: int = 0) -> None:
-        super().__init__(message)
-        self.tokens = tokens
-        self.window = window
 
 
 class ModelClient:
@@ -98,9 +82,8 @@ class ModelClient:
                     auth_token=None if s.api_key else s.auth_token,
                     # Never None: the SDK would read ANTHROPIC_BASE_URL itself, blank included.
                     base_url=s.base_url or ANTHROPIC_API_URL,
-                    max_retries=s.max_retries,
+                    max_retries=0,  # ours: llm/retries.py
                     timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
-                    middleware=[retry_watch().middleware],
                 )
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
@@ -126,23 +109,26 @@ class ModelClient:
         max_tokens: int,
         response: StreamedResponse,
     ) -> Iterator[StreamUpdate]:
-        """Stream one response into `response`, yielding what the user should see as it arrives."""
-        client = self._get_client()
+        """Stream one response into `response`, yielding what the user should see as it arrives.
+        Ends with ModelError once the server has sent no content for the API timeout, pings or not."""
+        client, s = self._get_client(), self.settings
+        retries = Retries(s.max_retries, self.on_retry or (lambda event: None))
         try:
-            with retry_watch().listening(self.on_retry, self.settings.max_retries):
-                stream = client.messages.create(
-                    model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens,
-                    stream=True,
+            with contextlib.ExitStack() as stack:
+                create = client.messages.with_streaming_response.create
+                raw = retries.call(
+                    lambda: stack.enter_context(create(
+                        model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens,
+                        stream=True,
+                    )),
+                    _failure,
                 )  # fmt: skip
-            with stream:
-                _check_is_event_stream(stream.response)
-                for event in stream:
-                    yield from apply_stream_event(response, event)
+                _check_is_event_stream(raw, time.monotonic() + s.api_timeout)
+                yield from read_stream(raw.iter_bytes(), response, s.api_timeout)
             if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
                 raise ModelError(model_errors.stream_ended_early(response.started))
         except Exception as error:
-            s = self.settings
-            why = describe_error(error, s, s.api_timeout, "MINI_CLAUDE_API_TIMEOUT", s.max_retries, model)
+            why = describe_error(error, s, s.api_timeout, "MINI_CLAUDE_API_TIMEOUT", retries.made, model)
             why = encodable(why)  # it quotes the server's own words
             too_long = prompt_too_long(error)
             if too_long is not None:
@@ -161,57 +147,105 @@ class ModelClient:
         purpose: str = "recall",
     ) -> str:
         """A small non-streaming call without tools (e.g. memory selection); returns its text.
-        `purpose` names what it is for in /cost ("recall", which `#` notes share, or "tidy")."""
-        client = self._get_client()
-        timeout = timeout or self.settings.side_query_timeout
-        try:
-            message = client.with_options(
-                max_retries=SIDE_QUERY_MAX_RETRIES, timeout=timeout
-            ).messages.create(
-                model=self.settings.side_model,
+        `timeout` (else MINI_CLAUDE_SIDE_QUERY_TIMEOUT) bounds it all, retries and a dripping body
+        included. `purpose` names what it is for in /cost ("recall", which `#` notes share, or "tidy")."""
+        import anthropic
+
+        client, s = self._get_client(), self.settings
+        timeout = timeout or s.side_query_timeout
+        deadline = time.monotonic() + timeout
+        retries = Retries(s.max_retries, _log_side_retry, deadline)
+
+        def attempt() -> bytes:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise OutOfTime
+            limits = anthropic.Timeout(left, connect=min(CONNECT_TIMEOUT, left))
+            with client.with_options(timeout=limits).messages.with_streaming_response.create(
+                model=s.side_model,
                 system=system,
                 messages=[{"role": "user", "content": user}],
                 max_tokens=max_tokens,
-            )
+            ) as raw:
+                return b"".join(until(raw.iter_bytes(), lambda: deadline))
+
+        try:
+            body = retries.call(attempt, _failure)
+            message = json_or_none(body)
+            content = message.get("content") if isinstance(message, dict) else None
+            if not isinstance(content, list):  # a proxy's page, a server of another API
+                raise ModelError(model_errors.not_a_message(body))
+            usage = describe_usage(message.get("usage"))
         except Exception as error:
-            s, variable = self.settings, "MINI_CLAUDE_SIDE_QUERY_TIMEOUT"
-            why = describe_error(error, s, timeout, variable, SIDE_QUERY_MAX_RETRIES, s.side_model)
+            variable = "MINI_CLAUDE_SIDE_QUERY_TIMEOUT"
+            why = describe_error(error, s, timeout, variable, retries.made, s.side_model, total=True)
             raise ModelError(encodable(why)) from error
-        self._add_usage(describe_usage(getattr(message, "usage", None)), side=purpose)
-        texts = (getattr(block, "text", "") for block in message.content or [])
+        self._add_usage(usage, side=purpose)
+        texts = (block.get("text") for block in content if isinstance(block, dict))
         return encodable("".join(text for text in texts if isinstance(text, str)))
 
 
-def _check_is_event_stream(http_response: Any) -> None:
-    """Raise ModelError when a streamed request got something else back with status 200 (the SDK
-    would read it as an empty stream: a silent empty reply). A server that names no type is given
-    the benefit of the doubt: an empty or garbled stream still fails, for want of message_start."""
+def _failure(error: Exception) -> Failure | None:
+    """Whether a failed attempt is worth another, as the SDK judges: a 408, 409, 429 or 5xx answer
+    (unless the server says `x-should-retry: false`, or `true` for another), a failed connection."""
+    import anthropic
+
+    if isinstance(error, anthropic.APIStatusError):
+        headers = error.response.headers
+        told = headers.get("x-should-retry")
+        if told == "false" or (told != "true" and not model_errors.worth_retrying(error.status_code)):
+            return None
+        return Failure(model_errors.retry_reason(error.status_code), retry_after(headers))
+    if isinstance(error, anthropic.APIConnectionError):
+        return Failure(model_errors.retry_reason(None, type(model_errors.innermost(error)).__name__))
+    return None
+
+
+def _log_side_retry(event: Retrying) -> None:
+    log.info("side query: %s, retrying in %.1f s (retry %d of %d)", event.reason, event.delay_s,
+             event.attempt, event.max_retries)  # fmt: skip
+
+
+def _check_is_event_stream(http_response: Any, deadline: float) -> None:
+    """Raise ModelError when a streamed request got something else back with status 200 (read as
+    an event stream, it would be a silent empty reply), quoting what came by `deadline`. A server
+    that names no type is given the benefit of the doubt: an empty or garbled stream still fails,
+    for want of message_start."""
     content_type = http_response.headers.get("content-type", "")
     if content_type.split(";")[0].strip().lower() in ("", EVENT_STREAM):
         return
     body = b""
-    for chunk in http_response.iter_bytes():
+    for chunk in until(http_response.iter_bytes(), lambda: deadline):
         body += chunk
         if len(body) >= NOT_A_STREAM_READ_BYTES:
             break
-    raise ModelError(model_errors.not_a_stream(content_type, body, str(http_response.request.url)))
+    raise ModelError(model_errors.not_a_stream(content_type, body, str(http_response.http_request.url)))
 
 
 def describe_error(
-    error: BaseException, settings: Settings, timeout: float, timeout_variable: str, retries: int, model: str
+    error: BaseException,
+    settings: Settings,
+    timeout: float,
+    timeout_variable: str,
+    retries: int,
+    model: str,
+    *,
+    total: bool = False,
 ) -> str:
     """One line saying what went wrong and, where we can tell, what to do about it (the words are
-    in llm/model_errors.py; here the SDK's exceptions are told apart)."""
+    in llm/model_errors.py; here the SDK's exceptions are told apart). `retries`: those made;
+    `total`: the timeout bounds the whole call, not a silence."""
     import anthropic
 
     if isinstance(error, ModelError):
         return str(error)
     if isinstance(error, anthropic.APITimeoutError) or model_errors.caused_by_timeout(error):
-        return model_errors.timed_out(timeout, timeout_variable)
+        return model_errors.timed_out(timeout, timeout_variable, total=total)
     if isinstance(error, anthropic.APIConnectionError):
         return model_errors.unreachable(settings, model_errors.root_cause(error))
     if isinstance(error, anthropic.APIStatusError):
         request = getattr(error.response, "request", None)
+        asked = retry_after(error.response.headers)
         return model_errors.status_error(
             error.status_code,
             getattr(error, "body", None),
@@ -220,6 +254,7 @@ def describe_error(
             settings=settings,
             model=model,
             retries=retries,
+            not_waited=asked if asked is not None and asked > RETRY_AFTER_CAP_S else None,
         )
     return model_errors.broke_mid_response(model_errors.root_cause(error))
 

@@ -1,4 +1,5 @@
-"""What a failed model call tells the user: one line saying what went wrong and what to do.
+"""A failed model call (ModelError) and what it tells the user: one line saying what went wrong and
+what to do.
 
 `llm/client.py` sorts the SDK's exceptions (it alone imports the SDK); the words live here. Every line
 names the setting that fixes it where we can tell: a base URL ending in `/v1`, a model name the
@@ -8,15 +9,17 @@ server does not know, a key it refuses, a server that is not an Anthropic Messag
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
 from mini_claude.core.config import Settings
+from mini_claude.llm.retries import RETRY_AFTER_CAP_S
 
 MESSAGES_PATH = "/v1/messages"  # what the SDK appends to ANTHROPIC_BASE_URL
 DETAIL_MAX_CHARS = 300
 BODY_SNIPPET_CHARS = 80
-RETRYABLE_STATUSES = (408, 409, 429)  # and every 5xx, as the SDK retries them
+RETRYABLE_STATUSES = (408, 409, 429)  # and every 5xx, as the SDK would retry them
 STATUS_NAMES = {
     408: "request timeout",
     409: "conflict",
@@ -29,8 +32,25 @@ STATUS_NAMES = {
 }
 
 
-def timed_out(timeout: float, timeout_variable: str) -> str:
-    return f"The model server went silent for {timeout:g} s (raise {timeout_variable} if it is just slow)."
+class ModelError(Exception):
+    """A model call failed (after our retries); the message is one line for the user."""
+
+
+class PromptTooLong(ModelError):
+    """The server refused the request as larger than the model's context window; `tokens` is its
+    count of the prompt and `window` the window's size when it said them (else 0). Compacting
+    the conversation can make it fit."""
+
+    def __init__(self, message: str, tokens: int = 0, window: int = 0) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.window = window
+
+
+def timed_out(timeout: float, timeout_variable: str, *, total: bool = False) -> str:
+    """`total`: the timeout bounds the whole call; else the time without a byte or a piece of the reply."""
+    what = f"did not answer within {timeout:g} s" if total else f"went silent for {timeout:g} s"
+    return f"The model server {what} (raise {timeout_variable} if it is just slow)."
 
 
 def unreachable(settings: Settings, cause: str) -> str:
@@ -42,20 +62,50 @@ def broke_mid_response(cause: str) -> str:
 
 
 def status_error(
-    status: int, body: Any, message: str, url: str, *, settings: Settings, model: str, retries: int
+    status: int,
+    body: Any,
+    message: str,
+    url: str,
+    *,
+    settings: Settings,
+    model: str,
+    retries: int,
+    not_waited: float | None = None,
 ) -> str:
-    """An HTTP error answer, after the SDK's retries; `body` is the parsed JSON body, if any."""
+    """An HTTP error answer after `retries` retries; `body` is the parsed JSON body, if any;
+    `not_waited`: the server's retry-after, when it was beyond what we wait."""
     _, error_message = _error_fields(body)
     detail = error_detail(body, message) or f"HTTP {status}"
     if status == 401:
         return f"Authentication failed (401): {detail}. Check ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN."
     if status == 404:
         return not_found(detail, error_message or "", url, settings=settings, model=model)
-    if status == 200:  # an `error` event inside an otherwise healthy stream
-        return f"The model server reported an error mid-response: {detail}"
-    if (status in RETRYABLE_STATUSES or status >= 500) and retries:
-        detail += f" (gave up after {retries} retries)"
+    if not_waited is not None:
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() + not_waited))
+        detail += f" (the server asked to retry in {not_waited:.0f} s, at {at}; "
+        detail += f"mini-claude waits {RETRY_AFTER_CAP_S:g} s at most)"
+    elif worth_retrying(status) and retries:
+        detail += f" (gave up after {retries} {'retry' if retries == 1 else 'retries'})"
     return f"API error {status}: {detail}"
+
+
+def worth_retrying(status: int) -> bool:
+    """The answers the SDK would retry: a request timeout, a conflict, a rate limit, a server error."""
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
+def reported_mid_response(body: Any, data: str) -> str:
+    """An `error` event inside an otherwise healthy stream; `body` is its parsed data, if any."""
+    return f"The model server reported an error mid-response: {error_detail(body, data) or 'no details'}"
+
+
+def not_a_message(body: bytes) -> str:
+    """A 200 answer to a side query that holds no message content."""
+    snippet = " ".join(body.decode("utf-8", "replace").split())[:BODY_SNIPPET_CHARS]
+    return (
+        f"The model server's answer is not a message ({snippet!r}): "
+        "is ANTHROPIC_BASE_URL an Anthropic Messages API server?"
+    )
 
 
 def error_detail(body: Any, message: str, max_chars: int = DETAIL_MAX_CHARS) -> str:
@@ -117,7 +167,7 @@ def stream_ended_early(saw_start: bool) -> str:
 
 
 def retry_reason(status: int | None, cause: str | None = None) -> str:
-    """Why the SDK is about to retry: an HTTP status, or a connection that failed."""
+    """Why we are about to retry: an HTTP status, or a connection that failed."""
     if status is None:
         return f"connection failed ({cause})" if cause else "connection failed"
     name = STATUS_NAMES.get(status)

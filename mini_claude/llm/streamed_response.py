@@ -1,19 +1,23 @@
 """One assistant response assembled from the server's stream events, and the token usage they report.
 
 Apart from llm/client.py because it is the part that must read anything a server sends (odd block types,
-repeated ids, NaN counts) without breaking the conversation; it works on the events' attributes
-only and never imports the SDK.
+repeated ids, NaN counts) without breaking the conversation; it works on the events' parsed JSON.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude.core.events import TextDelta, TextDone, ToolPreparing, UsageReport
 from mini_claude.core.untrusted import encodable
+from mini_claude.llm import model_errors
+from mini_claude.llm.model_errors import ModelError
+from mini_claude.llm.reading import json_or_none, sse_events, until
 from mini_claude.llm.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
 
 StreamUpdate = TextDelta | TextDone | ToolPreparing  # what the user should see as it arrives
@@ -69,11 +73,30 @@ class StreamedResponse:
         return tool_id
 
 
+# The events that move a reply on; a ping, an unknown event or an empty delta does not.
+CONTENT_EVENTS = (
+    "message_start",
+    "content_block_start",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+)
+
+
+def carries_content(event: dict[str, Any]) -> bool:
+    """Whether the event brings some of the reply: what keeps a stream from timing out."""
+    delta = event.get("delta")
+    if event.get("type") == "content_block_delta":
+        return isinstance(delta, dict) and any(delta.get(key) for key in ("text", "partial_json"))
+    return event.get("type") in CONTENT_EVENTS
+
+
 def describe_usage(usage: Any) -> UsageReport:
-    """Token counts from an SDK usage object (fields may be missing on compatible servers)."""
+    """Token counts from a usage object (fields may be missing on compatible servers)."""
+    usage = usage if isinstance(usage, dict) else {}
 
     def count(name: str) -> int:
-        value = getattr(usage, name, 0)
+        value = usage.get(name, 0)
         if isinstance(value, float) and math.isfinite(value):
             value = int(value)
         # A server sending NaN, Infinity or text as a count must not break the session.
@@ -87,54 +110,75 @@ def describe_usage(usage: Any) -> UsageReport:
     )
 
 
-def apply_stream_event(response: StreamedResponse, event: Any) -> Iterator[StreamUpdate]:
-    """Record one SDK stream event in `response`, yielding what it adds for the user to see."""
-    kind = getattr(event, "type", None)
+def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Iterator[StreamUpdate]:
+    """Record one stream event (its parsed data) in `response`, yielding what it adds for the user
+    to see. Data of the wrong shape raises (a KeyError, a TypeError): the stream is broken."""
+    kind = event.get("type")
     if kind == "message_start":
         response.started = True
-        response.usage = describe_usage(event.message.usage)
+        response.usage = describe_usage(event["message"].get("usage"))
     elif kind == "content_block_start":
-        block = event.content_block
-        if block.type == "text":
-            text = encodable(block.text or "")
-            response.blocks[event.index] = {"type": "text", "text": text}
+        block, index = event["content_block"], event["index"]
+        if block["type"] == "text":
+            text = encodable(block.get("text") or "")
+            response.blocks[index] = {"type": "text", "text": text}
             if text:
                 yield TextDelta(text)
-        elif block.type == "tool_use":
-            response.blocks[event.index] = {
+        elif block["type"] == "tool_use":
+            name = block.get("name")
+            response.blocks[index] = {
                 "type": "tool_use",
-                "id": response._claim_tool_id(block.id),
-                "name": encodable(block.name if isinstance(block.name, str) else str(block.name)),
+                "id": response._claim_tool_id(block.get("id")),
+                "name": encodable(name if isinstance(name, str) else str(name)),
                 "input": {},
             }
-            response.partial_json[event.index] = []
-            yield ToolPreparing(response.blocks[event.index]["name"])
+            response.partial_json[index] = []
+            yield ToolPreparing(response.blocks[index]["name"])
         # Other block types (thinking, server tools) are not requested by us and not kept.
     elif kind == "content_block_delta":
-        block = response.blocks.get(event.index)
-        delta = event.delta
+        index, delta = event["index"], event["delta"]
+        block = response.blocks.get(index)
         if block is None:
             return
-        if delta.type == "text_delta" and block["type"] == "text":
-            text = encodable(delta.text)  # each half of a pair split across two events: U+FFFD
+        if delta["type"] == "text_delta" and block["type"] == "text":
+            text = encodable(delta["text"])  # each half of a pair split across two events: U+FFFD
             block["text"] += text
             yield TextDelta(text)
-        elif delta.type == "input_json_delta" and event.index in response.partial_json:
-            response.partial_json[event.index].append(delta.partial_json)
+        elif delta["type"] == "input_json_delta" and index in response.partial_json:
+            response.partial_json[index].append(delta["partial_json"])
     elif kind == "content_block_stop":
-        block = response.blocks.get(event.index)
+        block = response.blocks.get(event["index"])
         if block is not None and block["type"] == "text":
             yield TextDone()
         elif block is not None and block["type"] == "tool_use":
-            response._finish_tool_input(event.index)
+            response._finish_tool_input(event["index"])
     elif kind == "message_delta":
-        stop_reason = event.delta.stop_reason
-        response.stop_reason = encodable(stop_reason) if isinstance(stop_reason, str) else stop_reason
-        final = describe_usage(event.usage)
+        stop_reason = event["delta"].get("stop_reason")
+        response.stop_reason = None if stop_reason is None else encodable(str(stop_reason))
+        final = describe_usage(event.get("usage"))
         response.usage = UsageReport(
             input_tokens=final.input_tokens or response.usage.input_tokens,
             output_tokens=final.output_tokens or response.usage.output_tokens,
             cache_read_tokens=final.cache_read_tokens or response.usage.cache_read_tokens,
             cache_write_tokens=final.cache_write_tokens or response.usage.cache_write_tokens,
         )
-    # message_stop, ping and unknown event types carry nothing we need.
+    # message_stop and unknown event types carry nothing we need.
+
+
+def read_stream(
+    chunks: Iterable[bytes], response: StreamedResponse, silence_limit: float
+) -> Iterator[StreamUpdate]:
+    """A stream body's events, as its `chunks` arrive, applied to `response`; ModelError for an
+    `error` event; OutOfTime once no content came for `silence_limit` seconds (a ping, an unknown
+    event or an empty delta is none)."""
+    content_at = [time.monotonic()]  # moved on by each piece of content, read by the deadline
+    for name, data in sse_events(until(chunks, lambda: content_at[0] + silence_limit)):
+        if name == "ping":
+            continue
+        event = json_or_none(data) if name == "error" else json.loads(data)
+        if name == "error" or (isinstance(event, dict) and event.get("type") == "error"):
+            raise ModelError(model_errors.reported_mid_response(event, data))
+        if isinstance(event, dict):
+            if carries_content(event):
+                content_at[0] = time.monotonic()
+            yield from apply_stream_event(response, event)

@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from mini_claude.core.untrusted import DRAWN_AS_NOTHING_CLASS, must_write_out, unicode_pattern, visible_text
+from mini_claude.core.untrusted import (
+    DRAWN_AS_NOTHING_CLASS,
+    marked_text,
+    must_write_out,
+    unicode_pattern,
+    visible_text,
+)
 
 CONTEXT_LINES = 3  # unchanged lines shown around each change
 MAX_PREVIEW_LINES = 60  # diff or content lines kept; the rest is counted
@@ -140,10 +146,12 @@ def _changed(line: str) -> str:
 
 
 def blank_runs_marked(line: str, keep: str = "") -> str:
-    """`line` made visible (`visible_text`, `keep` kept), each run of characters drawn as nothing
-    shown as one marker with its count: 40 or more spaces and tabs (`⟨400 blanks⟩`), or 8 or more
-    holding any other (`⟨6,000 × \u2800⟩`, `⟨450 blanks: \u200b \u00a0⟩`), so that such a run
-    cannot push what follows it out of sight. Also what a command's question shows."""
+    """`line` made visible with every character drawn as nothing marked (`marked_text`, `keep`
+    kept), each run of them shown as one marker with its count: 40 or more spaces and tabs
+    (`⟨400 blanks⟩`), or 8 or more holding any other (`⟨6,000 × \u2800⟩`,
+    `⟨450 blanks: \u200b \u00a0⟩`), so that such a run cannot push what follows it out of
+    sight, and a lone one (a variation selector between two letters) is written out. Also what
+    a command's question shows."""
     if line.isascii() and line.isprintable() and " " * BLANK_RUN_MIN_CHARS not in line:
         return line  # the common case, at C speed
     shown: list[str] = []
@@ -152,9 +160,9 @@ def blank_runs_marked(line: str, keep: str = "") -> str:
         blanks = run.group()
         if len(blanks) < BLANK_RUN_MIN_CHARS and not blanks.strip(" \t"):
             continue  # a short run of spaces and tabs: shown as it is
-        shown += [visible_text(line[start : run.start()], keep=keep), _marker(blanks)]
+        shown += [marked_text(line[start : run.start()], keep=keep), _marker(blanks)]
         start = run.end()
-    shown.append(visible_text(line[start:], keep=keep))
+    shown.append(marked_text(line[start:], keep=keep))
     return "".join(shown)
 
 

@@ -20,8 +20,9 @@ from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.paths import display_path, is_within, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.git_risk import git_write_risk
-from mini_claude.safety.home_dotfiles import is_home_dotfile, private_targets
+from mini_claude.safety.git import git_write_risk
+from mini_claude.safety.home_dotfiles import SearchHiding, is_home_dotfile, private_places
+from mini_claude.safety.settings_files import SETTINGS_REASON, is_settings_file
 
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
@@ -33,16 +34,14 @@ log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
-GIT_HOOKS_REASON = "in the hooks folder the repository's config names (core.hooksPath): git runs them"
+GIT_HOOKS_REASON = "a hook git runs (its hooks folder or core.hooksPath, through any link)"
 GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"
-GIT_CONFIG_UNCHECKED_REASON = (
-    "a git config file here is too large to check (over 1 MB): its hooks or includes may name any file"
-)
+GIT_UNANSWERED_REASON = "git did not say which hooks and config files it uses here (why: the debug log)"
 _GIT_REASONS = {
     "git_dir": GIT_DIR_REASON,
     "hooks": GIT_HOOKS_REASON,
     "git_config": GIT_CONFIG_REASON,
-    "git_config_unchecked": GIT_CONFIG_UNCHECKED_REASON,
+    "unanswered": GIT_UNANSWERED_REASON,
 }
 OWN_SETTINGS_REASON = "mini-claude's own settings"
 HOME_DOTFILE_REASON = "a dotfile in your home folder"
@@ -60,15 +59,6 @@ class PermissionRequest:
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
 
 
-@dataclass(frozen=True)
-class SearchHiding:
-    """What a search walk skips and counts: the dot entries of `home`, and `private` real paths
-    wherever it meets them (home dot symlinks' targets, mini-claude's own folders)."""
-
-    home: str
-    private: frozenset[str]
-
-
 AskCallback = Callable[[PermissionRequest], Answer]
 # Builds a write's preview; called only when a question is asked (it may read the file).
 PreviewBuilder = Callable[[], "ChangePreview"]
@@ -84,11 +74,17 @@ class Permissions:
         memory_dir: Path | None = None,
         protected_dirs: Iterable[Path] = (),
         home: Path | None = None,
+        more_memory_dirs: Iterable[Path] = (),
+        additional_dirs: Iterable[Path] = (),
     ) -> None:
+        """`additional_dirs` are treated as inside the project (--add-dir, additionalDirectories)."""
         self.project_dir = _real(project_dir)
+        self.additional_dirs = [_real(folder) for folder in additional_dirs]
         self.mode = mode
         self.ask = ask
         self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
+        # The user's own memories (every project): read and written as freely as the project's.
+        self._more_memory_folders = [Path(os.path.expanduser(folder)) for folder in more_memory_dirs]
         self.protected_dirs = [_real(p) for p in protected_dirs]
         self._home_named = home if home is not None else Path.home()
         self.home = _real(self._home_named)
@@ -153,9 +149,26 @@ class Permissions:
             request = PermissionRequest(tool, "write", shown, INSTRUCTIONS_REASON, allow_always=False)
             self._ask(request, preview)
             return
+        if is_settings_file(path, written or path, self.project_dir):
+            # Read at every start: in a trusted folder it allows tools and sets the environment.
+            request = PermissionRequest(tool, "write", shown, SETTINGS_REASON, allow_always=False)
+            self._ask(request, preview)
+            return
         if self.mode == "accept-edits" or (tool, "write") in self._grants:
             return
         self._ask(PermissionRequest(tool, "write", shown, "edit a project file"), preview)
+
+    def confirm_write(
+        self, tool: str, path: Path, reason: str, preview: PreviewBuilder, *, every_mode: bool, refusal: str
+    ) -> None:
+        """A write that needs a yes for a reason of its caller's (a memory a person wrote, one the
+        whole team reads): asked in every mode but bypass, or in every mode; `refusal` is what the
+        model reads when no one can answer (print mode)."""
+        if self.mode == "bypass" and not every_mode:
+            return
+        if self.ask is None:
+            raise PermissionDenied(refusal)
+        self._ask(PermissionRequest(tool, "write", _shown(path), reason, allow_always=False), preview)
 
     def check_shell(self, tool: str, command: str) -> None:
         if self.mode == "bypass" or (tool, "shell") in self._grants:
@@ -167,17 +180,17 @@ class Permissions:
         all (bypass): listing or grepping `~` must not read `~/.ssh` without a question."""
         if self.mode == "bypass":
             return None
-        private = [*self.protected_dirs, *private_targets(self.home, self.project_dir)]
+        private = [*self.protected_dirs, *private_places(self.home, self.project_dir)]
         return SearchHiding(str(self.home), frozenset(str(path) for path in private))
 
     # --- rules -------------------------------------------------------------------------
 
     def _in_project(self, path: Path) -> bool:
-        return is_within(path, self.project_dir)
+        return any(is_within(path, folder) for folder in (self.project_dir, *self.additional_dirs))
 
     def _in_memory(self, path: Path) -> bool:
-        memory_dir = self.memory_dir
-        return memory_dir is not None and is_within(path, memory_dir)
+        folders = [self.memory_dir, *(_real(f) for f in self._more_memory_folders if stays_in_its_folder(f))]
+        return any(folder is not None and is_within(path, folder) for folder in folders)
 
     def _is_project_instructions(self, path: Path, written: Path) -> bool:
         """Whether writing `path` (named `written`) changes the CLAUDE.md the system prompt reads:

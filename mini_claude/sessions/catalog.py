@@ -10,13 +10,13 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from mini_claude.sessions.transcript.records import (
     HEADER_TYPE,
     MAX_TRANSCRIPT_BYTES,
     TRANSCRIPT_SUFFIX,
     is_transcript_name,
+    json_object,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import (
@@ -134,7 +134,7 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
     if header_end < 0 and len(head) == HEAD_BYTES:
         head = os.pread(fd, HEADER_MAX_BYTES, 0)
         header_end = head.find(b"\n")
-    header = _json_object(head[: header_end if header_end >= 0 else len(head)])
+    header = json_object(head[: header_end if header_end >= 0 else len(head)])
     if header is None or header.get("type") != HEADER_TYPE:
         # A damaged header costs only what it held (the loader reports it): records from line 1.
         header, records_start = {}, 0
@@ -175,7 +175,7 @@ def _first_message(fd: int, head: bytes, start: int) -> str:
     offset = start
     for line in lines[:LOOKAHEAD_LINES]:
         if line.startswith(FIRST_USER_LINE):
-            record = _json_object(line)
+            record = json_object(line)
             if record is not None:
                 return typed_preview(record.get("content"))
             if offset + len(line) < len(head):
@@ -237,14 +237,6 @@ def _text_prefix(line: bytes) -> str:
         except ValueError:
             continue
     return ""
-
-
-def _json_object(raw: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _text(value: object) -> str:

@@ -4,7 +4,6 @@ none: the closest ids, every match of an ambiguous prefix, or the other project 
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.sessions.catalog import SessionSummary, summarize, transcript_entries
-from mini_claude.sessions.transcript.records import TRANSCRIPT_SUFFIX, is_transcript_name
+from mini_claude.sessions.transcript.records import TRANSCRIPT_SUFFIX, is_transcript_name, json_object
 from mini_claude.sessions.transcript.sessions_folder import (
     SessionsFolderError,
     TranscriptError,
@@ -144,11 +143,8 @@ def project_root_of(path: Path) -> str | None:
         return None
     finally:
         os.close(fd)
-    try:
-        header = json.loads(head.split(b"\n", 1)[0])
-    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
-        return None
-    root = (header.get("project") or header.get("cwd")) if isinstance(header, dict) else None
+    header = json_object(head.split(b"\n", 1)[0])
+    root = (header.get("project") or header.get("cwd")) if header is not None else None
     return root if isinstance(root, str) and os.path.isabs(root) else None
 
 

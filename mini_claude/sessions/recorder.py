@@ -1,6 +1,7 @@
-"""Saving the conversation as it happens: an event sink that writes what the agent adds to the
-conversation (and each compaction) to the current transcript. A new conversation (/clear) gets a
-new file, a resumed one continues in its own; the old files stay.
+"""Saving the conversation as it happens: the agent's save step, called with each change to the
+conversation (a message added, a compaction) before anyone else hears of it, writes it to the
+current transcript. A new conversation (/clear) gets a new file, a resumed one continues in its
+own; the old files stay.
 
 Saving never stops the session: a failure is one warning line (the writer's `warn`)."""
 

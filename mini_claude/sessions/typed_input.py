@@ -1,7 +1,8 @@
 """What the user typed, told apart from what mini-claude puts into their message for the model: the
 output of a `!command` they ran (prompts/prompt_input.toml's wording), the files they attached
-with `@path`, recalled memories, notices. The session list, its filter and the resumed screen
-show the user's own words; a command they ran as `!command`.
+with `@path`, recalled memories, notices, a compaction's summary. The session list, its filter,
+the resumed screen and tidy's reading of past sessions take the user's own words from here; a
+command they ran as `!command`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from mini_claude.core import prompts
 
 REMINDER_START = "<system-reminder>"  # recalled memories (memory/recall/memory_recall.py)
 NOTICES = ("user_interrupted", "transcript_gap")  # texts mini-claude adds (prompts/notices.toml)
+SUMMARY_TEMPLATE = "compact_summary.md"  # what requests hold for compacted messages (agent/request_view.py)
 SHELL_KEY = "shell_output"  # prompts/prompt_input.toml: the output of `!command`
 CONTEXT_KEYS = (SHELL_KEY, "attached_file", "attached_folder")
 COMMAND_START = "$ "  # the wrapped output's first line: `$ <command>` (ui/repl/shell_line.py)
@@ -26,7 +28,7 @@ def typed_text(block: Any) -> str | None:
     if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
         return None
     text: str = block["text"]
-    if text.startswith(REMINDER_START) or text in _notices():
+    if text.startswith((REMINDER_START, _summary_start())) or text in _notices():
         return None
     kind, rest = added_context(text)
     if kind is None:
@@ -68,6 +70,13 @@ def _context_patterns() -> dict[str, re.Pattern[str]]:
         words = re.split(r"\{\{\w+\}\}", template[: template.rindex("{{")])
         patterns[key] = re.compile("[^\n]*?".join(map(re.escape, words)) + r"\s*<[\w-]+[ >]")
     return patterns
+
+
+@cache
+def _summary_start() -> str:
+    """The summary block's fixed words, before the summary itself."""
+    template = prompts.load(SUMMARY_TEMPLATE)
+    return template[: template.index("{{")].strip()
 
 
 @cache

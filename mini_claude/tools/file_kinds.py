@@ -7,7 +7,7 @@ edit_file, grep_search (binary files are skipped) and the walk (special files ar
 
 from __future__ import annotations
 
-import codecs
+import io
 import os
 import stat
 from pathlib import Path
@@ -15,9 +15,11 @@ from typing import BinaryIO
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files.text_decoding import SNIFF_BYTES, DecodedText, decode_text
 
-SNIFF_BYTES = 8 * 1024  # how much of a file decides "binary or text"
-MAX_UNDECODABLE_RATIO = 0.3  # above this share of invalid UTF-8 in the sniffed bytes: binary
+__all__ = ["SNIFF_BYTES", "file_kind", "looks_binary", "open_regular", "sniff", "wide_text_as_utf8"]
+
+MAX_WIDE_TEXT_BYTES = 16 * 1024 * 1024  # a UTF-16 or UTF-32 file is decoded whole: at most this
 
 _FILE_KINDS = {
     stat.S_IFIFO: "a named pipe (FIFO)",
@@ -27,24 +29,37 @@ _FILE_KINDS = {
 }
 
 
+def sniff(head: bytes) -> DecodedText:
+    """What the first SNIFF_BYTES of a file say it is (`text_decoding.decode_text`): binary (no
+    text), UTF-8, or UTF-16/32 (a BOM, or the zero bytes of BOM-less UTF-16)."""
+    return decode_text(head[:SNIFF_BYTES], complete=len(head) < SNIFF_BYTES)
+
+
 def looks_binary(head: bytes) -> bool:
-    """NUL bytes, or mostly invalid UTF-8, in the first bytes of a file mean it is not text."""
-    if b"\0" in head:
-        return True
-    if not head:
-        return False
-    # A multi-byte character may be cut at the end of the sample: do not count it.
-    decoded = head.decode("utf-8", "replace") if len(head) < SNIFF_BYTES else _decode_prefix(head)
-    return decoded.count("\ufffd") > MAX_UNDECODABLE_RATIO * len(head)
+    """Not UTF-8 text: binary, or text in UTF-16/32, which grep_search and edit_file do not take
+    as lines of bytes (read_file decodes the latter whole: `wide_text_as_utf8`)."""
+    return sniff(head).encoding != "UTF-8"
+
+
+def wide_text_as_utf8(handle: BinaryIO, encoding: str, shown: str) -> tuple[BinaryIO, str | None]:
+    """The UTF-16 or UTF-32 file open as `handle`, decoded whole and given back as UTF-8 bytes
+    to read as any file, with the decoder's warning (U+FFFD put in, no BOM). A file too large to
+    decode whole is a clear error."""
+    handle.seek(0)
+    data = handle.read(MAX_WIDE_TEXT_BYTES + 1)
+    if len(data) > MAX_WIDE_TEXT_BYTES:
+        raise ToolError(
+            prompts.notice(
+                "file_wide_too_large", path=shown, encoding=encoding, limit_mb=MAX_WIDE_TEXT_BYTES // 2**20
+            )
+        )
+    decoded = decode_text(data)
+    return io.BytesIO((decoded.text or "").encode("utf-8", "surrogatepass")), decoded.warning
 
 
 def file_kind(mode: int) -> str:
     """What a non-regular file is, for the `file_not_regular` notice: "a named pipe (FIFO)"…"""
     return _FILE_KINDS.get(stat.S_IFMT(mode), "a special file")
-
-
-def _decode_prefix(head: bytes) -> str:
-    return codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=False)
 
 
 def open_regular(path: Path, shown: str) -> BinaryIO:

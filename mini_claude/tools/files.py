@@ -5,19 +5,21 @@ Writes into the memory folder are handed to the memory writer instead (`ctx.memo
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from mini_claude.core import prompts
-from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.safety import change_preview
 from mini_claude.safety.change_preview import ChangePreview
 from mini_claude.tools import numbered_read
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
-from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, looks_binary, open_regular
+from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, open_regular, sniff, wide_text_as_utf8
 from mini_claude.tools.numbered_read import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES, read_numbered
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "edit_file", "read_file", "write_file"]
@@ -33,11 +35,23 @@ def read_file(
     shown = display_path(path, ctx.project_dir)
     first = max(1, offset or 1)
     count = min(MAX_LINES, max(1, limit or MAX_LINES))
+    notes: list[str] = []
     with open_regular(path, shown) as handle:
-        if looks_binary(handle.read(SNIFF_BYTES)):
+        head = handle.read(SNIFF_BYTES)
+        sniffed = sniff(head)
+        if sniffed.text is None:
             raise ToolError(prompts.notice("file_binary", path=shown))
-        handle.seek(0)
-        read = read_numbered(handle, first, count)
+        source: BinaryIO = handle
+        if sniffed.encoding != "UTF-8":  # UTF-16 or UTF-32: decoded whole, read as UTF-8
+            source, warning = wide_text_as_utf8(handle, sniffed.encoding, shown)
+            notes.append(
+                prompts.notice("read_decoded", encoding=sniffed.encoding, warning=warning or "").strip()
+            )
+        else:
+            handle.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
+        read = read_numbered(source, first, count)
+    if read.undecodable_lines:
+        notes.append(prompts.notice("read_not_utf8", lines=count_noun(read.undecodable_lines, "line")))
     lines, stop = read.lines, read.stop
     if not lines:
         if read.last_seen == 0 and stop is None:
@@ -55,6 +69,7 @@ def read_file(
         raise ToolError(
             prompts.notice("read_offset_past_end", path=shown, offset=first, lines=read.last_seen)
         )
+    ctx.files_read.append(shown)
     body = "".join(lines)
     last = first + len(lines) - 1
     if stop == "lines":
@@ -65,9 +80,11 @@ def read_file(
         body += prompts.notice(
             "read_stopped_at_scan_limit", limit_mb=numbered_read.MAX_SCAN_BYTES // 2**20, line=last
         )
-    return ToolResult(
-        body.rstrip("\n"), f"lines {first}-{last}" if first > 1 or stop else count_noun(len(lines), "line")
-    )
+    summary = f"lines {first}-{last}" if first > 1 or stop else count_noun(len(lines), "line")
+    if notes:  # the model and the user both learn the file was not plain UTF-8
+        body = body.rstrip("\n") + "\n" + "\n".join(notes)
+        summary += f", {sniffed.encoding}" if sniffed.encoding != "UTF-8" else ", not all UTF-8"
+    return ToolResult(body.rstrip("\n"), summary)
 
 
 def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
@@ -185,7 +202,10 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
                 )
             )
         data = handle.read(MAX_EDIT_BYTES + 1)
-    if looks_binary(data[:SNIFF_BYTES]):
+    sniffed = sniff(data[:SNIFF_BYTES])
+    if sniffed.text is not None and sniffed.encoding != "UTF-8":
+        raise ToolError(prompts.notice("edit_wide_text", path=shown, encoding=sniffed.encoding))
+    if sniffed.text is None:
         raise ToolError(prompts.notice("file_binary", path=shown))
     # surrogateescape keeps any stray non-UTF-8 bytes exactly as they were when written back.
     return data.decode("utf-8", "surrogateescape")

@@ -7,6 +7,7 @@ bounded read and a clear message, not a read to its end.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
@@ -30,6 +31,7 @@ class NumberedLines:
     last_seen: int  # the number of the last line read (in part, for the scan limit)
     stop: Stop
     whole_lines: int = 0  # when the scan limit stopped it: how many lines ended within it
+    undecodable_lines: int = 0  # of the lines shown, those holding bytes that are not UTF-8
 
 
 def read_numbered(handle: BinaryIO, first: int, count: int) -> NumberedLines:
@@ -40,16 +42,17 @@ def read_numbered(handle: BinaryIO, first: int, count: int) -> NumberedLines:
         last = skipped + partial
         return NumberedLines([], last, "scan" if scan.left == 0 else None, whole_lines=skipped)
     out: list[str] = []
-    used = 0
+    used = undecodable = 0
     number = first - 1
     while scan.left and (raw := scan.readline(LINE_READ_BYTES)):
         number += 1
         if len(out) == count:
-            return NumberedLines(out, number, "lines")
+            return NumberedLines(out, number, "lines", undecodable_lines=undecodable)
         cut_bytes, line_ends = 0, raw.endswith(b"\n") or scan.left > 0  # else: at the scan limit
         if len(raw) == LINE_READ_BYTES and not raw.endswith(b"\n"):
             cut_bytes, line_ends = scan.skip_rest_of_line()
         text = raw.decode("utf-8", "replace")
+        undecodable += not _is_utf8(raw, whole=not cut_bytes)
         text = text[:-1] if text.endswith("\n") else text
         text = text[:-1] if text.endswith("\r") else text
         if len(text) > MAX_LINE_CHARS:
@@ -62,14 +65,23 @@ def read_numbered(handle: BinaryIO, first: int, count: int) -> NumberedLines:
         rendered = f"{number:>{LINE_NUMBER_WIDTH}}\t{text}\n"
         size = len(rendered.encode())
         if out and used + size > MAX_READ_BYTES:
-            return NumberedLines(out, number, "bytes")
+            return NumberedLines(out, number, "bytes", undecodable_lines=undecodable)
         out.append(rendered)
         used += size
         if not line_ends:
-            return NumberedLines(out, number, "scan", whole_lines=number - 1)
+            return NumberedLines(out, number, "scan", number - 1, undecodable)
     if not scan.left and scan.more_to_read():
-        return NumberedLines(out, number, "scan", whole_lines=number)
-    return NumberedLines(out, number, None)
+        return NumberedLines(out, number, "scan", number, undecodable)
+    return NumberedLines(out, number, None, undecodable_lines=undecodable)
+
+
+def _is_utf8(raw: bytes, *, whole: bool) -> bool:
+    """Whether `raw` is UTF-8 (when not `whole`, a character cut at its end is no fault)."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(raw, final=whole)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _Scan:

@@ -118,6 +118,11 @@ class ToolRegistry:
             log.error("tool %s returned %r instead of a ToolResult", name, type(result))
             text = prompts.notice("tool_internal_error", tool=name, kind="TypeError", message="bad result")
             return ToolResult(text, "internal error", is_error=True)
+        if ctx.tool_used is not None and not result.is_error:
+            try:
+                ctx.tool_used(name, tool_input)
+            except Exception:  # what listens must not cost the call its result
+                log.exception("after tool %s", name)
         return result
 
 

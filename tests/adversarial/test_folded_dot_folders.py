@@ -1,8 +1,8 @@
 """A home dot folder that is a symlink, started inside it: `cd ~/.vim/plugin` with
-~/.vim -> dotfiles/vim. The working directory resolves to ~/dotfiles/vim/plugin, losing the ~/.vim
-name; $PWD keeps it. Reached through a dot entry, that entry's target counts as a dot folder even
-though it holds the project; a project reached by its real path keeps the exclusion
-(~/.work -> /work with the project /work/app is no dotfile)."""
+~/.vim -> dotfiles/vim makes the project ~/dotfiles/vim/plugin. The project is what you are
+working on: its files read and write as in any project. The rest of where the dot link leads is a
+dotfile: a write beside the project (~/dotfiles/vim/autoload) asks in every mode. An XDG folder
+(~/.config -> dotfiles/config) counts as a whole wherever it leads, the project included."""
 
 from __future__ import annotations
 
@@ -30,9 +30,6 @@ def home(isolated_env: Path) -> Path:
     (real / "autoload").mkdir()
     (real / "plugin" / "x.vim").write_text(PLUGIN)
     (home / ".vim").symlink_to("dotfiles/vim", target_is_directory=True)
-    (home / "dotfiles" / "nvim" / "lua").mkdir(parents=True)
-    (home / ".config").mkdir(exist_ok=True)
-    (home / ".config" / "nvim").symlink_to("../dotfiles/nvim", target_is_directory=True)  # nested stow link
     return home
 
 
@@ -43,80 +40,24 @@ def started(monkeypatch: pytest.MonkeyPatch, logical: Path) -> Path:
     return logical.resolve()
 
 
-STARTS = {
-    # started in (as named) -> the files written, relative to it
-    ".vim/plugin": ["x.vim", "../autoload/evil.vim"],
-    ".vim": ["plugin/x.vim"],
-    ".config/nvim/lua": ["init.lua", "../after/evil.lua"],
-}
-
-
 @case(
     "paths",
-    "started in ~/.vim/plugin with ~/.vim -> dotfiles/vim ($PWD keeps the name), or in "
-    "~/.config/nvim/lua with a nested stow link: writes there and beside ask in accept-edits and bypass",
+    "started in ~/.vim/plugin with ~/.vim -> dotfiles/vim: the plugin file edits as usual in "
+    "accept-edits; a write beside the project (../autoload) asks in accept-edits and bypass",
 )
 @pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
-@pytest.mark.parametrize("start", STARTS)
 def test_started_inside_a_symlinked_dot_folder(
-    home: Path, monkeypatch: pytest.MonkeyPatch, start: str, mode: str
+    home: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    project = started(monkeypatch, home / start)
-    before = snapshot(home / "dotfiles")
+    project = started(monkeypatch, home / ".vim" / "plugin")
     tools = Tools(project, mode, "n")
 
-    results = [tools.run("write_file", file_path=path, content=EVIL) for path in STARTS[start]]
+    edit = tools.run("edit_file", file_path="x.vim", old_string="1", new_string="2")
+    beside = tools.run("write_file", file_path="../autoload/evil.vim", content=EVIL)
 
-    assert all(r.is_error for r in results), [r.content for r in results]
-    assert [(q.reason, q.allow_always) for q in tools.user.questions] == [(HOME_DOTFILE_REASON, False)] * len(
-        STARTS[start]
-    )
-    assert snapshot(home / "dotfiles") == before
-
-
-@case(
-    "paths",
-    "the same folder reached by its real path ($PWD ~/dotfiles/vim/plugin), or with a stale $PWD "
-    "naming another folder: the exclusion stays, project files write as usual",
-)
-@pytest.mark.parametrize("pwd", ["real", "stale", "unset"])
-def test_reached_by_its_real_path_keeps_the_exclusion(
-    home: Path, monkeypatch: pytest.MonkeyPatch, pwd: str
-) -> None:
-    project = home / "dotfiles" / "vim" / "plugin"
-    monkeypatch.chdir(project)
-    if pwd == "real":
-        monkeypatch.setenv("PWD", str(project))
-    elif pwd == "stale":
-        monkeypatch.setenv("PWD", str(home / ".vim" / "autoload"))
-    else:
-        monkeypatch.delenv("PWD", raising=False)
-    tools = Tools(project, "accept-edits")
-
-    result = tools.run("edit_file", file_path="x.vim", old_string="1", new_string="2")
-
-    assert not result.is_error and tools.user.questions == []
-
-
-@case(
-    "paths",
-    "~/.work -> /work: started as ~/.work/app it asks (reached through the dot entry); started as "
-    "/work/app project files write as usual",
-)
-@pytest.mark.parametrize("named", [True, False], ids=["through_the_dot_entry", "by_real_path"])
-def test_a_dot_link_holding_projects(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: bool
-) -> None:
-    work = tmp_path / "work"
-    (work / "app").mkdir(parents=True)
-    (home / ".work").symlink_to(work, target_is_directory=True)
-    project = started(monkeypatch, home / ".work" / "app" if named else work / "app")
-    tools = Tools(project, "accept-edits", "n")
-
-    result = tools.run("write_file", file_path="main.py", content="print(1)\n")
-
-    assert result.is_error is named
-    assert [q.reason for q in tools.user.questions] == ([HOME_DOTFILE_REASON] if named else [])
+    assert not edit.is_error and beside.is_error
+    assert [(q.reason, q.allow_always) for q in tools.user.questions] == [(HOME_DOTFILE_REASON, False)]
+    assert not (home / "dotfiles" / "vim" / "autoload" / "evil.vim").exists()
 
 
 def tool_texts(fake: FakeAnthropic) -> list[str]:
@@ -125,8 +66,8 @@ def tool_texts(fake: FakeAnthropic) -> list[str]:
 
 @case(
     "paths",
-    "mini-claude -p --permission-mode bypass started by `cd ~/.vim/plugin`: the edit and the write "
-    "beside it are refused, the plugin file unchanged",
+    "mini-claude -p --permission-mode bypass started by `cd ~/.vim/plugin`: the plugin edit applies, "
+    "the write beside it is refused",
 )
 def test_print_mode_started_inside_a_symlinked_dot_folder(home: Path, api_env: FakeAnthropic) -> None:
     calls = [
@@ -140,8 +81,9 @@ def test_print_mode_started_inside_a_symlinked_dot_folder(home: Path, api_env: F
     done = cli.run("-p", "--permission-mode", "bypass", "go")
 
     assert done.returncode == 0, done.stderr
-    assert all("no one can give it" in text for text in tool_texts(api_env))
-    assert (home / "dotfiles" / "vim" / "plugin" / "x.vim").read_text() == PLUGIN
+    edit, beside = tool_texts(api_env)
+    assert "no one can give it" not in edit and "no one can give it" in beside
+    assert (home / "dotfiles" / "vim" / "plugin" / "x.vim").read_text() == PLUGIN + EVIL
     assert not (home / "dotfiles" / "vim" / "autoload" / "evil.vim").exists()
 
 

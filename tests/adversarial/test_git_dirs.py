@@ -1,7 +1,9 @@
 """A git directory reached by another name: whatever it is called and however the path reaches it,
 a write into it asks, in every mode, one call at a time (its hooks and config run code:
 `core.fsmonitor` runs on every `git status`). Each layout is made by real git, and git itself is
-asked whether the folder written into is a repository, so a case cannot pass on a fake layout."""
+asked whether the folder written into is a repository, so a case cannot pass on a fake layout.
+The matrix runs in bypass: a git write asks before the mode is looked at, so bypass is the one
+mode where a miss would let it through."""
 
 from __future__ import annotations
 
@@ -151,14 +153,13 @@ def attempt(tools: Tools, tool: str, written: str) -> ToolResult:
 
 @case(
     "paths",
-    "a git dir by another name (symlink, bare, separate, outside, worktree, ..): asks every time, "
+    "a git dir by another name (symlink, bare, separate, outside, worktree, ..): asks in bypass, "
     "'a' not offered; 'n' → nothing written",
 )
 @pytest.mark.parametrize("tool", ["write_file", "edit_file"])
-@pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
 @pytest.mark.parametrize(("layout", "written"), PARAMS, ids=[f"{lay}:{w}" for lay, w in PARAMS])
 def test_write_into_a_git_dir_by_another_name(
-    tmp_path: Path, project_dir: Path, layout: str, written: str, mode: str, tool: str
+    tmp_path: Path, project_dir: Path, layout: str, written: str, tool: str
 ) -> None:
     project = project_dir.resolve()
     gitdir = build(layout, project)
@@ -166,7 +167,7 @@ def test_write_into_a_git_dir_by_another_name(
     resolved = Path(os.path.realpath(project / written))
     assert resolved.is_relative_to(gitdir.resolve())  # the write would land in the git dir
     before = snapshot(tmp_path)
-    tools = Tools(project, mode, "n")
+    tools = Tools(project, "bypass", "n")
 
     result = attempt(tools, tool, written)
 
@@ -261,3 +262,28 @@ def test_git_lookalikes_are_ordinary_project_files(project_dir: Path) -> None:
     assert [r.is_error for r in results] == [False] * len(LOOKALIKES), [r.content for r in results]
     assert tools.user.questions == []
     assert all((project / path).read_text() == "x\n" for path in LOOKALIKES)
+
+
+@case(
+    "paths",
+    "git not installed (not on PATH): a `.git` in the path and the write completing a git dir still "
+    "ask in bypass; a bare repository by another name is ordinary (no git runs its hooks)",
+)
+def test_without_git_the_name_rules_hold(
+    tmp_path: Path, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = project_dir.resolve()
+    store = bare_without_a_git_name(project)
+    (project / "half" / "objects").mkdir(parents=True)
+    (project / "half" / "refs").mkdir()
+    nowhere = tmp_path / "no-programs"
+    nowhere.mkdir()
+    monkeypatch.setenv("PATH", str(nowhere))
+    tools = Tools(project, "bypass", "n")
+
+    asked = [tools.run("write_file", file_path=p, content=HOOK) for p in (".Git/config", "half/HEAD")]
+    ordinary = tools.run("write_file", file_path="deps/thing/hooks/post-update", content=HOOK)
+
+    assert all(r.is_error for r in asked) and not ordinary.is_error
+    assert [q.reason for q in tools.user.questions] == [GIT_DIR_REASON] * 2
+    assert (store / "hooks" / "post-update").read_text() == HOOK

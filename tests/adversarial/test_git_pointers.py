@@ -2,8 +2,9 @@
 repository whose refs were packed, `objects`/`refs` that are symlinks, a `gitdir:` file or a
 `commondir` leading to a folder that is not (yet) a git directory by itself; and the places a
 repository's config makes as dangerous as its git dir: the `core.hooksPath` folder (relative,
-absolute, from ~/.gitconfig) and files pulled in by `include.path` / `includeIf.*.path`. Git
-itself is asked whether each layout is real (a repository, its hooks folder, a config it reads)."""
+absolute, from ~/.gitconfig, from an included file) and files pulled in by `include.path` /
+`includeIf.*.path`. Git itself is asked whether each layout is real (a repository, its hooks
+folder, a config it reads)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.permissions import GIT_CONFIG_REASON, GIT_DIR_REASON, GIT_HOOKS_REASON
+from mini_claude.safety import git as git_module
+from mini_claude.safety.permissions import (
+    GIT_CONFIG_REASON,
+    GIT_DIR_REASON,
+    GIT_HOOKS_REASON,
+    GIT_UNANSWERED_REASON,
+)
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
@@ -131,13 +138,10 @@ def incomplete_store(folder: Path) -> None:
 @case(
     "paths",
     "a gitdir: file (in the project or a folder above it) pointing outside, at a folder git does "
-    "not take yet: its config and HEAD ask, in bypass too",
+    "not take yet: the write that completes it (HEAD) asks, in bypass too",
 )
 @pytest.mark.parametrize("started", [".", "src"])
-@pytest.mark.parametrize("written", ["config", "HEAD", "hooks/pre-commit"])
-def test_gitdir_file_target_outside_counts(
-    tmp_path: Path, project_dir: Path, started: str, written: str
-) -> None:
+def test_gitdir_file_target_outside_counts(tmp_path: Path, project_dir: Path, started: str) -> None:
     project = project_dir.resolve()
     store = tmp_path.resolve() / "elsewhere" / "store"
     incomplete_store(store)
@@ -147,11 +151,13 @@ def test_gitdir_file_target_outside_counts(
     before = snapshot(tmp_path)
     tools = Tools(project / started, "bypass", "n")
 
-    result = tools.run("write_file", file_path=str(store / written), content="ref: refs/heads/main\n")
+    result = tools.run("write_file", file_path=str(store / "HEAD"), content="ref: refs/heads/main\n")
 
     assert result.is_error
     assert [q.reason for q in tools.user.questions] == [GIT_DIR_REASON]
     assert snapshot(tmp_path) == before
+    (store / "HEAD").write_text("ref: refs/heads/main\n")  # had it gone through: git would use it
+    assert is_repository(store)
 
 
 @case(
@@ -190,10 +196,11 @@ def hooks_relative(project: Path) -> str:
     return ".husky/pre-commit"
 
 
-def hooks_relative_odd_syntax(project: Path) -> str:
-    """What git's syntax allows: any letter case, a key on the header's line, quotes, a comment."""
-    config = project / ".git" / "config"
-    config.write_text(config.read_text() + '[CORE] HooksPath = "scripts/git hooks" ; husky\n')
+def hooks_from_an_included_file(project: Path) -> str:
+    """core.hooksPath set in a file the repository's config includes, a name with a space."""
+    (project / "conf").mkdir()
+    (project / "conf" / "team.inc").write_text('[core]\n\thooksPath = "scripts/git hooks"\n')
+    git("-C", project, "config", "include.path", "../conf/team.inc")
     return "scripts/git hooks/pre-push"
 
 
@@ -224,7 +231,7 @@ def hooks_from_a_subfolder(project: Path) -> str:
 
 HOOKS: dict[str, Callable[[Path], str]] = {
     "relative": hooks_relative,
-    "relative_odd_syntax": hooks_relative_odd_syntax,
+    "from_an_included_file": hooks_from_an_included_file,
     "absolute_outside": hooks_absolute,
     "from_home_gitconfig": hooks_from_home_gitconfig,
     "through_a_symlink": hooks_through_a_symlink,
@@ -234,8 +241,8 @@ HOOKS: dict[str, Callable[[Path], str]] = {
 
 @case(
     "paths",
-    "core.hooksPath (relative, odd syntax, absolute, from ~/.gitconfig, via a symlink, started in a "
-    "subfolder): a hook write asks in bypass, one call at a time",
+    "core.hooksPath (relative, absolute, from ~/.gitconfig or an included file, via a symlink, "
+    "started in a subfolder): a hook write asks in bypass, one call at a time",
 )
 @pytest.mark.parametrize("layout", HOOKS)
 def test_hooks_path_folder_asks(tmp_path: Path, project_dir: Path, layout: str) -> None:
@@ -267,18 +274,16 @@ INCLUDES = {
     "include_if_false_now": ('[includeIf "gitdir:/nowhere/"]\n\tpath = ../ci/git.inc\n', "ci/git.inc"),
     "include_absolute": ("[include]\n\tpath = {project}/conf/git.inc\n", "conf/git.inc"),
     "include_nested": ("[include]\n\tpath = ../a.inc\n", "b.inc"),  # a.inc includes b.inc
-    "include_continued_line": ("[include]\n\tpath = ../sh\\\nared.inc\n", "shared.inc"),
 }
 
 
 @case(
     "paths",
-    "include.path / includeIf.*.path (any condition, absolute, nested, a continued line): writing the "
-    "included file asks in accept-edits and bypass",
+    "include.path / includeIf.*.path (any condition, absolute, nested; the file not made yet): "
+    "writing the included file asks in bypass",
 )
-@pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
 @pytest.mark.parametrize("layout", INCLUDES)
-def test_included_config_asks(tmp_path: Path, project_dir: Path, layout: str, mode: str) -> None:
+def test_included_config_asks(tmp_path: Path, project_dir: Path, layout: str) -> None:
     project = project_dir.resolve()
     git("init", "-q", project)
     include, written = INCLUDES[layout]
@@ -287,14 +292,14 @@ def test_included_config_asks(tmp_path: Path, project_dir: Path, layout: str, mo
     if layout == "include_nested":
         (project / "a.inc").write_text("[include]\n\tpath = b.inc\n")
     before = snapshot(tmp_path)
-    tools = Tools(project, mode, "n")
+    tools = Tools(project, "bypass", "n")
 
     result = tools.run("write_file", file_path=written, content=FSMONITOR)
 
     assert result.is_error
     assert [(q.reason, q.allow_always) for q in tools.user.questions] == [(GIT_CONFIG_REASON, False)]
     assert snapshot(tmp_path) == before
-    if layout in ("include_path", "include_nested", "include_continued_line"):
+    if layout in ("include_path", "include_nested"):
         (project / written).write_text(FSMONITOR)  # had it gone through: git would run it
         assert git("-C", project, "config", "core.fsmonitor") == "echo PWNED > pwned; false"
 
@@ -302,37 +307,57 @@ def test_included_config_asks(tmp_path: Path, project_dir: Path, layout: str, mo
 @case(
     "paths",
     "config text that only looks like hooksPath/include (a comment, another section, a file git "
-    "does not read) makes no file ask; a config that is a FIFO or a folder hangs nothing",
+    "does not read) makes no file ask",
 )
-@pytest.mark.parametrize("config_kind", ["comments", "fifo", "folder"])
-def test_config_lookalikes_and_unreadable_configs(project_dir: Path, config_kind: str) -> None:
+def test_config_lookalikes(project_dir: Path) -> None:
     project = project_dir.resolve()
     git("init", "-q", project)
     config = project / ".git" / "config"
-    if config_kind == "comments":
-        config.write_text(
-            config.read_text()
-            + "# hooksPath = scripts\n[alias]\n\thooksPath = scripts\n\tpath = docs/x.inc\n"
-            + '[core "x"]\n\t; include.path = notes.txt\n'
-        )
-        (project / "docs").mkdir()
-        (project / "docs" / "config").write_text("[core]\n\thooksPath = docs\n")  # not a git config
-    elif config_kind == "fifo":
-        config.unlink()
-        os.mkfifo(config)
-    else:
-        config.unlink()
-        config.mkdir()
+    config.write_text(
+        config.read_text()
+        + "# hooksPath = scripts\n[alias]\n\thooksPath = scripts\n\tpath = docs/x.inc\n"
+        + '[core "x"]\n\t; include.path = notes.txt\n'
+    )
+    (project / "docs").mkdir()
+    (project / "docs" / "config").write_text("[core]\n\thooksPath = docs\n")  # not a git config
     tools = Tools(project, "accept-edits")
 
-    with must_finish_within(20):
-        results = [
-            tools.run("write_file", file_path=path, content="x\n")
-            for path in ("scripts/build.sh", "docs/x.inc", "docs/a.md", "notes.txt")
-        ]
+    results = [
+        tools.run("write_file", file_path=path, content="x\n")
+        for path in ("scripts/build.sh", "docs/x.inc", "docs/a.md", "notes.txt")
+    ]
 
     assert [r.is_error for r in results] == [False] * 4, [r.content for r in results]
     assert tools.user.questions == []
+
+
+@case(
+    "paths",
+    "a repository config git cannot read (a FIFO it would wait on, a folder, bad syntax): git does "
+    "not answer, so a write in the project asks in bypass (once git gives up or fails), hangs nothing",
+)
+@pytest.mark.parametrize("config_kind", ["fifo", "folder", "bad_syntax"])
+def test_unreadable_config_makes_writes_ask(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch, config_kind: str
+) -> None:
+    project = project_dir.resolve()
+    git("init", "-q", project)
+    config = project / ".git" / "config"
+    config.unlink()
+    if config_kind == "fifo":
+        os.mkfifo(config)
+        monkeypatch.setattr(git_module, "GIT_TIMEOUT_S", 0.5)  # git waits on it: don't wait 3 s
+    elif config_kind == "folder":
+        config.mkdir()
+    else:
+        config.write_text("[core\n\tbare = nope\n")
+    tools = Tools(project, "bypass", "n")
+
+    with must_finish_within(20):
+        result = tools.run("write_file", file_path="README.md", content="x\n")
+
+    assert result.is_error and [q.reason for q in tools.user.questions] == [GIT_UNANSWERED_REASON]
+    assert not (project / "README.md").exists()
 
 
 # --- the real program, as the audit drove it ------------------------------------------------------------

@@ -15,7 +15,7 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
-from mini_claude.memory.tidy.undo import undo_last_tidy
+from mini_claude.memory.undo import undo_last
 from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
@@ -172,12 +172,12 @@ def test_a_tampered_tidy_record_is_refused(
     api_env.plain_replies.append(changes_answer(delete("user_role.md")))
     apply_tidy(store, TidyReview(store, model(api_env)).propose().changes)
     [folder] = (memory_dir / ".trash").iterdir()
-    record = json.loads((folder / "tidy.json").read_text())
-    record["changes"][0]["file"] = "../../../outside/victim.md"
-    (folder / "tidy.json").write_text(json.dumps(record))
+    record = json.loads((folder / "changes.json").read_text())
+    record["entries"][0]["file"] = "../../../outside/victim.md"
+    (folder / "changes.json").write_text(json.dumps(record))
     outside_before = snapshot(outside)
     with pytest.raises(MemoryStoreError, match="names no memory file"):
-        undo_last_tidy(store)
+        undo_last(store)
     assert snapshot(outside) == outside_before and not (memory_dir / "user_role.md").exists()
 
 
@@ -195,8 +195,8 @@ def test_a_trash_copy_swapped_for_a_symlink_is_not_restored(
     kept.unlink()
     kept.symlink_to(outside / "victim.md")
     (outside / "victim.md").write_text(memory_text("role", "planted", "user", body="planted text\n"))
-    restored, left = undo_last_tidy(store)
-    assert restored == [] and any("could not be put back" in line for line in left)
+    reverted = undo_last(store)
+    assert reverted.restored == [] and any("could not be put back" in line for line in reverted.left)
     assert "planted" not in (memory_dir / "user_role.md").read_text()
 
 

@@ -1,7 +1,9 @@
-"""What a symlink inside a git directory leads to is part of it: `ln -s ../githooks .git/hooks`,
-`ln -s ../../scripts/pre-commit .git/hooks/pre-commit`, a `.git/config` kept in the work tree.
-Writing the file by its own name asks as writing it by its `.git` name does, in every mode; git
-itself is asked (`rev-parse --git-path`) where it looks, so a case cannot pass on a fake layout."""
+"""What git reads through a symlink in a git directory counts as what it is: `ln -s ../githooks
+.git/hooks` (the hooks folder), `ln -s ../../scripts/pre-commit .git/hooks/pre-commit` (a hook),
+a `.git/config` kept in the work tree (a config file). Writing the file by its own name asks as
+writing it by its `.git` name does, in every mode; git itself is asked (`rev-parse --git-path`)
+where it looks, so a case cannot pass on a fake layout. Links elsewhere in a git directory
+(`info/`) lead to nothing git runs: they are not followed."""
 
 from __future__ import annotations
 
@@ -12,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.permissions import GIT_DIR_REASON, GIT_HOOKS_REASON
+from mini_claude.safety.permissions import GIT_CONFIG_REASON, GIT_HOOKS_REASON
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
-from tests.adversarial.test_nested_dotfiles import aged
 from tests.adversarial.world import snapshot
 from tests.tool_harness import Tools
 
@@ -64,14 +65,6 @@ def config_kept_in_the_work_tree(project: Path) -> tuple[str, list[str]]:
     return "config", ["repo.gitconfig"]
 
 
-def info_folder_linked(project: Path) -> tuple[str, list[str]]:
-    """`info/` (exclude, attributes) linked elsewhere: as much a part of the git dir."""
-    shutil.rmtree(project / ".git" / "info")
-    (project / "gitinfo").mkdir()
-    (project / ".git" / "info").symlink_to("../gitinfo", target_is_directory=True)
-    return "info/attributes", ["gitinfo/attributes"]
-
-
 def git_dir_by_another_name(project: Path) -> tuple[str, list[str]]:
     """`.git -> .gitstore`, and its hooks folder linked out again."""
     layouts.dotgit_symlink(project)
@@ -87,7 +80,6 @@ LAYOUTS: dict[str, Callable[[Path], tuple[str, list[str]]]] = {
     "dangling_hook_link": dangling_hook_link,
     "link_inside_a_linked_folder": link_inside_a_linked_folder,
     "config_kept_in_the_work_tree": config_kept_in_the_work_tree,
-    "info_folder_linked": info_folder_linked,
     "git_dir_by_another_name": git_dir_by_another_name,
 }
 
@@ -95,15 +87,12 @@ LAYOUTS: dict[str, Callable[[Path], tuple[str, list[str]]]] = {
 @case(
     "paths",
     "a file a symlink in the git dir leads to (.git/hooks -> ../githooks, .git/hooks/pre-commit -> "
-    "../../scripts/x, dangling, chained, config, info/): asks by its own name in accept-edits and "
-    "bypass, from the top or a subfolder; 'n' → unchanged",
+    "../../scripts/x, dangling, chained, config): asks by its own name in bypass, from the top or "
+    "a subfolder; 'n' → unchanged",
 )
 @pytest.mark.parametrize("start", ["top", "subfolder"])
-@pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_what_a_git_dir_links_to_asks(
-    tmp_path: Path, project_dir: Path, layout: str, mode: str, start: str
-) -> None:
+def test_what_a_git_dir_links_to_asks(tmp_path: Path, project_dir: Path, layout: str, start: str) -> None:
     project = project_dir.resolve()
     if layout != "git_dir_by_another_name":
         git("init", "-q", project)
@@ -113,14 +102,13 @@ def test_what_a_git_dir_links_to_asks(
     started = project if start == "top" else project / "src"
     prefix = "" if start == "top" else "../"
     before = snapshot(tmp_path)
-    tools = Tools(started, mode, "n")
+    tools = Tools(started, "bypass", "n")
 
     results = [tools.run("write_file", file_path=prefix + path, content=HOOK) for path in written]
 
     assert all(r.is_error for r in results), [r.content for r in results]
-    assert [(q.reason, q.allow_always) for q in tools.user.questions] == [(GIT_DIR_REASON, False)] * len(
-        written
-    )
+    reason = GIT_CONFIG_REASON if entry == "config" else GIT_HOOKS_REASON
+    assert [(q.reason, q.allow_always) for q in tools.user.questions] == [(reason, False)] * len(written)
     assert snapshot(tmp_path) == before
 
 
@@ -147,8 +135,8 @@ def test_what_a_hooks_path_hook_links_to_asks(project_dir: Path) -> None:
 
 @case(
     "paths",
-    "links in objects/ or refs/ data, and project files beside linked hooks: ordinary writes, "
-    "no question in accept-edits",
+    "links in objects/ data or info/ (nothing git runs), and project files beside linked hooks: "
+    "ordinary writes, no question in accept-edits",
 )
 def test_links_git_never_runs_and_neighbours_are_ordinary(project_dir: Path) -> None:
     project = project_dir.resolve()
@@ -156,14 +144,15 @@ def test_links_git_never_runs_and_neighbours_are_ordinary(project_dir: Path) -> 
     hooks_folder_linked(project)
     (project / "data").mkdir()
     (project / ".git" / "objects" / "info" / "alternates-link").symlink_to("../../../data/objects.txt")
+    shutil.rmtree(project / ".git" / "info")
+    (project / "gitinfo").mkdir()
+    (project / ".git" / "info").symlink_to("../gitinfo", target_is_directory=True)
     tools = Tools(project, "accept-edits")
 
-    results = [
-        tools.run("write_file", file_path=path, content="x\n")
-        for path in ("data/objects.txt", "scripts/build.sh", "githooks-docs.md")
-    ]
+    written = ("data/objects.txt", "scripts/build.sh", "githooks-docs.md", "gitinfo/exclude")
+    results = [tools.run("write_file", file_path=path, content="x\n") for path in written]
 
-    assert [r.is_error for r in results] == [False] * 3, [r.content for r in results]
+    assert [r.is_error for r in results] == [False] * 4, [r.content for r in results]
     assert tools.user.questions == []
 
 
@@ -176,7 +165,6 @@ def test_a_link_made_after_a_check_counts_at_the_next(project_dir: Path) -> None
     project = project_dir.resolve()
     git("init", "-q", project)
     (project / "githooks").mkdir()
-    aged(project)  # as in a checkout nobody touched lately: the first check's scan is kept
     tools = Tools(project, "accept-edits", "n")
     first = tools.run("write_file", file_path="githooks/README", content="shared hooks\n")
     shutil.rmtree(project / ".git" / "hooks")
@@ -185,4 +173,4 @@ def test_a_link_made_after_a_check_counts_at_the_next(project_dir: Path) -> None
     second = tools.run("write_file", file_path="githooks/pre-commit", content=HOOK)
 
     assert not first.is_error and second.is_error
-    assert [q.reason for q in tools.user.questions] == [GIT_DIR_REASON]
+    assert [q.reason for q in tools.user.questions] == [GIT_HOOKS_REASON]

@@ -26,8 +26,9 @@ terminal_console = escapes.terminal_console  # the REPL's console on a colour te
 # The reply, and what must be seen of its address.
 LINKS = {
     "inline": ("See [docs.python.org](https://evil.example/x) now.", "https://evil.example/x"),
-    # Streamed, the paragraph is printed before its definition arrives: shown as typed, no link.
-    "reference": ("See [docs][1].\n\n[1]: https://evil.example/ref", "[docs][1]"),
+    # In one delta the definition is printed with the paragraph before it: a link, its address
+    # shown (streamed slowly, the paragraph is printed before the definition arrives: as typed).
+    "reference": ("See [docs][1].\n\n[1]: https://evil.example/ref", "docs (https://evil.example/ref)"),
     "autolink": ("See <https://evil.example/auto> now.", "https://evil.example/auto"),
     "title": ('See [docs](https://evil.example/t "docs.python.org").', "https://evil.example/t"),
     "escape_in_url": ("See [docs](https://evil.example/\x1b]52;c;eA==\x07) now.", "evil.example"),

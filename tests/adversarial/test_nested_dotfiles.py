@@ -1,21 +1,20 @@
 """Home dotfiles GNU stow links INSIDE a real dot folder (`~/.ssh/config -> ../dotfiles/ssh/.ssh/config`,
-`~/.config/nvim -> ../dotfiles/nvim/.config/nvim`), CLAUDE.md symlinks judged by the same rule, the
-scan kept until a folder it depends on changes, and dot symlinks whose target holds the project."""
+`~/.config/nvim -> ../dotfiles/nvim/.config/nvim`): stow mirrors home's names in the package, so
+the real file is found by asking where `~/<its dotted tail>` leads, at any depth, with nothing
+scanned. CLAUDE.md symlinks judged by the same rule, and dot symlinks whose target holds the
+project."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mini_claude.app.system_prompt import build_system_prompt
-from mini_claude.safety.home_dotfiles import DOT_FOLDER_MAX_ENTRIES, dot_entry_targets
 from mini_claude.safety.permissions import HOME_DOTFILE_REASON, OWN_SETTINGS_REASON
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
-from tests.kit import empty_files
 from tests.tool_harness import Tools
 
 MARKER = "NESTED-4c1b"
@@ -24,30 +23,16 @@ NESTED = {
     # link in home -> (target relative to ~/dotfiles, its text)
     ".ssh/config": ("ssh/.ssh/config", f"Host *\n  # {MARKER} ssh\n"),
     ".config/nvim": ("nvim/.config/nvim", None),  # a folder: init.lua inside
-    ".config/systemd/user/x.service": ("systemd/x.service", f"[Service]\n# {MARKER} unit\n"),  # 3 deep
-    ".local/bin/tool": ("bin/tool", f"#!/bin/sh\n# {MARKER} tool\n"),
+    ".config/systemd/user/x.service": (  # 3 deep
+        "systemd/.config/systemd/user/x.service",
+        f"[Service]\n# {MARKER} unit\n",
+    ),
+    ".local/bin/tool": ("bin/.local/bin/tool", f"#!/bin/sh\n# {MARKER} tool\n"),
 }
 
 
-def aged(root: Path) -> None:
-    """Every folder's mtime an hour old, as in a home nobody is changing: the scan is kept."""
-    past = os.stat(root).st_mtime - 3600
-    for folder, dirs, _ in os.walk(root):
-        for name in [*dirs, ""]:
-            os.utime(Path(folder, name), (past, past), follow_symlinks=False)
-
-
-@pytest.fixture(scope="module")
-def big_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder of more entries than the scan reads of one folder, made once for the module."""
-    cache = tmp_path_factory.mktemp("cache") / ".cache"
-    cache.mkdir()
-    empty_files(cache, (f"c{i}" for i in range(DOT_FOLDER_MAX_ENTRIES + 200)))
-    return cache
-
-
 @pytest.fixture
-def home(isolated_env: Path, monkeypatch: pytest.MonkeyPatch, big_cache: Path) -> Iterator[Path]:
+def home(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = isolated_env.resolve()
     dotfiles = home / "dotfiles"
     (dotfiles / "nvim/.config/nvim").mkdir(parents=True)
@@ -59,19 +44,21 @@ def home(isolated_env: Path, monkeypatch: pytest.MonkeyPatch, big_cache: Path) -
             (dotfiles / target).write_text(text)
         (home / link).parent.mkdir(parents=True, exist_ok=True)
         (home / link).symlink_to(os.path.relpath(dotfiles / target, (home / link).parent))
-    # A huge cache folder first in no particular order: it must not use up the scan. Moved in, and
-    # back out after the test: making (and removing) its 5,200 files cost more than the test.
-    big_cache.rename(home / ".cache")
+    (home / "dotfiles" / "ssh" / ".ssh" / "known_hosts").write_text("no link leads here\n")
     monkeypatch.chdir(home)
-    yield home
-    (home / ".cache").rename(big_cache)
+    return home
 
 
 def secrets_in(text: str) -> list[str]:
     return sorted(kind for kind in ("ssh", "nvim", "unit", "tool") if f"{MARKER} {kind}" in text)
 
 
-REAL_FILES = ["ssh/.ssh/config", "nvim/.config/nvim/init.lua", "systemd/x.service", "bin/tool"]
+REAL_FILES = [
+    "ssh/.ssh/config",
+    "nvim/.config/nvim/init.lua",
+    "systemd/.config/systemd/user/x.service",
+    "bin/.local/bin/tool",
+]
 STARTS = {"~": "dotfiles/", "~/dotfiles": ""}
 
 
@@ -81,15 +68,14 @@ def started(home: Path, start: str) -> Path:
 
 @case(
     "paths",
-    "stow links inside real ~/.ssh, ~/.config (3 deep), ~/.local/bin, a huge ~/.cache beside them: "
-    "writing the real file asks in accept-edits and bypass; 'n' → unchanged",
+    "stow links inside real ~/.ssh, ~/.config (a linked folder, a file 3 deep), ~/.local/bin: "
+    "writing the real file asks in bypass; 'n' → unchanged",
 )
-@pytest.mark.parametrize("mode", ["accept-edits", "bypass"])
 @pytest.mark.parametrize("start", STARTS)
 @pytest.mark.parametrize("real", REAL_FILES)
-def test_writing_a_nested_stow_target_asks(home: Path, start: str, real: str, mode: str) -> None:
+def test_writing_a_nested_stow_target_asks(home: Path, start: str, real: str) -> None:
     before = snapshot(home / "dotfiles")
-    tools = Tools(started(home, start), mode, "n")
+    tools = Tools(started(home, start), "bypass", "n")
 
     result = tools.run("write_file", file_path=STARTS[start] + real, content="ProxyCommand sh -c id\n")
 
@@ -117,6 +103,22 @@ def test_reading_and_searching_nested_stow_targets(home: Path, start: str) -> No
     assert secrets_in(grep.content + listing.content) == [] and "init.lua" not in listing.content
     assert SKIPPED_NOTE in grep.content and SKIPPED_NOTE in listing.content
     assert "README.md:1:" in grep.content and len(tools.user.questions) == len(REAL_FILES)
+
+
+@case(
+    "paths",
+    "files of ~/dotfiles no home entry leads to (a README, a stow package's file with no link to "
+    "it): ordinary writes in accept-edits, started in ~/dotfiles",
+)
+def test_dotfiles_no_link_leads_to_are_ordinary(home: Path) -> None:
+    tools = Tools(home / "dotfiles", "accept-edits")
+
+    results = [
+        tools.run("write_file", file_path=p, content="x\n") for p in ("README.md", "ssh/.ssh/known_hosts")
+    ]
+
+    assert [r.is_error for r in results] == [False, False], [r.content for r in results]
+    assert tools.user.questions == []
 
 
 # --- CLAUDE.md: one judgement with the file tools ---------------------------------------------------
@@ -181,39 +183,6 @@ def test_claude_md_that_is_no_dotfile_is_read(home: Path, layout: str) -> None:
     assert "Use tabs." in prompt and warnings == []
 
 
-# --- the scan is kept, and seen again when something changed ---------------------------------------
-
-
-@case(
-    "paths",
-    "the dot-link scan is kept while home is unchanged; a stow link added to ~/.ssh, or a link on the "
-    "way retargeted, after a check is judged at the very next check",
-)
-@pytest.mark.parametrize("change", ["link_added_in_dot_folder", "link_on_the_way_retargeted"])
-def test_scan_kept_until_a_folder_changes(home: Path, change: str) -> None:
-    fresh = home / "dotfiles" / "fresh"
-    fresh.mkdir()
-    (fresh / "id_new").write_text(f"{MARKER} ssh\n")
-    (home / "dotfiles" / "keys-old").mkdir()
-    (home / "dotfiles" / "keys").symlink_to("keys-old")  # ~/.gnupg -> dotfiles/keys -> keys-old
-    (home / ".gnupg").symlink_to("dotfiles/keys")
-    aged(home)
-    tools = Tools(home, "ask")
-    assert dot_entry_targets(home) is dot_entry_targets(home)  # kept: no rescan while unchanged
-    before = tools.run("read_file", file_path="dotfiles/fresh/id_new")
-    assert not before.is_error and tools.user.questions == []
-
-    if change == "link_added_in_dot_folder":
-        (home / ".ssh" / "new").symlink_to("../dotfiles/fresh")
-    else:
-        (home / "dotfiles" / "keys").unlink()
-        (home / "dotfiles" / "keys").symlink_to("fresh")
-    after = tools.run("read_file", file_path="dotfiles/fresh/id_new")
-
-    assert after.is_error and secrets_in(after.content) == []
-    assert [q.reason for q in tools.user.questions] == [HOME_DOTFILE_REASON]
-
-
 # --- a dot symlink whose target holds the project ------------------------------------------------------
 
 
@@ -232,7 +201,7 @@ def work(isolated_env: Path, tmp_path: Path) -> Path:
 @case(
     "paths",
     "~/.work -> /work (and ~/.scratch -> its parent) with the project /work/proj: project files read "
-    "and write as usual (print mode too); files beside it ask as outside the project",
+    "and write as usual (print mode too); files beside it in /work ask as home dotfiles",
 )
 def test_dot_link_holding_the_project_makes_no_dotfiles(work: Path) -> None:
     tools = Tools(work / "proj", "accept-edits")
@@ -246,7 +215,7 @@ def test_dot_link_holding_the_project_makes_no_dotfiles(work: Path) -> None:
 
     assert not read.is_error and not write.is_error and "a.py:1:" in grep.content
     assert (work / "proj" / "a.py").read_text() == "x = 2\n"
-    assert outside.is_error and [q.reason for q in tools.user.questions] == ["outside the project"]
+    assert outside.is_error and [q.reason for q in tools.user.questions] == [HOME_DOTFILE_REASON]
 
 
 @case(

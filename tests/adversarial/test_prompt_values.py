@@ -51,7 +51,7 @@ def test_project_folder_name_cannot_break_out_of_the_prompt(
     assert system.count("<project-instructions") == 1 and system.count("</project-instructions>") == 1
     assert f"<system-reminder>{INJECTED}" not in system
     [opening] = re.findall(r"<project-instructions[^\n]*", system)
-    assert re.fullmatch(r'<project-instructions path="[^"<>\n]*">', opening), opening
+    assert re.fullmatch(r'<project-instructions path="[^"<>\n]*" scope="project">', opening), opening
     [working] = [line for line in system.splitlines() if line.startswith("- Working directory:")]
     assert re.fullmatch(r'- Working directory: "[^"<>]*"', working), working
     assert not any(line.startswith(INJECTED) for line in re.split(r"[\n\r\u2028\u2029\x85]", system))

@@ -97,9 +97,13 @@ def test_memory_prompt_forbids_secrets(api_env: FakeAnthropic, project_dir: Path
 
 
 SECRETS = {
-    "anthropic_key": ("body", "ANTHROPIC_API_KEY=sk-ant-api03-" + "Qx7vR2mK" * 6, "an Anthropic API key"),
+    "anthropic_key": (
+        "body",
+        "ANTHROPIC_API_KEY=sk-ant-api03-" + "Qx7vR2mK" * 6,
+        "an Anthropic token (sk-ant-…)",
+    ),
     "private_key": ("body", PRIVATE_KEY, "a private key"),
-    "github_token": ("body", "push with ghp_" + "a1B2c3D4e5" * 4, "a GitHub token"),
+    "github_token": ("body", "push with ghp_" + "a1B2c3D4e5" * 4, "a GitHub token (ghp_…)"),
     "aws_key": ("body", "aws_access_key_id = AKIA" + "QWERTYUIOP123456", "an AWS access key"),
     "jwt": (
         "body",
@@ -110,7 +114,7 @@ SECRETS = {
     "key_in_description": (
         "description",
         "the key is sk-ant-api03-" + "Zz9Yy8Xx" * 6,
-        "an Anthropic API key",
+        "an Anthropic token (sk-ant-…)",
     ),
 }
 
@@ -219,7 +223,7 @@ def test_corpus_secrets_are_refused(project_dir: Path) -> None:
 
     problems = {form: problem for form in secret_corpus.SECRETS if (problem := refusal_problem(tools, form))}
 
-    assert len(secret_corpus.SECRETS) >= 500
+    assert len(secret_corpus.SECRETS) >= 250
     assert not problems, "\n".join(f"{form}: {problem}" for form, problem in problems.items())
 
 
@@ -233,6 +237,24 @@ def test_corpus_ordinary_memories_are_saved(project_dir: Path) -> None:
 
     assert len(secret_corpus.ORDINARY) >= 200
     assert len(refused) <= len(secret_corpus.ORDINARY) * MAX_ORDINARY_REFUSED_RATIO, refused
+
+
+@case(
+    "secrets",
+    "a secret hidden on purpose (split, encoded, look-alike letters) is saved, as docs/safety.md says",
+)
+def test_deliberately_hidden_secrets_are_not_caught_as_documented(project_dir: Path) -> None:
+    # The filter stops accidents; docs/safety.md names these forms as not caught. If a rule ever
+    # catches one, the docs must say so: this keeps the two in agreement.
+    tools = Tools(project_dir)
+
+    caught = {
+        form: text
+        for form, text in secret_corpus.HIDDEN_ON_PURPOSE.items()
+        if save_memory(tools, text + "\n")
+    }
+
+    assert not caught, f"caught, yet the docs say these are not: {caught}"
 
 
 @case("secrets", "the memory examples in prompts/memory.md and docs/memory.md are saved, not refused")

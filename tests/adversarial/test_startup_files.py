@@ -92,6 +92,10 @@ def peak_allocation() -> Iterator[list[int]]:
         tracemalloc.stop()
 
 
+# Text enough that the NUL bytes of a sparse file come after what decides "text or binary".
+TEXT_BEFORE_THE_HOLE = "Notes on the deploy, kept long on purpose.\n" * 250
+
+
 def huge_file(path: Path, head: str, size: int = HUGE_BYTES) -> Path:
     path.write_text(head)
     os.truncate(path, size)
@@ -236,7 +240,11 @@ def test_huge_claude_md_is_cut_without_reading_it_whole(api_env: FakeAnthropic, 
     assert "is 1.2 GB: only its first 40 KB are used" in warning
 
 
-@case("paths", "CLAUDE.md in Latin-1, with NULs, a BOM, lone surrogates: read with replacements, no crash")
+@case(
+    "paths",
+    "CLAUDE.md in Latin-1, with NULs, a UTF-8 BOM, lone surrogates: read with replacements and one "
+    "warning, no crash",
+)
 def test_claude_md_with_odd_bytes(api_env: FakeAnthropic, project_dir: Path) -> None:
     (project_dir / "CLAUDE.md").write_bytes(b"\xef\xbb\xbfCaf\xe9 rules\x00 here \xed\xa0\x80 end\n")
 
@@ -245,7 +253,11 @@ def test_claude_md_with_odd_bytes(api_env: FakeAnthropic, project_dir: Path) -> 
     assert main_calls(api_env)[0].validation_error is None
     instructions = system.split("<project-instructions")[1]
     assert "Caf\ufffd rules\x00 here \ufffd\ufffd\ufffd end" in instructions
-    assert warnings_of(harness) == []
+    [warning] = warnings_of(harness)
+    assert warning.endswith(
+        "CLAUDE.md: not valid UTF-8: shown with U+FFFD in 4 places (the first at byte "
+        "offset 6); save it as UTF-8 to read it whole"
+    ), warning
 
 
 @case(
@@ -466,7 +478,8 @@ def test_memory_edit_of_a_fifo_or_a_huge_memory(
 def test_memory_show_of_a_huge_memory_is_cut(
     project_dir: Path, memory_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = huge_file(memory_dir / "project_huge.md", memory_text("huge", "a big one", body="Start.\n"))
+    body = "Start.\n" + TEXT_BEFORE_THE_HOLE
+    path = huge_file(memory_dir / "project_huge.md", memory_text("huge", "a big one", body=body))
     cut = f"[… cut: shown are the first 100 KB of 1.2 GB; the whole file is {path}]"
 
     with must_finish_within(20), peak_allocation() as peak:
@@ -488,7 +501,8 @@ def test_recall_of_a_huge_memory_reads_only_the_cap(
     harness = Harness().start()
     api_env.stream_replies.append(text_reply("Hello."))
     harness.turn("hello there")  # with no memories yet (no recall): the SDK's import is not measured
-    huge_file(memory_dir / "project_huge.md", memory_text("deploys", "how we deploy", body="Thursdays.\n"))
+    body = "Thursdays.\n" + TEXT_BEFORE_THE_HOLE
+    huge_file(memory_dir / "project_huge.md", memory_text("deploys", "how we deploy", body=body))
     api_env.plain_replies.append(choose("project_huge.md"))
     api_env.responder = hold_replies_until_recall_settles
     api_env.stream_replies.extend([tool_reply("list_files", {"pattern": "*"}), text_reply("On Thursdays.")])

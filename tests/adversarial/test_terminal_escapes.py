@@ -62,12 +62,17 @@ PAYLOAD_NAMES = [
 ]
 HOSTILE = " ".join(raw for raw, _ in PAYLOADS)
 HOSTILE_SHOWN = [shown for _, shown in PAYLOADS]
+# The same in a memory file, but for the NUL byte: a file holding one is binary, not read at all
+# (tests/adversarial/test_file_encodings.py).
+IN_A_TEXT_FILE = HOSTILE.replace("\x00", "")
+IN_A_TEXT_FILE_SHOWN = [shown.replace("\\x00", "") for shown in HOSTILE_SHOWN]
 # Must pass unchanged: wide text, emoji built with joiners, accents, spaces that are not ASCII.
 BENIGN = "日本語のテキスト\u3000한국어 👨\u200d👩\u200d👧 🇫🇷 café e\u0301 no\u00a0break ✓ →"
 
-# The escape sequences rich itself writes: colours, the live region's cursor moves, hyperlinks.
+# The escape sequences rich itself writes: colours, the live region's cursor moves (a live region
+# that was drawn ends by showing the cursor and going back to the line's start), hyperlinks.
 RICH_OWN = re.compile(
-    r"\x1b\[[0-9;]*m|\x1b\[\?25[lh]|\x1b\[[0-9]*A|\x1b\[2K|\r(?=\x1b|\n)|\x1b\]8;[^\x07\x1b]*\x1b\\"
+    r"\x1b\[[0-9;]*m|\x1b\[\?25l|\x1b\[\?25h\r?|\x1b\[[0-9]*A|\x1b\[2K|\r(?=\x1b|\n)|\x1b\]8;[^\x07\x1b]*\x1b\\"
 )
 
 
@@ -294,7 +299,7 @@ def hostile_memories(project_dir: Path) -> Path:
         memory_text(
             f"clip{CLIPBOARD[0]}board",
             f"clears {CLEAR_SCREEN[0]} the {C1_CSI[0]} screen",
-            body=f"Body {HOSTILE}\r\nnext line {BENIGN}\n",
+            body=f"Body {IN_A_TEXT_FILE}\r\nnext line {BENIGN}\n",
         )
     )
     (folder / f"user_{BIDI[0]}.md").write_text(memory_text("rtl", "a name with a bidi override"))
@@ -315,7 +320,7 @@ def test_memory_cli_on_hostile_files(project_dir: Path, hostile_memories: Path) 
     assert len(listing.stdout.splitlines()) == 5  # the header line, then one line per file
     assert not any(line.startswith("[user] fake") for line in listing.stdout.splitlines())
     assert shown.returncode == 0, shown.stderr
-    assert_shown_not_sent(shown.stdout, [f"Body {' '.join(HOSTILE_SHOWN)}\nnext line {BENIGN}\n"])
+    assert_shown_not_sent(shown.stdout, [f"Body {' '.join(IN_A_TEXT_FILE_SHOWN)}\nnext line {BENIGN}\n"])
     assert missing.returncode == 1 and raw_controls(missing.stderr) == []
 
 

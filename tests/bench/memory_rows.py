@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.recall.memory_recall import MemoryRecall
 from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES, selection_request

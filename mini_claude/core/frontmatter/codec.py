@@ -11,11 +11,14 @@ quoted. `parse` never raises on str or bytes; every problem becomes a warning in
     Body markdown…
 
 Rules the parser follows:
-- An optional UTF-8 BOM is dropped; then blank lines may precede the opening `---` line.
+- Bytes are decoded as every file is (`core/files/text_decoding.py`), by their byte order mark alone: a
+  BOM is honoured (UTF-8, UTF-16, UTF-32), else bytes that are not UTF-8 become U+FFFD and a
+  warning. Then blank lines may precede the opening `---` line.
 - Lines end with `\n`, `\r\n` or a lone `\r`. A fence is a line holding only `---`
   (spaces and tabs around it are ignored).
 - Inside the block: blank lines and `#` comment lines are skipped; other lines are split at their
   first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins.
+- A key without a value followed by `- item` lines (a YAML list) holds the items joined by `, `.
 - A value is plain (surrounding whitespace stripped), `'single'` (`''` stands for `'`) or
   `"double"`: a JSON string, where YAML's `\xHH` and `\UHHHHHHHH` escapes are accepted too.
 - Every value is passed through `fold_value`, so no parsed value contains a line break.
@@ -24,18 +27,21 @@ Rules the parser follows:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from mini_claude.core.files.text_decoding import MARK_MAX_BYTES, decode_text
 from mini_claude.core.frontmatter.block import BOM, BOM_BYTES, Block, locate_block, scan_lines
 from mini_claude.core.frontmatter.scalars import format_value, unquote_double, unquote_single
 
 FENCE = "---"
 MAX_HEADER_BYTES = 16 * 1024  # read_header gives up (with a warning) if the block is not closed by then
 READ_CHUNK_BYTES = 2048  # one read holds a typical memory header (~200-500 bytes) whole
+WIDE_CHARACTER_BYTES = 4  # UTF-32 takes 4 bytes a character: a header in it may be this much longer
 MAX_WARNINGS = 20  # a garbage file must not flood the log; the rest are summarised in one line
 WARNING_SNIPPET_CHARS = 40  # how much of an offending line a warning quotes
 
@@ -142,6 +148,10 @@ def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES)
             chunk = os.read(fd, min(READ_CHUNK_BYTES, want))
             at_eof = not chunk
             data += chunk
+            if len(data) < MARK_MAX_BYTES and not at_eof:
+                continue  # a byte order mark is told whole
+            if _wide(data):
+                return _wide_header(fd, data, max_bytes)
             block = locate_block(data, at_eof)
             if block.status != "more":
                 break
@@ -173,10 +183,16 @@ def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str
     fields: dict[str, str] = {}
     first_seen: dict[str, int] = {}
     lines = scan_lines(text[: block.inner_end], block.inner_start)
+    list_key: str | None = None  # the key whose `- item` lines these are
     for line_no, (content, _, _, _) in enumerate(lines, start=block.open_line + 1):
         stripped = content.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        if list_key is not None and stripped.startswith("- "):
+            item = _parse_value(stripped[2:], line_no, warnings)
+            fields[list_key] = f"{fields[list_key]}, {item}" if fields[list_key] else item
+            continue
+        list_key = None
         raw_key, colon, raw_value = content.partition(":")
         key = raw_key.strip()
         if not colon or not _KEY.fullmatch(key):
@@ -194,6 +210,7 @@ def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str
             continue
         fields[key] = _parse_value(raw_value, line_no, warnings)
         first_seen[key] = line_no
+        list_key = None if fields[key] else key
     return fields
 
 
@@ -215,15 +232,33 @@ def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
 
 
 def _decode(data: bytes, warnings: list[str]) -> str:
-    bom = len(BOM_BYTES) if data.startswith(BOM_BYTES) else 0
-    try:
-        return data[bom:].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        warnings.append(
-            f"not valid UTF-8 (first bad byte at offset {bom + exc.start}); undecodable bytes were "
-            "replaced with U+FFFD (re-save the file as UTF-8)"
-        )
-        return data[bom:].decode("utf-8", errors="replace")
+    """As every file is read (`text_decoding.decode_text`), by its byte order mark alone (as
+    `read_header`, which sees only the first bytes, can tell); a warning says how."""
+    decoded = decode_text(data, guess=False)
+    if decoded.warning is not None:
+        warnings.append(decoded.warning)
+    return decoded.text or ""
+
+
+def _wide(first_bytes: bytes) -> bool:
+    """Whether a file starting so is UTF-16 or UTF-32 by its byte order mark: its fences are no
+    ASCII bytes to be found."""
+    return first_bytes.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE))
+
+
+def _wide_header(fd: int, data: bytes, max_bytes: int) -> Frontmatter:
+    """The header of a file in UTF-16 or UTF-32: read (up to WIDE_CHARACTER_BYTES × `max_bytes`),
+    decoded, then found as `parse` finds it."""
+    limit = max_bytes * WIDE_CHARACTER_BYTES
+    while len(data) < limit and (chunk := os.read(fd, min(limit - len(data), 64 * READ_CHUNK_BYTES))):
+        data += chunk
+    at_eof = len(data) < limit or not os.read(fd, 1)
+    decoded = decode_text(data, complete=at_eof, guess=False)
+    parsed = parse(decoded.text or "")
+    if not parsed.has_block and not at_eof:
+        return Frontmatter(warnings=(_cap_warning(limit),))
+    warnings = [*parsed.warnings, *([decoded.warning] if decoded.warning else [])]
+    return Frontmatter(parsed.fields, "", _capped(warnings), has_block=parsed.has_block)
 
 
 def _snippet(s: str) -> str:

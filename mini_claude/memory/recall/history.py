@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.memory.recall.selection import age_text
 from mini_claude.memory.store import memory_folder
 from mini_claude.memory.store.naming import is_memory_file_name
@@ -86,7 +86,9 @@ class RecallHistory:
         if memory_folder.escape_problem(self.root) is not None:
             return HistorySnapshot()
         try:
-            found = safe_read.read_bytes(self.path, self.root, HISTORY_MAX_BYTES, follow_symlink=False)
+            found = safe_read.read_bytes(
+                self.path, self.root, HISTORY_MAX_BYTES, follow_symlink=False, owner_only=True
+            )
         except FileNotFoundError:
             return HistorySnapshot()
         except OSError as error:

@@ -72,16 +72,19 @@ class RecallRanking:
         names = itertools.chain(ranked, (s.file_name for s in _newest_first(stats)))
         return list(itertools.islice(self._usable(names, stats, exclude), limit))
 
-    def search(self, query: str, limit: int, now: float | None = None) -> list[tuple[MemoryFile, float]]:
-        """Up to `limit` usable memories sharing a search term with `query`, best first, with
-        their scores (higher is better; comparable within one search). [] when the index fails."""
+    def search(
+        self, query: str, limit: int, now: float | None = None, exclude: Collection[str] = ()
+    ) -> list[tuple[MemoryFile, float]]:
+        """Up to `limit` usable memories not in `exclude` sharing a search term with `query`, best
+        first, with their scores (higher is better; comparable within one search). [] when the
+        index fails."""
         stats = self._stats()
         if not stats or limit <= 0:
             return []
         limit = min(limit, len(stats))
-        ranked = self._ranked_or_rebuilt(query, stats, limit, now)
+        ranked = self._ranked_or_rebuilt(query, stats, limit + len(exclude), now)
         score = dict(ranked)
-        memories = self._usable((name for name, _ in ranked), stats, ())
+        memories = self._usable((name for name, _ in ranked), stats, exclude)
         return [(memory, score[memory.file_name]) for memory in itertools.islice(memories, limit)]
 
     def _stats(self) -> dict[str, FileStat]:

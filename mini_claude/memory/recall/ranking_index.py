@@ -15,7 +15,8 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from mini_claude.core.atomic import replace_through_temp
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import replace_through_temp
 
 INDEX_FILE = ".recall-index.sqlite3"
 INDEX_FORMAT = 2  # bump when the schema or the terms change: older files are then rebuilt
@@ -60,6 +61,8 @@ def read_index(path: Path, memories: int) -> bytes | None:
     cap = max(INDEX_MIN_CAP_BYTES, INDEX_CAP_BYTES_PER_MEMORY * memories)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
+        if (problem := safe_read.owner_problem(path, info)) is not None:
+            raise IndexUnusable(problem)  # swapped in: never loaded, rebuilt as ours
         data = handle.read(cap) if stat.S_ISREG(info.st_mode) and info.st_size <= cap else b""
     if len(data) < _SQLITE_HEADER_BYTES:  # (SQLite cannot load an empty buffer at all)
         raise IndexUnusable("not a regular file of a plausible size")

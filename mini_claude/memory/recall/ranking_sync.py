@@ -15,6 +15,7 @@ import stat as stat_module
 from pathlib import Path
 from typing import NamedTuple
 
+from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.recall.ranking_index import check_schema, create_schema, read_index
 from mini_claude.memory.recall.terms import document_text
@@ -152,10 +153,11 @@ def _body_start(memory: MemoryFile) -> str:
         with os.fdopen(fd, "rb") as handle:
             if not stat_module.S_ISREG(os.fstat(fd).st_mode):
                 return ""
-            data = handle.read(frontmatter.MAX_HEADER_BYTES + 4 * BODY_INDEXED_CHARS)
+            cap = frontmatter.MAX_HEADER_BYTES + 4 * BODY_INDEXED_CHARS
+            data = handle.read(cap)
     except OSError:
         return ""
-    text = data.decode("utf-8", errors="replace")
+    text = decode_text(data, complete=len(data) < cap).text or ""
     block = _FRONT_BLOCK.match(text)
     return text[block.end() if block else 0 :][:BODY_INDEXED_CHARS]
 

@@ -1,20 +1,24 @@
 """`memory search`: the memories of every scope that match some words, best first, ranked as recall
 ranks them (ranking.py), each with its scope and the line of its text that matches best.
 
-Scopes are searched one folder each and their results merged by score; a scope's scores are scaled
-to its own best match, so two scopes' best memories stand side by side.
+Each scope's folder is searched through its own index and the results merged by score; a scope's
+scores are scaled to its own best match, so two scopes' best memories stand side by side. As in
+recall, a memory hidden by a narrower scope's of its name, or expired, is not found.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
 from dataclasses import dataclass
 
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
+from mini_claude.core.untrusted import marked_text
+from mini_claude.memory.listing import one_line
 from mini_claude.memory.recall.ranking import ranking_for
 from mini_claude.memory.recall.terms import terms
-from mini_claude.memory.store.index import clean_inline
+from mini_claude.memory.scopes import MemoryScopes
+from mini_claude.memory.staleness import expired
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 
@@ -26,49 +30,56 @@ DESCRIPTION_MAX_CHARS = 100
 
 
 @dataclass(frozen=True)
-class MemoryFolder:
-    """One scope's memories: `project` (today's only scope), later `user` and `team`."""
-
-    scope: str
-    store: MemoryStore
-
-
-@dataclass(frozen=True)
 class SearchHit:
-    memory: MemoryFile
-    scope: str
+    memory: MemoryFile  # its scope is `memory.scope`
     score: float
     snippet: str  # the body's line holding most of the query's terms, one line, bounded
 
 
 def search_memories(
-    folders: Sequence[MemoryFolder], query: str, limit: int = DEFAULT_LIMIT, now: float | None = None
+    memories: MemoryScopes | MemoryStore, query: str, limit: int = DEFAULT_LIMIT, now: float | None = None
 ) -> list[SearchHit]:
-    """Up to `limit` memories sharing a search term with `query`, best first (a tie keeps the
-    folders' order, the narrower scope first)."""
+    """Up to `limit` memories of the scopes in use sharing a search term with `query`, best first
+    (a tie: the narrower scope's first)."""
+    scopes = MemoryScopes.of(memories)
+    now = time.time() if now is None else now
+    stores = scopes.stores()
+    left_out = _not_recalled(scopes, stores, now)
     found = [
-        (score, order, folder, memory)
-        for order, folder in enumerate(folders)
-        for memory, score in ranking_for(folder.store).search(query, limit, now)
+        (score, order, store, memory)
+        for order, store in enumerate(stores)
+        for memory, score in ranking_for(store).search(query, limit, now, left_out[store.scope])
     ]
     found.sort(key=lambda hit: (-hit[0], hit[1]))
     wanted = set(terms(query))
     return [
-        SearchHit(memory, folder.scope, score, _snippet(folder.store, memory, wanted))
-        for score, _, folder, memory in found[:limit]
+        SearchHit(memory, score, _snippet(store, memory, wanted)) for score, _, store, memory in found[:limit]
     ]
 
 
+def _not_recalled(scopes: MemoryScopes, stores: list[MemoryStore], now: float) -> dict[str, set[str]]:
+    """Each scope's file names recall never offers: hidden by a narrower scope's memory of the
+    same name, or expired (memory_recall.py leaves out the same)."""
+    every = [memory for store in stores for memory in store.scan()]
+    hidden = scopes.shadowed(every)
+    left_out: dict[str, set[str]] = {store.scope: set() for store in stores}
+    for memory in every:
+        if memory.key in hidden or expired(memory, now):
+            left_out[memory.scope].add(memory.file_name)
+    return left_out
+
+
 def hit_lines(hit: SearchHit) -> list[str]:
-    """`1.93  project  [feedback] name — description  (file name)`, then the snippet indented;
-    every part one visible line whatever the file holds."""
+    """`1.93  project  [feedback] name — description  (file name, or `user/…`, `team/…`)`, then
+    the snippet indented; every part one line whatever the file holds, what it cannot show (escape
+    codes, characters drawn as nothing) written out, as `/memory` lists them."""
     memory = hit.memory
-    description = clean_inline(memory.description, DESCRIPTION_MAX_CHARS)
+    description = one_line(memory.description, DESCRIPTION_MAX_CHARS)
     first = (
-        f"{hit.score:5.2f}  {hit.scope}  [{clean_inline(memory.type, NAME_MAX_CHARS)}] "
-        f"{clean_inline(memory.name, NAME_MAX_CHARS)} — {description}  ({visible_path(memory.file_name)})"
+        f"{hit.score:5.2f}  {memory.scope}  [{one_line(memory.type, NAME_MAX_CHARS)}] "
+        f"{one_line(memory.name, NAME_MAX_CHARS)} — {description}  ({visible_path(memory.key)})"
     )
-    return [first, f"       {hit.snippet}"] if hit.snippet else [first]
+    return [first, f"       {marked_text(hit.snippet)}"] if hit.snippet else [first]
 
 
 def hit_json(hit: SearchHit) -> dict[str, object]:
@@ -76,7 +87,7 @@ def hit_json(hit: SearchHit) -> dict[str, object]:
     return {
         "file": memory.file_name,
         "name": memory.name,
-        "scope": hit.scope,
+        "scope": memory.scope,
         "score": round(hit.score, 4),
         "type": memory.type,
         "description": memory.description,
@@ -87,7 +98,8 @@ def hit_json(hit: SearchHit) -> dict[str, object]:
 
 def _snippet(store: MemoryStore, memory: MemoryFile, wanted: set[str]) -> str:
     """The body's line with the most of `wanted` (the first of equals; the first line when none
-    holds any), cut to SNIPPET_MAX_CHARS around its first such term; "" when unreadable."""
+    holds any), its spaces folded, cut to SNIPPET_MAX_CHARS around its first such term; "" when
+    unreadable. As written (hit_lines makes it visible, the JSON escapes it)."""
     try:
         text = store.read_text(memory, SNIPPET_READ_BYTES).text
     except OSError:
@@ -96,11 +108,11 @@ def _snippet(store: MemoryStore, memory: MemoryFile, wanted: set[str]) -> str:
     if not lines:
         return ""
     best = max(lines, key=lambda line: len(wanted.intersection(terms(line))))
-    line = clean_inline(best, len(best) + 1)
+    line = " ".join(best.split())
     start = _first_match(line, wanted)
     if len(line) > SNIPPET_MAX_CHARS and start > SNIPPET_MAX_CHARS // 3:
         line = "…" + line[start - SNIPPET_MAX_CHARS // 4 :]
-    return clean_inline(line, SNIPPET_MAX_CHARS)
+    return line if len(line) <= SNIPPET_MAX_CHARS else line[: SNIPPET_MAX_CHARS - 1].rstrip() + "…"
 
 
 def _first_match(line: str, wanted: set[str]) -> int:

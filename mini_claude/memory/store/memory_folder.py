@@ -16,15 +16,24 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from mini_claude.core import prompts, safe_read
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import create_folders, foreign_level, narrow_levels
 from mini_claude.core.paths import is_within, stays_in_its_folder, visible_path
-from mini_claude.core.private_files import create_folders
 
 log = logging.getLogger("mini_claude")
 
 DIR_MODE = 0o700
 LOCK_FILE = ".lock"
+GITIGNORE_FILE = ".gitignore"
+GITIGNORE_TEXT = """\
+# Written by mini-claude: the memories here are shared; what it derives from them is not
+# (the index, the caches, the trash of old versions, its lock).
+.*
+!.gitignore
+MEMORY.md
+"""
 
 # The folders this thread holds the lock of: taking it again inside is a no-op (a tidy applies
 # many saves as one change), while other threads and processes still wait for it.
@@ -33,7 +42,11 @@ _held = threading.local()
 
 def escape_problem(root: Path) -> str | None:
     """Why the memory folder must not be used at all, or None: it is a symlink pointing out of the
-    folder that holds it (to `~/.ssh`, say), so nothing is read, indexed or written there."""
+    folder that holds it (to `~/.ssh`, say), or it or a folder above it in `~/.mini-claude`
+    belongs to someone else (who could have swapped in its memories), so nothing is read,
+    indexed or written there."""
+    if (foreign := foreign_level(root)) is not None:
+        return prompts.notice("memory_dir_foreign", memory_dir=visible_path(str(root)), reason=foreign)
     if stays_in_its_folder(root):
         return None
     return prompts.notice(
@@ -61,7 +74,8 @@ def exclusive_lock(root: Path) -> Iterator[None]:
         yield
         return
     try:
-        create_folders(root)  # ~/.mini-claude and its projects folder too
+        create_folders(root)  # ~/.mini-claude and its projects folder too, each 0700
+        narrow_levels(root)  # any an older version left open to others' writes
         fd = _open_lock_file(root / LOCK_FILE)
     except OSError as error:
         # Name the file when it is not the folder itself (a `.lock` that is a folder, say).
@@ -95,3 +109,17 @@ def _open_lock_file(path: Path) -> int:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return fd
+
+
+def ignore_derived_files(root: Path) -> None:
+    """A `.gitignore` in a memory folder inside a repository (the team's), unless there is one:
+    git then shares the memories, not the files derived from them. Made only beside a folder
+    that may be used; a failure is left to the write that follows to report."""
+    if escape_problem(root) is not None or os.path.lexists(root / GITIGNORE_FILE):
+        return
+    with contextlib.suppress(OSError):
+        os.makedirs(root, mode=DIR_MODE, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(root / GITIGNORE_FILE, flags, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(GITIGNORE_TEXT)

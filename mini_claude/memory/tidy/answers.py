@@ -36,24 +36,9 @@ class RawChange:
 
 
 def parse_read_request(text: str, allowed: Sequence[str], limit: int) -> tuple[list[str], list[str]]:
-    """The memories the model asks to read (`{"read": [...]}`): only names from `allowed`, each
-    once, at most `limit`; and one line per name left out."""
-    items = _answer_object(text, READ_KEY)[READ_KEY]
-    if not isinstance(items, list):
-        raise AnswerError(f'"{READ_KEY}" is not a list')
-    allowed_set = set(allowed)
-    chosen: list[str] = []
-    left_out: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            left_out.append(f"asked to read {_shown(item)}, which is not a file name")
-        elif item not in allowed_set:
-            left_out.append(f"asked to read {visible_path(item)}, which is not a memory of this batch")
-        elif item not in chosen:
-            chosen.append(item)
-    if len(chosen) > limit:
-        left_out.append(f"asked to read {len(chosen)} memories; the first {limit} were read")
-    return chosen[:limit], left_out
+    """The memories the model asks to read (`{"read": [...]}`): as one group of `parse_groups`."""
+    groups, left_out = _picked([_answer_list(text, READ_KEY)], allowed, 1, limit, "the answer")
+    return (groups[0] if groups else []), left_out
 
 
 def parse_groups(
@@ -62,35 +47,36 @@ def parse_groups(
     """The groups of memories the model asks to read (`{"groups": [[...], ...]}`): only names from
     `allowed`, each in one group (the first that names it), at most `max_members` a group and
     `max_groups` groups; and one line per name or group left out."""
-    items = _answer_object(text, GROUPS_KEY)[GROUPS_KEY]
-    if not isinstance(items, list):
-        raise AnswerError(f'"{GROUPS_KEY}" is not a list')
-    allowed_set = set(allowed)
-    seen: set[str] = set()
+    return _picked(_answer_list(text, GROUPS_KEY), allowed, max_groups, max_members, "group {number}")
+
+
+def _picked(
+    items: list[Any], allowed: Sequence[str], max_groups: int, max_members: int, where: str
+) -> tuple[list[list[str]], list[str]]:
+    allowed_set, seen = set(allowed), set()
     groups: list[list[str]] = []
     left_out: list[str] = []
     for number, item in enumerate(items, 1):
+        named = where.format(number=number)
         if len(groups) == max_groups:
             left_out.append(f"{len(items) - number + 1} more groups beyond {max_groups}")
             break
         if not isinstance(item, list):
-            left_out.append(f"group {number} is not a list of file names")
+            left_out.append(f"{named} is not a list of file names")
             continue
         group: list[str] = []
         for name in item:
             if not isinstance(name, str):
-                left_out.append(f"group {number} names {_shown(name)}, which is not a file name")
+                left_out.append(f"{named} names {_shown(name)}, which is not a file name")
             elif name not in allowed_set:
-                left_out.append(f"group {number} names {visible_path(name)}, which is not a memory shown")
+                left_out.append(f"{named} names {visible_path(name)}, which is not a memory shown")
             elif name in seen:
-                left_out.append(
-                    f"group {number} names {visible_path(name)} again; it is read in an earlier group"
-                )
+                left_out.append(f"{named} names {visible_path(name)} again; it is read once")
             else:
                 seen.add(name)
                 group.append(name)
         if len(group) > max_members:
-            left_out.append(f"group {number} names {len(group)} memories; the first {max_members} were read")
+            left_out.append(f"{named} names {len(group)} memories; the first {max_members} were read")
             seen.difference_update(group[max_members:])
         if group:
             groups.append(group[:max_members])
@@ -99,9 +85,7 @@ def parse_groups(
 
 def parse_changes(text: str) -> tuple[list[RawChange], list[str]]:
     """The proposed changes (`{"changes": [...]}`) and one line per item left out."""
-    items = _answer_object(text, CHANGES_KEY)[CHANGES_KEY]
-    if not isinstance(items, list):
-        raise AnswerError(f'"{CHANGES_KEY}" is not a list')
+    items = _answer_list(text, CHANGES_KEY)
     changes: list[RawChange] = []
     left_out: list[str] = []
     for number, item in enumerate(items, 1):
@@ -120,6 +104,14 @@ def parse_changes(text: str) -> tuple[list[RawChange], list[str]]:
             continue
         changes.append(RawChange(**fields))
     return changes, left_out
+
+
+def _answer_list(text: str, key: str) -> list[Any]:
+    """The list under `key` in the answer's JSON object; AnswerError when there is none."""
+    items = _answer_object(text, key)[key]
+    if not isinstance(items, list):
+        raise AnswerError(f'"{key}" is not a list')
+    return items
 
 
 def _answer_object(text: str, key: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 
-from mini_claude.core import safe_read
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.tidy.proposal import FileChange, Proposal

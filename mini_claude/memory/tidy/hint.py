@@ -15,8 +15,8 @@ import math
 import re
 from pathlib import Path
 
-from mini_claude.core import safe_read
-from mini_claude.core.atomic import write_atomic
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.memory.recall.history import DAY_SECONDS, RecallHistory
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -97,7 +97,9 @@ def last_noted(memory_dir: Path, now: float) -> float | None:
     """When the hint was last shown or a tidy applied; None when never (or the file is not usable)."""
     path = state_path(memory_dir)
     try:
-        found = safe_read.read_bytes(path, path.parent, HINT_STATE_MAX_BYTES, follow_symlink=False)
+        found = safe_read.read_bytes(
+            path, path.parent, HINT_STATE_MAX_BYTES, follow_symlink=False, owner_only=True
+        )
         value = json.loads(found.data.decode("utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:
         return None

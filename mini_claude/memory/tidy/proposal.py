@@ -1,28 +1,28 @@
 """A tidy's proposal: the file changes the model suggested (created, changed, deleted), each with
 its reason, checked by the rules of every memory write before anyone sees them.
 
-What is checked here is checked again when the changes are applied (see memory/tidy/apply.py): the
+What is checked here is checked again when the changes are applied (memory/tidy/apply.py): the
 folder may have changed in between, and the user may take only some of the changes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mini_claude.core import safe_read
+from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.recall.selection import MEMORY_CONTENT_MAX_BYTES
+from mini_claude.memory.store.changes import digest_of
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE, is_memory_file_name, memory_file_name, name_key
+from mini_claude.memory.store.trash import COPY_MAX_BYTES
 from mini_claude.memory.store.validation import memory_problem
 from mini_claude.memory.tidy.answers import RawChange
 from mini_claude.safety.secrets.check import find_secret
@@ -45,11 +45,10 @@ class ReadMemory:
     """A memory file as tidy read it: what a change to it is checked against when applied."""
 
     file_name: str
-    text: str
-    digest: str  # sha256 of the bytes read
-    size: int  # of the whole file
-    mtime_ns: int  # a changed memory keeps it: a tidy rewrites the words, not the age of the facts
-    whole: bool  # False: the file is longer than TIDY_READ_MAX_BYTES (only the start was read)
+    text: str  # its start (TIDY_READ_MAX_BYTES)
+    digest: str  # sha256 of the whole file: applying checks it is still so
+    size: int
+    whole: bool  # False: the file is longer than TIDY_READ_MAX_BYTES (the model sees its start)
 
 
 @dataclass(frozen=True)
@@ -70,20 +69,16 @@ class Proposal:
     reviewed: int = 0  # memories the model looked at
 
 
-def digest_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def read_memory(store: MemoryStore, file_name: str) -> ReadMemory:
-    """The file's start (TIDY_READ_MAX_BYTES), read as every memory is (see `MemoryStore.read_text`);
-    OSError when it cannot be."""
-    path = store.root / file_name
+    """The file read as every memory is (see `MemoryStore.read_text`); OSError when it cannot be,
+    or is too large for the trash to keep (then tidy cannot change it either)."""
     if (problem := store.root_problem()) is not None:
         raise safe_read.UnreadableFile(problem)
-    found = safe_read.read_bytes(path, store.root, TIDY_READ_MAX_BYTES)
-    mtime_ns = os.stat(path).st_mtime_ns
-    text = found.data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return ReadMemory(file_name, text, digest_of(found.data), found.size, mtime_ns, not found.was_cut)
+    found = safe_read.read_bytes(store.root / file_name, store.root, COPY_MAX_BYTES, owner_only=True)
+    if found.was_cut:
+        raise safe_read.UnreadableFile(f"{visible_path(file_name)} is too large to tidy")
+    start = found.data[:TIDY_READ_MAX_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return ReadMemory(file_name, start, digest_of(found.data), found.size, found.size <= TIDY_READ_MAX_BYTES)
 
 
 def checked_memory_text(content: object) -> tuple[str, dict[str, str]] | str:

@@ -1,22 +1,19 @@
-"""What tidy reads of past sessions, to find what was worth keeping and never saved: the user's
-messages and the reply that ended each exchange, from the last few transcripts, each size-capped.
-Tool calls, tool output and recalled memories stay out: they are large, and memories are known."""
+"""What tidy reads of past sessions, to find what was worth keeping and never saved: what the user
+typed and the reply that ended each exchange, from the last few transcripts, each size-capped.
+"What the user typed" is sessions/typed_input.py's, the session list's: a `!command` without its
+output, never an attached file, a recalled memory, a notice, a tool call or its result."""
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mini_claude.core import prompts
 from mini_claude.core.untrusted import wrap
-from mini_claude.memory.recall.selection import REMINDER_TAG
 from mini_claude.sessions.catalog import list_sessions
 from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError, TranscriptError
-
-log = logging.getLogger("mini_claude")
+from mini_claude.sessions.typed_input import typed_text
 
 RECENT_SESSIONS = 5
 SESSION_MAX_AGE_DAYS = 30
@@ -69,21 +66,18 @@ def recent_conversations(sessions_dir: Path, now: float) -> tuple[list[SessionEx
 
 def exchanges_text(messages: list[dict[str, Any]]) -> str:
     """`User: …` for each message the user typed, `Assistant: …` for the reply that ended it."""
-    interrupted = prompts.notice("user_interrupted")
     lines: list[str] = []
     reply = ""
     for message in messages:
-        texts = [
-            block["text"]
-            for block in message.get("content") or []
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        ]
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
         if message.get("role") == "assistant":
-            reply = "\n".join(texts).strip() or reply
+            texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+            reply = "\n".join(t for t in texts if isinstance(t, str)).strip() or reply
             continue
-        typed = [t for t in texts if not t.startswith(f"<{REMINDER_TAG}>") and t.strip() != interrupted]
+        typed = [text for block in blocks if (text := typed_text(block))]
         if not typed:
-            continue  # tool results, recalled memories: the exchange goes on
+            continue  # tool results, recalled memories, notices: the exchange goes on
         if reply:
             lines.append("Assistant: " + _cut(reply, MESSAGE_MAX_CHARS))
         lines.append("User: " + _cut("\n".join(typed).strip(), MESSAGE_MAX_CHARS))

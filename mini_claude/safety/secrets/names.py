@@ -1,180 +1,184 @@
-"""Credentials written as a value given to a name: `DB_PASSWORD=…`, `password: …`, `"api_key": "…"`,
-`DB_PASSWORD ?= …`, `apiKey: string = '…'`, `- name: DB_PASSWORD` + `value: …`, `set -gx
-DB_PASSWORD …`. The name decides the kind (key_kind); secret_values decides whether the value is
-a real one."""
+"""Credentials given to a name: `DB_PASSWORD=…`, `password: …` (or on the next line), `"api_key": "…"`,
+`--password …`, `apiKey: string = '…'`, `define('DB_PASSWORD', '…')`, `<password>…</password>`,
+`Authorization: Bearer …`, `- name: DB_PASSWORD` + `value: …`, `set -gx DB_PASSWORD …`, and sentences:
+`the password is …`, `password for the VPN: …`, `use the password … for`, `login: admin / …`,
+`パスワードは …`. The name's last word says what it holds (key_kind); values.py says whether the value
+is a real one, the more strictly the less it is written as a value (a word after a word)."""
 
 from __future__ import annotations
 
 import re
 
-from mini_claude.safety.secrets.providers import LazyPattern
-from mini_claude.safety.secrets.text import mentions
-from mini_claude.safety.secrets.values import PASSPHRASE, PASSWORD, PIN, TOKEN, looks_like_secret
+from mini_claude.safety.secrets.providers import compiled
+from mini_claude.safety.secrets.values import PASSWORD, TOKEN, is_strong, looks_like_secret
 
 # What is read of a value and of the rest of its line: each pattern's work at a position stays
-# bounded, so a long line of `key: key: key: …` costs its length, not its length squared. No
-# password is this long, and a longer token has its own rule (a JWT, a private key's header).
+# bounded, so a long line of `key: key: key: …` costs its length, not its length squared.
 MAX_VALUE_CHARS = 512
 MAX_REST_CHARS = 256
-_QUOTED = (
+QUOTED = (
     rf"\"[^\"\n]{{0,{MAX_VALUE_CHARS}}}\"|'[^'\n]{{0,{MAX_VALUE_CHARS}}}'|`[^`\n]{{0,{MAX_VALUE_CHARS}}}`"
 )
-_BARE = rf"{{1,{MAX_VALUE_CHARS}}}"  # the repeat of an unquoted value's characters
-# `name = value` (also `name: value`, `"name": "value"`, `| name | value |`, `("name", "value")`,
-# Makefile's `?=` `:=` `+=`): the name is checked word by word in Python (see key_kind).
-_ASSIGNMENT = LazyPattern(
-    r"(?<![\w.-])(?P<key>[^\W\d][\w.-]{0,80})(?P<kq>[\"']?)[ \t]*"
-    r"(?P<sep>\?=|::?=|\+=|=>|=|:(?![:/])|\||,)[ \t]*"
-    # A lookahead, so that a value holding the next assignment (`setup: DB_PASSWORD=…`) is searched too.
-    rf"(?=(?P<value>{_QUOTED}|[^\s\"'`,;]{_BARE})?(?P<rest>[^\n]{{0,{MAX_REST_CHARS}}}))"
+# A name (a `--flag` too; in quotes, markdown's `code` or *emphasis*), what it is for (`password for
+# the VPN:`), then how the value is given: `=`, `:`, Make's `?=` `:=` `+=`, `=>`, a table's `|`, an
+# argument list's `,`, XML's `>`, `is`, or a space. The value in a lookahead, so that one holding the
+# next name (`setup: DB_PASSWORD=…`) is read too.
+_NAMED = (
+    r"(?<![\w.$-])(?P<key>(?:--)?[^\W\d][\w.-]{0,80})(?P<kq>[\"'`*>]?)"  # closed: "name", `name`, <name>
+    r"(?P<for>[ \t]+(?i:for|of|on)[ \t]+(?:[^\s:=]+[ \t]+){0,4}?[^\s:=]+(?=[ \t]*[:=]|[ \t]+is\b))?"
+    r"[ \t]*(?P<sep>\?=|::?=|\+=|=>|=|:(?![:/])|\||,|(?<=>)"
+    r"|(?<=[ \t])(?:is|was|will[ \t]+be|should[ \t]+be|to|ist|lautet|est|es|é)\b:?|(?<=[ \t]))[ \t]*"
+    r"(?P<scheme>(?i:bearer|basic|token|digest)[ \t]+)?"  # Authorization: Bearer …
+    rf"(?=(?P<value>{QUOTED}|[^\s\"'`,;<]{{1,{MAX_VALUE_CHARS}}})?(?P<rest>[^\n]{{0,{MAX_REST_CHARS}}}))"
 )
-# After `name:`, a type and a literal: `DB_PASSWORD: str = "…"`, `let api_key: &str = "…"`.
-_TYPE_THEN_LITERAL = LazyPattern(
-    r"&?(?:'static[ \t]+)?[A-Za-z_][\w.\[\]<>|, ]{0,40}?[ \t]*=[ \t]*"
-    rf"(?P<value>{_QUOTED})"
-)
-# A name and its value as two fields: Kubernetes `env`, ECS, CloudFormation parameters.
-_NAME_VALUE_FIELDS = LazyPattern(
+_TYPE_THEN_LITERAL = rf"&?(?:'static[ \t]+)?[A-Za-z_][\w.\[\]<>|, ]{{0,40}}?[ \t]*=[ \t]*(?P<value>{QUOTED})"
+# A name and its value as two fields: Kubernetes `env`, ECS, CloudFormation.
+_NAME_VALUE_FIELDS = (
     r"(?i)\b(?:name|key|parameter_?key)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<key>[A-Za-z_][\w.-]{0,80})[\"']?"
     r"[ \t]*(?:,|;|\n)[ \t\n]*(?:-[ \t]*)?[\"']?(?:value|parameter_?value)[\"']?[ \t]*[:=][ \t]*"
-    rf"(?P<value>{_QUOTED}|[^\s\"',;}}]{_BARE})"
+    rf"(?P<value>{QUOTED}|[^\s\"',;}}]{{1,{MAX_VALUE_CHARS}}})"
 )
-# A code-style name and its value after a space: `set -gx DB_PASSWORD …`, `aws configure set
-# aws_secret_access_key …`. Only names with `_` or `.`: in prose a word and the next are not this.
-_NAME_SPACE_VALUE = LazyPattern(
-    r"(?<![\w.$-])(?P<key>[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)[ \t]+"
-    rf"(?P<value>{_QUOTED}|[^\s\"'`]{_BARE})"
+_LOGIN_PAIR = r"(?i)\b(?:login|credentials?|creds)\s*(?:is|:|=)\s*[\w.@+-]+\s*/\s*(?P<value>[^\s\"'`]+)"
+# Password words of languages that put a particle after them, not a space or a colon.
+_PARTICLE_LANGUAGES = ("パスワード", "暗証番号", "密码", "密碼", "口令", "비밀번호", "암호")
+_PASSWORD_PARTICLE = (
+    rf"(?i)(?P<key>{'|'.join(_PARTICLE_LANGUAGES)}|mot de passe)"
+    r"\s*(?:(?:は|が|是|为|為|는|은|이|가|est)\s*)?[:=]?\s*(?P<value>[!-~]+)"
 )
-_MAKE_ASSIGNMENTS = ("?=", ":=", "::=", "+=")
-_WORD_BEFORE = LazyPattern(r"([A-Za-z]+)[ \t]+$")
-WORD_BEFORE_CHARS = 40  # how far back the word before a one-word name is looked for
-_WORDS = LazyPattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_UNICODE_WORDS = LazyPattern(r"[^\W\d_]+|\d+")
+_TICKET = r"[A-Z][A-Z0-9]*-\d+"  # `make it pass CI-1234`: a ticket, not a password
+_WORDS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"  # DB_PASSWORD, dbPassword, db.password: db, password
 
-PASSWORD_WORDS = (
-    "password", "passwd", "passcode", "passwort", "kennwort", "contraseña", "contrasena", "wachtwoord",
-    "senha", "hasło", "haslo", "heslo", "lösenord", "losenord", "passord", "adgangskode", "salasana",
-    "şifre", "sifre", "jelszó", "jelszo", "пароль",
+_OTHER_LANGUAGES = (
+    "passwort", "kennwort", "contraseña", "contrasena", "wachtwoord", "senha", "hasło", "haslo", "heslo",
+    "lösenord", "losenord", "passord", "adgangskode", "salasana", "şifre", "sifre", "jelszó", "jelszo",
+    "пароль",
 )  # fmt: skip
-_SHORT_PASSWORD_WORDS = frozenset({"pass", "pwd", "pw", "psw"})
-_PIN_WORDS = frozenset({"pin", "pincode"})
-_SECRET_WORDS = ("secret", "token", "apikey", "credential", "credentials", "creds", "auth")
+PASSWORD_WORDS = ("password", "passwd", "passcode", "passphrase", *_OTHER_LANGUAGES)
+_SHORT_PASSWORD_WORDS = ("pass", "pwd", "pw", "psw")
+_SECRET_WORDS = ("secret", "token", "apikey", "credential", "credentials", "creds", "auth", "authorization")
 # Tokens that page, order or deduplicate requests (AWS NextToken, ClientToken) grant nothing.
-_HARMLESS_TOKEN_WORDS = frozenset(
-    {"next", "page", "continuation", "pagination", "idempotency", "client", "lock", "sync", "cursor",
-     "resume", "marker", "change", "state", "csrf", "xsrf", "forward", "backward"}
+_HARMLESS_TOKEN = (
+    "next", "page", "continuation", "pagination", "idempotency", "client", "lock", "sync", "cursor", "resume",
+    "marker", "change", "state", "csrf", "xsrf", "forward", "backward",
 )  # fmt: skip
 # A pass that is a step or a ticket, not a password (first_pass, boarding pass).
-_HARMLESS_PASS_WORDS = frozenset(
-    {"first", "second", "third", "last", "final", "next", "single", "multi", "one", "two", "boarding",
-     "day", "season", "free", "dry", "render", "shader", "lint", "compile", "build", "test", "hall"}
+_HARMLESS_PASS = (
+    "first", "second", "third", "last", "final", "next", "single", "multi", "one", "two", "boarding", "day",
+    "season", "free", "dry", "render", "shader", "lint", "compile", "build", "test", "hall",
 )  # fmt: skip
-_TRAILING_WORDS = frozenset({"base", "value", "raw", "plain", "plaintext", "data"})
+_TRAILING_WORDS = ("base", "value", "raw", "plain", "plaintext", "data")  # SECRET_KEY_BASE holds a key
 # A name ending in "key" is a credential only after one of these (API key, not sort key).
-_KEY_QUALIFIERS = frozenset(
-    {"api", "secret", "access", "private", "signing", "encryption", "master", "auth", "client", "service",
-     "account", "license", "app", "admin", "deploy", "webhook", "storage", "subscription",
-     "shared", "hmac", "jwt", "consumer", "x"}
+_KEY_QUALIFIERS = (
+    "api", "secret", "access", "private", "signing", "encryption", "master", "auth", "client", "service",
+    "account", "license", "app", "admin", "deploy", "webhook", "storage", "subscription", "shared", "hmac",
+    "jwt", "consumer", "x",
 )  # fmt: skip
 # A name or sentence can give a credential only when the text holds one of these (lower case).
 CREDENTIAL_WORDS = (
-    "pass", "pwd", "pw", "psw", "secret", "token", "key", "auth", "cred", "pin", "login", "kennwort",
-    "contrase", "wachtwoord", "senha", "hasło", "haslo", "heslo", "lösenord", "losenord", "adgangskode",
-    "salasana", "şifre", "sifre", "jelsz", "пароль", "パスワード", "暗証番号", "密码", "密碼", "口令",
-    "비밀번호", "암호",
+    "pass", "pw", "psw", "secret", "token", "key", "auth", "cred", "login", "kennwort", "contrase",
+    "wachtwoord", "senha", "hasło", "haslo", "heslo", "lösenord", "losenord", "adgangskode", "salasana",
+    "şifre", "sifre", "jelsz", "пароль", *_PARTICLE_LANGUAGES,
 )  # fmt: skip
 
 
-def could_name_a_secret(text: str) -> bool:
-    """Whether `text` holds a word a credential's name or sentence is made of (a cheap first test)."""
-    return mentions(text.lower(), CREDENTIAL_WORDS)
-
-
-def assigned_secret(text: str) -> str | None:
-    """The label for the first name = value in `text` that gives a credential, or None."""
-    could_name = could_name_a_secret  # cheap: most names hold no credential word at all
-    for match in _ASSIGNMENT.pattern.finditer(text):
-        if could_name(match["key"]) and (label := _assignment(text, match)):
-            return label
+def named_secret(text: str) -> str | None:
+    """The label for the first credential given to a name in `text`, or None."""
     lowered = text.lower()
-    for pattern in (_NAME_VALUE_FIELDS, _NAME_SPACE_VALUE):
-        if pattern is _NAME_VALUE_FIELDS and "value" not in lowered:
-            continue
-        for match in pattern.pattern.finditer(text):
-            if not could_name(match["key"]):
-                continue
-            kind = key_kind(match["key"], "")
-            value = match["value"]
-            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`"
-            env_style = pattern is _NAME_VALUE_FIELDS
-            if kind and looks_like_secret(
-                value[1:-1] if quoted else value, kind, quoted=quoted, env_style=env_style
-            ):
-                return _label(kind, match["key"])
+    for start in _names_with_a_credential_word(text, lowered):
+        if (match := compiled(_NAMED).match(text, start)) and (label := _named(text, match)):
+            return label
+    for match in compiled(_NAME_VALUE_FIELDS).finditer(text) if "value" in lowered else ():
+        value = unquoted(match["value"])[0]
+        if (kind := key_kind(match["key"])) and looks_like_secret(value, kind, lenient=True):
+            return label_for(kind, match["key"])
+    for match in compiled(_LOGIN_PAIR).finditer(text) if "login" in lowered or "cred" in lowered else ():
+        if _strong(unquoted(match["value"])[0]):
+            return "a password (written as 'login: user / password')"
+    particles = not text.isascii() or "mot de" in lowered
+    for match in compiled(_PASSWORD_PARTICLE).finditer(text) if particles else ():
+        value = unquoted(match["value"])[0]
+        if not value.isalpha() and looks_like_secret(value, PASSWORD, lenient=False):
+            return label_for(PASSWORD, match["key"])
     return None
 
 
-def _assignment(text: str, match: re.Match[str]) -> str | None:
-    key, value, sep, rest = match["key"], match["value"] or "", match["sep"], match["rest"]
-    start = match.start()
-    if sep == ":" and text[start - 1 : start] == ":":
-        return None  # a field of a colon-separated name (arn:aws:secretsmanager:…:secret:name)
-    kind = key_kind(key, text[max(0, start - WORD_BEFORE_CHARS) : start])
-    if kind is None:
-        return None
-    if sep == ":" and (typed := _TYPE_THEN_LITERAL.pattern.match(text, match.end())):
-        real = looks_like_secret(typed["value"][1:-1], kind, quoted=True, env_style=True)
-        return _label(kind, key) if real else None
-    after = match.end() + len(value) + len(rest) + 1
-    if value in ("|", ">", "|-", ">-") and not rest.strip():  # a YAML block: the next line
-        words = text[after:].split("\n", 1)[0].split()
-        value = words[0] if words else ""
-    elif not value and sep == ":" and not rest.strip():  # `password:` and the value indented below
-        following = text[after:].split("\n", 1)[0]
-        if following[:1] in (" ", "\t") and len(following.split()) == 1 and ":" not in following:
-            value = following.strip()
-    quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`"
-    if sep == "," and not (match["kq"] and quoted and not value[1:-1].isalpha()):
-        return None  # only `define('DB_PASSWORD', 's3cret')`: not every argument list
-    glued = sep == "=" and not match["kq"] and match.group(0)[len(key)] != " "
-    env_style = glued or sep in _MAKE_ASSIGNMENTS
-    if quoted:
-        value = value[1:-1]
-    elif rest.strip() and value.isalpha():
-        return None  # `password: stored in the vault`: prose, not a value
-    if looks_like_secret(value, kind, quoted=quoted, env_style=env_style):
-        return _label(kind, key)
-    return None
+def unquoted(value: str) -> tuple[str, bool]:
+    """A value without its quotes, or without the punctuation ending a sentence; and whether quoted."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
+        return value[1:-1], True
+    return value.rstrip(".,;:!?)]}"), False
 
 
-def _label(kind: str, key: str) -> str:
-    noun = {PASSWORD: "a password", PASSPHRASE: "a password", PIN: "a PIN"}.get(kind, "a secret or token")
-    return f"{noun} (the value of {key})"
+def label_for(kind: str, key: str) -> str:
+    return f"{'a password' if kind == PASSWORD else 'a secret or token'} (the value of {key.lstrip('-')})"
 
 
-def key_kind(key: str, before: str) -> str | None:
-    """PASSWORD, PASSPHRASE, PIN or TOKEN when the name says it holds one (by its last word)."""
-    words_pattern = _WORDS if key.isascii() else _UNICODE_WORDS
-    words = [word.lower() for word in words_pattern.pattern.findall(key)]
+def key_kind(key: str) -> str | None:
+    """PASSWORD or TOKEN when the name says it holds one (by its last word), else None."""
+    words = [word.lower() for word in re.findall(_WORDS if key.isascii() else r"[^\W\d_]+|\d+", key)]
+    if len(words) > 1 and words[-1] in _TRAILING_WORDS:
+        words.pop()
     if not words:
         return None
-    if len(words) == 1:  # `API key: …`, `db password: …`: the word before belongs to the name
-        previous = _WORD_BEFORE.pattern.search(before)
-        if previous:
-            words.insert(0, previous.group(1).lower())
-    if len(words) > 1 and words[-1] in _TRAILING_WORDS:  # SECRET_KEY_BASE holds a secret key
-        words.pop()
     last = words[-1].removesuffix("s") if len(words[-1]) > 4 else words[-1]
-    if last.endswith("passphrase"):
-        return PASSPHRASE
-    if last.endswith(PASSWORD_WORDS):
+    qualifier = words[-2] if len(words) > 1 else ""
+    if last.endswith(PASSWORD_WORDS) or (last in _SHORT_PASSWORD_WORDS and qualifier not in _HARMLESS_PASS):
         return PASSWORD
-    if last in _SHORT_PASSWORD_WORDS:
-        return None if len(words) > 1 and words[-2] in _HARMLESS_PASS_WORDS else PASSWORD
-    if last in _PIN_WORDS:
-        return PIN
-    if last == "token" and len(words) > 1 and words[-2] in _HARMLESS_TOKEN_WORDS:
+    if last == "token" and qualifier in _HARMLESS_TOKEN:
         return None
-    if last.endswith(_SECRET_WORDS) or (last == "key" and _KEY_QUALIFIERS.intersection(words[:-1])):
+    if last.endswith(_SECRET_WORDS) or (last == "key" and any(w in _KEY_QUALIFIERS for w in words[:-1])):
         return TOKEN
     return None
+
+
+def _names_with_a_credential_word(text: str, lowered: str) -> list[int]:
+    """Where each name holding a credential word starts: only those are read (a pattern tried at
+    every word of a long text costs many times a substring search for each credential word)."""
+    if len(lowered) != len(text):  # a letter whose lower case is longer (`İ`): keep the positions
+        lowered = "".join(char.lower()[0] for char in text)
+    starts = set()
+    for word in CREDENTIAL_WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            start = at
+            while start > max(0, at - 90) and (text[start - 1].isalnum() or text[start - 1] in "_.$-"):
+                start -= 1
+            starts.add(start)
+            at = lowered.find(word, at + 1)
+    return sorted(starts)
+
+
+def _named(text: str, match: re.Match[str]) -> str | None:
+    key, value, sep, rest = match["key"], match["value"] or "", match["sep"], match["rest"]
+    kind = key_kind(key)
+    before = re.search(r"[A-Za-z]+[ \t]+$", text[max(0, match.start() - 40) : match.start()])
+    if kind is None and before and len(re.findall(_WORDS, key)) == 1:  # `API key: …`: a two-word name
+        key = before[0] + key
+        kind = key_kind(key)
+    if kind is None or (sep == ":" and text[match.start() - 1 : match.start()] == ":"):  # arn:…:secret:x
+        return None
+    if sep == ":" and (typed := compiled(_TYPE_THEN_LITERAL).match(text, match.end())):
+        real = looks_like_secret(typed["value"][1:-1], kind, lenient=True)
+        return label_for(kind, key) if real else None  # `DB_PASSWORD: str = "…"`
+    if sep == ":" and value in ("", "|", ">", "|-", ">-") and not rest.strip():  # YAML: the next line
+        following = text[match.end() + len(value) + len(rest) + 1 :].split("\n", 1)[0]
+        if following[:1] in (" ", "\t") and len(following.split()) == 1 and ":" not in following:
+            value = following.strip()
+    value, quoted = unquoted(value)
+    if quoted:  # `"Authorization": "Bearer …"`
+        value = re.sub(r"(?i)^(?:bearer|basic|token|digest)[ \t]+", "", value)
+    if sep == "," and not (match["kq"] and quoted and not value.isalpha()):
+        return None  # only `define('DB_PASSWORD', 's3cret')`: not every argument list
+    if not quoted and value.isalpha() and (rest.strip() or sep not in ("=", ":", "|")):
+        return None  # `password: stored in the vault`, `the password is long`: prose, not a value
+    if not sep.strip() and not match["scheme"] and match["kq"] != ">":  # a word after a word
+        return label_for(kind, key) if _strong(value) else None  # `use the password Tr0ub4dor&3x`
+    glued = sep == "=" and not match["kq"] and match[0][len(match["key"])] != " "  # NAME=value, as in .env
+    lenient = quoted or glued or sep in ("?=", ":=", "::=", "+=")  # Make's `?=`: as in an env file
+    return label_for(kind, key) if looks_like_secret(value, kind, lenient=lenient) else None
+
+
+def _strong(value: str) -> bool:
+    """A password after a word, with nothing between, must look chosen to be hard to guess."""
+    real = looks_like_secret(value, PASSWORD, lenient=False) and is_strong(value)
+    return real and not re.fullmatch(_TICKET, value)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from mini_claude.sessions.transcript.records import (
     TRANSCRIPT_SUFFIX,
     encode_line,
     header_record,
+    json_object,
     new_session_id,
     now_iso,
 )
@@ -62,7 +62,7 @@ def copy_transcript(
     data = data[: data.rfind(b"\n") + 1]  # the other mini-claude may be in the middle of a line
     header_line, _, records = data.partition(b"\n")
     fields = header or {}
-    found = _json_object(header_line)
+    found = json_object(header_line)
     if found is None or found.get("type") != HEADER_TYPE:
         is_record = found is not None and RECORD_PREFIX.match(header_line) is not None
         records = header_line + b"\n" + records if is_record else records
@@ -110,7 +110,7 @@ def _ends_a_turn(line: bytes) -> bool:
     kind = prefix.group(1) if prefix else None
     if kind is not None and kind not in TURN_END_TYPES:
         return False
-    record = _json_object(line)  # a hand-edited line may lack the prefix the writer gives
+    record = json_object(line)  # a hand-edited line may lack the prefix the writer gives
     if record is None or record.get("type") not in ("assistant", "notice"):
         return False
     content = record.get("content")
@@ -125,14 +125,6 @@ def _message_count(records: bytes) -> int:
     last = records[records.rfind(b"\n", 0, len(records) - 1) + 1 :]
     prefix = RECORD_PREFIX.match(last)
     return int(prefix.group(2)) if prefix else 0
-
-
-def _json_object(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _write_new(target: Path, data: bytes) -> int:

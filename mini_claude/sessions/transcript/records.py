@@ -38,6 +38,7 @@ RECORD_ROLES = {
     "tool_results": "user",  # tool_result blocks answering the previous assistant message
     "memories": "user",  # recalled-memory reminders (with "files": the memory file names)
     "notice": "user",  # text mini-claude adds for the model, e.g. that the user interrupted
+    "instructions": "user",  # a sub-folder's CLAUDE.md or a path rule, once a tool used a file there
 }
 COMPACTION_TYPE = "compaction"  # a summary standing for the first "replaced" messages
 SETTINGS_TYPE = "settings"  # the model or working directory changed from here on
@@ -116,6 +117,15 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_finite(item) for item in value]
     return value
+
+
+def json_object(line: bytes) -> dict[str, Any] | None:
+    """A line read back as a JSON object; None for anything else (a torn or hand-edited line)."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def too_large_problem(shown: str, size: int) -> str:

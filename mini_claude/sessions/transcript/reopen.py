@@ -2,18 +2,21 @@
 mini-claude has one open.
 
 Apart from writer.py because both hinge on the exclusive `flock` a writer holds on its file,
-and reopening is the careful part: the file may be a symlink, replaced meanwhile, open elsewhere,
-too open to others, or end in a torn line.
+and reopening is the careful part: the file may be a symlink or a hard link (appending would
+write to a file outside the folder), someone else's, replaced meanwhile, open elsewhere, too open
+to others, or end in a torn line.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from mini_claude.core.files.safe_read import owner_problem
 from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, RECORD_ROLES
 from mini_claude.sessions.transcript.sessions_folder import FILE_MODE, OTHERS_BITS, open_sessions_dir
 from mini_claude.sessions.transcript.tail import last_record, read_tail
@@ -50,6 +53,13 @@ def reopen_transcript(path: Path, fd: int | None = None) -> Reopened:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(0, "not a regular file")
+        if info.st_nlink > 1:  # as a symlink would, it would carry the conversation elsewhere
+            raise OSError(
+                errno.EMLINK,
+                "it has another name (a hard link), and transcripts are never written through one",
+            )
+        if (foreign := owner_problem(path, info)) is not None:
+            raise OSError(errno.EPERM, foreign)
         try:
             if not locked:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

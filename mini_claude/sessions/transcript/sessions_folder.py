@@ -3,7 +3,9 @@
 Transcripts hold everything said in a session (file contents, command output), so the folder is
 0700 and each file 0600. The folder may be a symlink only to a place inside the project's own
 folder (`~/.mini-claude/projects/<hash>`); a transcript file is never opened through a symlink,
-and only regular files are read (a FIFO would block, a device never end).
+and only regular files are read (a FIFO would block, a device never end). A folder (or one above
+it in `~/.mini-claude`) or a transcript that belongs to someone else is never read: a resumed
+conversation would carry whatever they put there into the prompt.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import os
 import stat
 from pathlib import Path
 
+from mini_claude.core.files.private_files import create_folders, foreign_level, narrow_levels
+from mini_claude.core.files.safe_read import owner_problem
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import create_folders
 from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, too_large_problem
 
 DIR_MODE = 0o700
@@ -37,6 +40,8 @@ def open_sessions_dir(sessions_dir: Path, *, create: bool) -> int | None:
     to 0700 when it exists with wider permissions: the privacy of transcripts is the promise, and
     the folder is ours alone."""
     project_dir = sessions_dir.parent
+    if (foreign := foreign_level(sessions_dir)) is not None:  # what it holds may have been swapped in
+        raise SessionsFolderError(f"{foreign}: transcripts are not read or kept there")
     if create:
         try:
             create_folders(project_dir)
@@ -68,6 +73,7 @@ def open_sessions_dir(sessions_dir: Path, *, create: bool) -> int | None:
         raise SessionsFolderError(_cannot("open", sessions_dir, error)) from None
     if create:
         try:
+            narrow_levels(project_dir)  # ~/.mini-claude and projects/ an older version left open
             if os.fstat(fd).st_mode & OTHERS_BITS:
                 os.fchmod(fd, DIR_MODE)
         except OSError as error:
@@ -90,6 +96,9 @@ def open_transcript_for_reading(path: Path, *, dir_fd: int | None = None) -> tup
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise TranscriptError(f"{visible_path(str(path))} is not a regular file: not read")
+    if (foreign := owner_problem(path, info)) is not None:
+        os.close(fd)
+        raise TranscriptError(f"{foreign}: not read")
     return fd, info
 
 

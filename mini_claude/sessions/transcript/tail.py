@@ -3,11 +3,16 @@ what follows it (a torn line after a crash), and the message count the last reco
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
-from mini_claude.sessions.transcript.records import HEADER_START, HEADER_TYPE, RECORD_PREFIX, RECORD_TYPES
+from mini_claude.sessions.transcript.records import (
+    HEADER_START,
+    HEADER_TYPE,
+    RECORD_PREFIX,
+    RECORD_TYPES,
+    json_object,
+)
 
 # Read backwards in growing chunks: most last lines are short, a few hold a large tool output.
 FIRST_CHUNK_BYTES = 4 * 1024
@@ -74,10 +79,5 @@ def last_record(fd: int, tail: Tail) -> tuple[str, int] | None:
 
 
 def _is_record(fragment: bytes | None) -> bool:
-    if not fragment:
-        return False
-    try:
-        record = json.loads(fragment)
-    except (ValueError, RecursionError):  # a hostile line nested 100,000 deep
-        return False
-    return isinstance(record, dict) and record.get("type") in (*RECORD_TYPES, HEADER_TYPE)
+    record = json_object(fragment) if fragment else None
+    return record is not None and record.get("type") in (*RECORD_TYPES, HEADER_TYPE)

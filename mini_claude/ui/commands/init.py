@@ -1,12 +1,14 @@
 """`/init`: the model looks around the project with its tools and writes a CLAUDE.md for it
 (`prompts/init.md`). The write asks in every permission mode but bypass, and a standing `a`
 does not cover it (see `Permissions.check_write`): the file becomes instructions for every
-later conversation here, so the user reviews it, whatever a file read on the way says."""
+later conversation here, so the user reviews it, whatever a file read on the way says. Then, in a
+git work tree where CLAUDE.local.md is not ignored yet, it offers to add it to .gitignore."""
 
 from __future__ import annotations
 
 import os
 
+from mini_claude.app.instructions.local_file import LOCAL_FILE, ignore_local_file, unignored_local_file
 from mini_claude.core import prompts
 from mini_claude.safety.permissions import INSTRUCTIONS_FILE
 from mini_claude.ui.commands.registry import CommandContext, command
@@ -32,6 +34,11 @@ def _init(ctx: CommandContext, argument: str) -> None:
             style="dim",
             markup=False,
         )
+    root = unignored_local_file(path.parent)
+    if root is not None and ctx.confirm(
+        f"Add {LOCAL_FILE} (your own notes for this project, next to CLAUDE.md) to .gitignore?"
+    ):
+        ctx.console.print(ignore_local_file(root), markup=False, highlight=False)
 
 
 def _stamp(path: os.PathLike[str]) -> tuple[int, int, int] | None:

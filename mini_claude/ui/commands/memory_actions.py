@@ -1,6 +1,6 @@
-"""Editing and deleting one memory, the same from the REPL (`/memory edit|rm NAME`) and the shell
-(`mini-claude memory edit|rm NAME`): which editor opens it, what the user is told afterwards,
-what the delete question says. The callers print the lines their own way."""
+"""Editing, deleting and undoing, the same from the REPL (`/memory edit|rm NAME`, `/memory undo`)
+and the shell (`mini-claude memory edit|rm NAME|undo`): which editor opens a memory, what the user
+is told afterwards, what the questions say. The callers print the lines their own way."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core import safe_read
+from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text, visible_text
+from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.undo import NothingToUndo, Reverted, last_change, undo_last
 
 DEFAULT_EDITORS = ("nano", "vi")
 
@@ -70,11 +74,53 @@ def edit_memory(store: MemoryStore, memory: MemoryFile) -> EditOutcome:
 
 
 def delete_question(memory: MemoryFile) -> str:
-    return f"Delete memory {visible_text(repr(memory.name))} ({visible_path(memory.file_name)})?"
+    where = "" if memory.scope == "project" else f" from {SCOPE_NAMES[memory.scope]}"
+    return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)}){where}?"
+
+
+def delete_memory(memories: MemoryScopes | MemoryStore, memory: MemoryFile) -> None:
+    """Delete it from its scope's folder, kept in the trash (`/memory undo` brings it back)."""
+    MemoryScopes.of(memories).store_of(memory).delete(memory)
 
 
 def deleted_line(memory: MemoryFile) -> str:
     return f"Deleted {visible_path(memory.file_name)}; the index was updated."
+
+
+def undo_last_change(
+    store: MemoryScopes | MemoryStore, confirm: Callable[[str], bool | None] | None
+) -> tuple[bool, list[str]]:
+    """Undo the last change to the memories (a tidy, a deletion, an update), asking first through
+    `confirm` when given: (False when there was none or it failed, the lines to show)."""
+    try:
+        expected = None
+        if confirm is not None:
+            expected, what = last_change(store)
+            if not confirm(f"Undo {visible_text(what)}?"):
+                return True, ["Nothing was undone."]
+        reverted = undo_last(store, expected)
+    except NothingToUndo as error:
+        return False, [visible_text(str(error))]
+    except (MemoryStoreError, OSError) as error:
+        reason = safe_read.describe(error) if isinstance(error, OSError) else str(error)
+        return False, [f"Undo: {visible_text(reason)}"]
+    return True, undone_lines(reverted)
+
+
+def undone_lines(reverted: Reverted) -> list[str]:
+    label, left = reverted.manifest.label, reverted.left
+    lines = [visible_text(line) for line in reverted.restored]
+    if left:
+        lines.append(f"Left as they are ({len(left)}):")
+        lines.extend("  " + visible_text(line) for line in left)
+    if reverted.restored:
+        what = f"The rest of {label}" if left else label[:1].upper() + label[1:]
+        lines.append(f"{visible_text(what)} was undone; the index was updated.")
+    elif left:
+        lines.append("Nothing was put back.")
+    else:
+        lines.append(f"Nothing needed undoing: every file was as before {visible_text(label)}.")
+    return lines
 
 
 def _fingerprint(path: Path, root: Path) -> bytes | None:

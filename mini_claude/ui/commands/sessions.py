@@ -40,6 +40,7 @@ log = logging.getLogger("mini_claude")
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130  # as fzf: the user pressed Esc or Ctrl+C in the list
 CANCELLED = "No session resumed."
+RESUME_HELP = "Continue a saved session of this project (a list to choose from, without an id)"
 COMPLETIONS_SHOWN = 20
 IN_REPL_LIST = "/resume without an id"  # where the REPL lists sessions, for "see …" in messages
 JOIN_SECONDS = 0.1
@@ -126,12 +127,7 @@ def _complete_ids(session: Session, typed: str) -> Iterator[Completion]:
         yield Completion(session_id, start_position=-len(typed))
 
 
-@command(
-    "resume",
-    "Continue a saved session of this project (a list to choose from, without an id)",
-    usage="[id]",
-    complete=_complete_ids,
-)
+@command("resume", RESUME_HELP, usage="[id]", complete=_complete_ids)
 def _resume_command(ctx: CommandContext, argument: str) -> None:
     try:
         summary: SessionSummary | None

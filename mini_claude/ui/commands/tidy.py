@@ -1,9 +1,9 @@
-"""`/memory tidy [focus]` and `/memory undo` in the REPL (the flow itself: ui/commands/tidy_review.py)."""
+"""`/memory tidy [focus]` in the REPL (the flow itself: ui/commands/tidy_review.py)."""
 
 from __future__ import annotations
 
 from mini_claude.ui.commands.registry import CommandContext
-from mini_claude.ui.commands.tidy_review import ReviewIO, build_proposal, review_and_apply, undo
+from mini_claude.ui.commands.tidy_review import ReviewIO, build_proposal, review_and_apply
 
 DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 
@@ -35,10 +35,7 @@ def tidy_action(ctx: CommandContext, focus: str) -> None:
     if not session.llm.configured:
         io.say("Tidy asks the model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL).")
         return
-    proposal = build_proposal(session.store, session.llm, session.settings.sessions_dir, focus, io)
+    root = session.memories.project_root
+    proposal = build_proposal(session.store, session.llm, session.settings.sessions_dir, focus, io, root)
     if proposal is not None:
         review_and_apply(session.store, proposal, io)
-
-
-def undo_action(ctx: CommandContext, argument: str) -> None:
-    undo(ctx.session.store, _io(ctx), ask=True)

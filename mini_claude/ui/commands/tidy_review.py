@@ -1,7 +1,7 @@
 """Reviewing a tidy with the user, for `/memory tidy` and `mini-claude memory tidy` alike: the
 proposal is built (nothing changes meanwhile), shown as one diff per memory file with its reason,
 then the user accepts all, goes through the changes one by one, or cancels; only then is anything
-applied. Undo likewise. Every line shown is made visible first (see memory/tidy/diff.py)."""
+applied. Every line shown is made visible first (see memory/tidy/diff.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import safe_read
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.llm.client import ModelClient
@@ -19,7 +19,6 @@ from mini_claude.memory.tidy.apply import ApplyResult, apply_tidy
 from mini_claude.memory.tidy.diff import change_diff, change_line, summary_lines
 from mini_claude.memory.tidy.proposal import FileChange, Proposal
 from mini_claude.memory.tidy.review import TidyFailed, TidyReview
-from mini_claude.memory.tidy.undo import NothingToUndo, describe_last_tidy, undo_last_tidy
 
 NOTHING_CHANGED = "Nothing was changed."
 
@@ -41,7 +40,12 @@ class _Cancelled(Exception):
 
 
 def build_proposal(
-    store: MemoryStore, llm: ModelClient, sessions_dir: Path | None, focus: str, io: ReviewIO
+    store: MemoryStore,
+    llm: ModelClient,
+    sessions_dir: Path | None,
+    focus: str,
+    io: ReviewIO,
+    project_root: Path | None = None,
 ) -> Proposal | None:
     """The proposal, or None (having said why) when the tidy failed or was interrupted."""
     try:
@@ -51,6 +55,7 @@ def build_proposal(
             sessions_dir=sessions_dir,
             progress=io.progress,
             side_query_timeout=llm.settings.side_query_timeout,
+            project_root=project_root,
         ).propose(focus)
     except TidyFailed as error:
         io.say(f"Tidy stopped: {visible_text(str(error))}. {NOTHING_CHANGED}")
@@ -139,37 +144,9 @@ def result_lines(result: ApplyResult) -> list[str]:
         lines.extend("  " + visible_text(line) for line in result.skipped)
     if result.trash is not None:
         lines.append(
-            f"What it replaced or deleted is in {visible_path(str(result.trash))}; /memory undo "
+            f"What it replaced or deleted is kept in {visible_path(str(result.trash))}; /memory undo "
             "(or mini-claude memory undo) puts it back."
         )
     elif not result.applied:
         lines.append(NOTHING_CHANGED)
     return lines
-
-
-def undo(store: MemoryStore, io: ReviewIO, *, ask: bool) -> bool:
-    """Undo the last tidy (asking first when `ask`); False when there was none or it failed."""
-    try:
-        if ask and not io.confirm(f"Undo {describe_last_tidy(store)}?"):  # None (cancelled) too
-            io.say(f"Kept the tidy. {NOTHING_CHANGED}")
-            return True
-        restored, left = undo_last_tidy(store)
-    except NothingToUndo as error:
-        io.say(visible_text(str(error)))
-        return False
-    except (MemoryStoreError, OSError) as error:
-        reason = safe_read.describe(error) if isinstance(error, OSError) else str(error)
-        io.say(f"Undo: {visible_text(reason)}")
-        return False
-    lines = [visible_text(line) for line in restored]
-    if left:
-        lines.append(f"Left as they are ({len(left)}):")
-        lines.extend("  " + visible_text(line) for line in left)
-    if restored:
-        lines.append(f"The {'rest of the ' if left else ''}tidy was undone; the index was updated.")
-    elif left:
-        lines.append("Nothing was put back.")
-    else:
-        lines.append("Nothing needed undoing: every file was as before the tidy.")
-    io.say("\n".join(lines))
-    return True

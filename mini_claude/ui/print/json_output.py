@@ -36,6 +36,7 @@ from mini_claude.llm.pricing import estimate_cost
 SUBTYPES = {
     "done": "success",
     "max_tokens": "error_max_tokens",
+    "refused": "error_refusal",
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",

@@ -14,7 +14,7 @@ import select
 from dataclasses import dataclass, field
 from typing import IO
 
-from mini_claude.core.safe_read import format_size
+from mini_claude.core.files.safe_read import format_size
 
 STDIN_MAX_BYTES = 5_000_000  # some 1.2 million tokens: more than any model's context holds
 STDIN_WAIT_SECONDS = 3.0  # with a prompt given: how long a silent, open stdin is waited for

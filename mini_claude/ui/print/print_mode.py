@@ -36,12 +36,14 @@ EXIT_FAILED = 1  # an API error, a reply that was no stream, or a bug of ours
 EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
 EXIT_TURN_CAP = 3
 EXIT_MAX_TOKENS = 4
+EXIT_REFUSED = 5  # the model declined (stop reason `refusal`)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_CODES = {
     "done": EXIT_OK,
     "error": EXIT_FAILED,
     "turn_cap": EXIT_TURN_CAP,
     "max_tokens": EXIT_MAX_TOKENS,
+    "refused": EXIT_REFUSED,
     "interrupted": EXIT_INTERRUPTED,
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
@@ -77,6 +79,8 @@ class StderrReporter:
             mark = "✗" if event.is_error else "●"
             argument = self._arguments.pop(event.tool_use_id, "")
             print(f"{mark} {event.name}({argument}) → {event.summary}", file=sys.stderr)
+            for line in event.detail:  # a memory saved: what, where, the change
+                print(f"    {line}", file=sys.stderr)
             # Every refusal here is a question nobody could answer (print mode has no one to ask).
             if event.denied and self._permission_hint:
                 print(self._permission_hint, file=sys.stderr)

@@ -18,7 +18,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import ColorDepth
 
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text
 
 ESCAPE_WAIT_S = 0.1  # how long a lone Esc waits to tell itself from the start of an arrow key
 CANCEL_KEYS = ("escape", "c-c", "c-d")
@@ -47,7 +47,7 @@ def read_key_answer(
 
     def fragments() -> StyleAndTextTuples:
         shown: StyleAndTextTuples = [
-            ("", visible_text(prompt)),
+            ("", marked_text(prompt)),  # a question: nothing in it draws as nothing unseen
             (ANSWER_STYLE, " ".join(chosen)),
             ("[SetCursorPosition]", ""),
         ]

@@ -19,9 +19,6 @@ from mini_claude.safety.change_preview import blank_runs_marked, named_blanks
 
 BLANK_RUN_MIN_LINES = 2  # this many blank lines in a row are shown as one row with their count
 TAB_SIZE = 8
-REVERSE_SCAN_CHARS = (
-    4_096  # a run of blanks before a point is looked for in windows this long, then 4× longer
-)
 
 
 @dataclass(frozen=True)

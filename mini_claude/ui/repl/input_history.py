@@ -15,10 +15,10 @@ from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
-from mini_claude.core import safe_read
 from mini_claude.core.config import history_file
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import FILE_MODE, create_folders, make_private, private_folder
 from mini_claude.core.paths import visible_path
-from mini_claude.core.private_files import FILE_MODE, create_folders, make_private, private_folder
 
 HISTORY_MAX_BYTES = 10_000_000  # prompt-toolkit loads it whole; years of typing stay well below
 # O_NONBLOCK: a FIFO put in its place fails at once (no reader) instead of hanging the start.
@@ -35,7 +35,7 @@ def open_history() -> tuple[History, str | None]:
     try:
         private_folder(path.parent)
         with contextlib.suppress(FileNotFoundError):  # the first session: created below
-            safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES)
+            safe_read.check_file(path, path.parent, HISTORY_MAX_BYTES, owner_only=True)
         # Created (or narrowed) here: prompt-toolkit's own append would make it 0644 under umask 022.
         make_private(Path(os.path.realpath(path)), OPEN_FLAGS, FILE_MODE)
     except OSError as error:

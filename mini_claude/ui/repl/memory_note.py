@@ -14,7 +14,7 @@ from mini_claude.core.errors import ToolError
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import wrap
-from mini_claude.llm.client import ModelError
+from mini_claude.llm.model_errors import ModelError
 from mini_claude.memory.listing import NAME_MAX_CHARS
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.naming import name_key
@@ -76,10 +76,10 @@ def _save(note: str, session: Session) -> tuple[str, dict[str, str]]:
     fields["name"] = _free_name(session, fields["name"])
     body = fields.pop("body").strip() + "\n"
     try:
-        result = MemoryStoreWriter(session.store).save_new(frontmatter.format(fields, body))
+        written = MemoryStoreWriter(session.store).write(frontmatter.format(fields, body))
     except ToolError as error:
         raise NoteRefused(_first_sentence(str(error).removeprefix("Memory not saved: "))) from error
-    return visible_path(result.summary.rsplit(" ", 1)[-1]), fields  # "saved new memory <file name>"
+    return visible_path(written.path.name), fields
 
 
 def _fields(answer: str) -> dict[str, str]:

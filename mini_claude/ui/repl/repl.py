@@ -24,7 +24,7 @@ from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, init, memory  # noqa: F401 - register commands
+from mini_claude.ui.commands import context, init, memory, status  # noqa: F401 - register commands
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
@@ -49,6 +49,7 @@ T = TypeVar("T")
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
+MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
 
 
 class ExitGuard:
@@ -130,7 +131,7 @@ class Repl:
             color_depth=ColorDepth.DEPTH_1_BIT if self.plain else None,  # menus without colour
         )
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
-        if settings.early_recall and self.session.llm.configured:
+        if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.turn_keys = TurnKeys(self.prompt.input)
         self.commands = CommandContext(
@@ -197,7 +198,10 @@ class Repl:
         if _looks_like_command(text):
             dispatch(text.strip(), self.commands)
         elif text.startswith("!"):
-            self._interruptible(partial(run_shell_line, text[1:], self.session, self.console))
+            run = partial(run_shell_line, text[1:], self.session, self.console, self.ask_permission)
+            self._interruptible(run)
+        elif is_memory_note(text) and not self.session.settings.memory_enabled:
+            self.console.print(MEMORY_OFF, style="red", markup=False, highlight=False)
         elif is_memory_note(text):
             self._interruptible(partial(save_memory_note, text, self.session, self.console))
         else:

@@ -1,13 +1,13 @@
-"""`mini-claude memory tidy [FOCUS] [--dry-run | --yes]` and `mini-claude memory undo`: tidy from
-the shell. On a terminal the review asks as in the REPL; elsewhere nobody can answer, so one of
-the flags must say what to do. Progress goes to stderr, the proposal and results to stdout."""
+"""`mini-claude memory tidy [FOCUS] [--dry-run | --yes]`: tidy from the shell. On a terminal the
+review asks as in the REPL; elsewhere nobody can answer, so one of the flags must say what to do.
+Progress goes to stderr, the proposal and results to stdout."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from mini_claude.core.config import Settings
+from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -17,7 +17,6 @@ from mini_claude.ui.commands.tidy_review import (
     build_proposal,
     review_and_apply,
     show_proposal,
-    undo,
 )
 
 EXIT_OK = 0
@@ -78,7 +77,8 @@ def _tidy(settings: Settings, focus: str, *, dry_run: bool, yes: bool) -> int:
         )
         return EXIT_USAGE
     store, io = MemoryStore(settings.memory_dir), _io()
-    proposal = build_proposal(store, ModelClient(settings), settings.sessions_dir, focus, io)
+    root = memory_project_root(settings.project_dir)
+    proposal = build_proposal(store, ModelClient(settings), settings.sessions_dir, focus, io, root)
     if proposal is None:
         return EXIT_FAILED
     if dry_run:
@@ -89,7 +89,3 @@ def _tidy(settings: Settings, focus: str, *, dry_run: bool, yes: bool) -> int:
         ok = apply_and_report(store, proposal.changes, io) if proposal.changes else True
         return EXIT_OK if ok else EXIT_FAILED
     return EXIT_OK if review_and_apply(store, proposal, io) else EXIT_FAILED
-
-
-def run_undo_command(settings: Settings) -> int:
-    return EXIT_OK if undo(MemoryStore(settings.memory_dir), _io(), ask=False) else EXIT_FAILED

@@ -1,0 +1,66 @@
+"""CLAUDE.local.md holds one person's notes for a project: it belongs in .gitignore. Git itself
+says whether it is ignored already (`git check-ignore`, which knows every ignore file and rule);
+adding it appends one line to the `.gitignore` at the top of the work tree."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+from mini_claude.core.config import git_work_tree_root
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
+
+LOCAL_FILE = "CLAUDE.local.md"
+GITIGNORE = ".gitignore"
+GIT_TIMEOUT_S = 5
+GITIGNORE_MAX_BYTES = 1_000_000
+IGNORED, NOT_IGNORED = 0, 1  # `git check-ignore -q`'s exit statuses (128: it could not tell)
+
+
+def unignored_local_file(cwd: Path) -> Path | None:
+    """The work tree's root when CLAUDE.local.md is not ignored there yet; None when it is, when
+    there is no work tree, or when git cannot tell."""
+    root = git_work_tree_root(Path(os.path.realpath(cwd)))
+    if root is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "-q", "--no-index", LOCAL_FILE],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return root if done.returncode == NOT_IGNORED else None
+
+
+def ignore_local_file(root: Path) -> str:
+    """Append CLAUDE.local.md to `root`/.gitignore; a line saying what was done (or why not)."""
+    path = root / GITIGNORE
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        return f"{GITIGNORE} not changed: {error.strerror}"
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return f"{GITIGNORE} is not a regular file: add {LOCAL_FILE} to it yourself"
+    before = ""
+    if info is not None:
+        try:
+            found = safe_read.read_bytes(path, root, GITIGNORE_MAX_BYTES, follow_symlink=False)
+        except OSError as error:
+            return f"{GITIGNORE} not changed: {safe_read.describe(error)}"
+        if found.was_cut:
+            return (
+                f"{GITIGNORE} is over {safe_read.format_size(GITIGNORE_MAX_BYTES)}: add {LOCAL_FILE} yourself"
+            )
+        before = found.data.decode("utf-8", "surrogateescape")
+    separator = "" if not before or before.endswith("\n") else "\n"
+    try:
+        write_atomic(path, f"{before}{separator}{LOCAL_FILE}\n")
+    except OSError as error:
+        return f"{GITIGNORE} not changed: {error.strerror}"
+    return f"Added {LOCAL_FILE} to {GITIGNORE}."

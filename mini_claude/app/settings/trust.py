@@ -1,0 +1,186 @@
+"""Folder trust. A repository's files can do more than instruct: allow tools without asking, set
+the environment (a model server, a key), widen the project, change the permission mode, remove
+saved sessions, run hooks, give the model the team's memories (`.mini-claude/memory`, loaded
+into its memory index and recall). Those take effect only in a folder the user trusts;
+instructions are read either way. The answer is remembered per folder (the project root)
+in ~/.mini-claude/trusted-folders.json, private to the user, updated under a lock so that two
+sessions answering at once both keep their answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from mini_claude.app.settings.files import shown_setting_path
+from mini_claude.app.settings.values import FileValues
+from mini_claude.core.config import Settings, app_home
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
+from mini_claude.core.files.private_files import FILE_MODE, private_folder
+from mini_claude.core.untrusted import visible_text
+from mini_claude.memory.scopes import MemoryScopes
+
+TRUST_FILE = "trusted-folders.json"
+TRUST_LOCK = ".trusted-folders.lock"
+TRUST_MAX_BYTES = 4_000_000  # some thousands of folders
+TRUST_VERSION = 1
+SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
+SHOWN_VALUE_CHARS = 40
+# Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
+# a project's need trust as much as its allow rules.
+LATER_PARTS = {
+    "hooks": "run commands on events (hooks)",
+    "enableAllProjectMcpServers": "start every MCP server of .mcp.json",
+    "enabledMcpjsonServers": "start MCP servers of .mcp.json",
+}
+
+
+class TrustFileError(OSError):
+    """The trust file cannot be used; the message says why and how to fix it."""
+
+
+def gated_parts(values: FileValues) -> list[str]:
+    """What a project file's values would do beyond instructions, a phrase each (empty: nothing)."""
+    parts = []
+    allow = [rule for kind, rule in values.rules if kind == "allow"]
+    if allow:
+        parts.append("allow without asking: " + _few(allow))
+    mode = values.scalars.get("permission_mode")
+    if mode not in (None, "ask"):
+        parts.append(f"start in {mode} mode" + (" (nothing asks first)" if mode == "bypass" else ""))
+    if values.additional_dirs:
+        parts.append("treat as part of the project: " + _few(values.additional_dirs))
+    if values.env:
+        parts.append(
+            "set environment variables: " + _few([f"{k}={_short(v)}" for k, v in values.env.items()])
+        )
+    if "session_retention_days" in values.scalars:
+        parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
+    for key, what in LATER_PARTS.items():
+        value = values.unused.get(key)
+        if value:
+            named = list(value) if isinstance(value, dict | list) else []
+            parts.append(
+                what + (": " + _few(named) if named else "") + " (this version does not run them yet)"
+            )
+    return parts
+
+
+def team_memory_parts(root: Path) -> list[str]:
+    """The team's memories in the repository at `root` (the working directory's), if there are
+    any that a trusted folder would load: a line saying so, as `gated_parts` says a file's parts."""
+    scopes = MemoryScopes.for_settings(Settings())  # the working directory's folders, not trusted
+    count = scopes.unloaded_team_memories()
+    if scopes.team is None or not count:
+        return []
+    memories = "1 team memory" if count == 1 else f"{count} team memories"
+    folder = shown_setting_path(scopes.team.root, root)
+    return [f"{folder}: give the model {memories} (its memory index and recall)"]
+
+
+def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
+    """`values` less what needs trust, and the names of what was taken out."""
+    kept = FileValues(
+        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days",)},
+        {},
+        [(kind, rule) for kind, rule in values.rules if kind != "allow"],
+        [],
+        {k: v for k, v in values.unused.items() if k not in LATER_PARTS},
+        values.problems,
+    )
+    if kept.scalars.get("permission_mode") not in (None, "ask"):
+        del kept.scalars["permission_mode"]
+    removed = [
+        name
+        for name, present in (
+            ("allow rules", any(kind == "allow" for kind, _ in values.rules)),
+            ("defaultMode", "permission_mode" in values.scalars and "permission_mode" not in kept.scalars),
+            ("additionalDirectories", bool(values.additional_dirs)),
+            ("env", bool(values.env)),
+            ("cleanupPeriodDays", "session_retention_days" in values.scalars),
+            *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
+        )
+        if present
+    ]
+    return kept, removed
+
+
+class TrustStore:
+    """The remembered answers, by folder (its resolved path)."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        self.folder = home or app_home()
+        self.path = self.folder / TRUST_FILE
+
+    def answer(self, folder: Path) -> bool | None:
+        """True or False when the user answered for `folder`; None when not (or unreadable)."""
+        try:
+            entry = self._read().get(_key(folder))
+        except TrustFileError:
+            return None
+        trusted = entry.get("trusted") if isinstance(entry, dict) else None
+        return trusted if isinstance(trusted, bool) else None
+
+    def remember(self, folder: Path, trusted: bool) -> None:
+        """Keep the answer for `folder`; TrustFileError (or OSError) when it cannot be kept."""
+        private_folder(self.folder)
+        with self._locked():
+            folders = self._read()
+            folders[_key(folder)] = {
+                "trusted": trusted,
+                "answered": dt.datetime.now().astimezone().isoformat(),
+            }
+            record = {"version": TRUST_VERSION, "folders": folders}
+            write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
+
+    def _read(self) -> dict[str, object]:
+        try:
+            data = safe_read.read_bytes(self.path, self.folder, TRUST_MAX_BYTES, follow_symlink=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return {}
+        except OSError as error:
+            raise TrustFileError(f"{safe_read.describe(error)}: remove it to be asked again") from None
+        try:
+            record = json.loads(data.data.decode("utf-8")) if not data.was_cut else None
+        except (ValueError, RecursionError):
+            record = None
+        folders = record.get("folders") if isinstance(record, dict) else None
+        if not isinstance(folders, dict):
+            shown = visible_text(str(self.path))
+            raise TrustFileError(
+                f"{shown} is not a trust file this version can read: remove it to be asked again"
+            )
+        return folders
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        lock = self.folder / TRUST_LOCK
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(lock, flags, FILE_MODE)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise TrustFileError(f"{visible_text(str(lock))} is not a regular file: remove it")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
+def _key(folder: Path) -> str:
+    return os.path.realpath(folder)
+
+
+def _few(items: list[str]) -> str:
+    shown = ", ".join(visible_text(item) for item in items[:SHOWN_ITEMS])
+    return shown + (f" and {len(items) - SHOWN_ITEMS} more" if len(items) > SHOWN_ITEMS else "")
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= SHOWN_VALUE_CHARS else value[: SHOWN_VALUE_CHARS - 1] + "…"
