@@ -26,6 +26,7 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
        %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
        %(prog)s memory promote | demote | share NAME
+       %(prog)s memory search QUERY [--limit N] [--json]
        %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
@@ -226,6 +227,10 @@ def _run_command(
         from mini_claude.ui.subcommands.tidy import run_tidy_command
 
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
+    if command.command == "memory" and command.action == "search":
+        from mini_claude.ui.subcommands.memory import run_search_command
+
+        return run_search_command(settings, " ".join(command.query), command.limit, as_json=command.json)
     if command.command == "memory":
         from mini_claude.ui.subcommands.memory import run_memory_command
 
