@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.memory.recall import ranking_sync
 from mini_claude.memory.recall.ranking import RecallRanking
 from mini_claude.memory.recall.ranking_index import INDEX_FILE
 from mini_claude.memory.recall.terms import (
@@ -415,6 +416,21 @@ def test_irregular_word_forms_meet_their_base_form(store: MemoryStore) -> None:
     assert terms("we went and bought the children toys") == ["go", "buy", "child", "toys"]
     assert offered(store, "why do we go with this database?")[0] == "project_db.md"
     assert offered(store, "what did the child buy?")[0] == "project_kids.md"
+
+
+def test_a_word_nearly_every_memory_of_a_big_folder_holds_is_left_out(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It says nothing about which memory is meant (and costs the most to weigh): the search goes
+    by the words that do. Ten memories stand for a folder of thousands here."""
+    monkeypatch.setattr(ranking_sync, "COMMON_MIN_HOLDERS", 5)
+    for i in range(9):
+        write(store, f"project_deploy_{i}.md", f"deploy note {i}", f"how we deploy service {i}", days=i + 1)
+    write(store, "project_rollback.md", "rollback", "deploy rollback steps", days=30)
+
+    found = [m.file_name for m, _ in RecallRanking(store).search("deploy rollback", 20)]
+
+    assert found == ["project_rollback.md"]
 
 
 def test_everyday_synonyms_meet(store: MemoryStore) -> None:
