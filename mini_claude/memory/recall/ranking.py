@@ -162,7 +162,10 @@ def ranking_for(store: MemoryStore) -> RecallRanking:
 def _scored(index: IndexMirror, stems: list[str], now_ns: int) -> list[Scored]:
     """The memories holding any of `stems` (and their neighbours), best first (ties: newer, then
     by file name)."""
-    found = scores(index.postings(stems), index.corpus(), now_ns)
+    postings = index.postings(stems)
+    if not postings:
+        return []  # (the corpus's statistics are not even needed)
+    found = scores(postings, index.corpus(), now_ns)
     memories = index.corpus().memories
     order = sorted(found, key=lambda row: (-found[row], -memories[row].mtime_ns, index.by_row[row]))
     return [(index.by_row[row], found[row]) for row in order]
