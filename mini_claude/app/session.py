@@ -6,13 +6,18 @@ decides anything: each part owns its own rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent.loop import Agent
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
+from mini_claude.app.instructions.local_file import unignored_local_file
 from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.mode_reminders import ModeReminders
+from mini_claude.app.permission_setup import build_rule_set
+from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import Event, EventSink, Notice, TurnEnded, WarningsOnce
@@ -23,11 +28,19 @@ from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.safety.permissions import AskCallback, Permissions
+from mini_claude.safety.rules import Behaviour, RuleEntry, parse_rule
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.memory_writer import MemoryStoreWriter
+from mini_claude.tools.plan import PLANS_FOLDER, PlanPresenter
 from mini_claude.tools.registry import default_registry
+
+
+@dataclass(frozen=True)
+class SavedRule:
+    added: bool  # False: the file had it already
+    unignored: Path | None  # the work tree's root, when this save made a file git does not ignore
 
 
 @dataclass
@@ -42,6 +55,7 @@ class Session:
     agent: Agent
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
+    local_rules: LocalRules  # where "always" answers and /permissions save rules
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
@@ -68,24 +82,62 @@ class Session:
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
         self.agent.clear()
+        self.permissions.new_conversation()
         self.transcript.start_new()
 
+    def save_rule(self, text: str, behaviour: Behaviour = "allow") -> SavedRule:
+        """Add a rule to the local settings file and to this session's rules. Raises RuleError (it
+        does not parse) or SettingsFileError (the file cannot be changed), one line each. A line
+        says when a later session will not use it: allow rules there need a trusted folder."""
+        local = self.local_rules
+        rule = parse_rule(RuleEntry(text, behaviour, local.shown, local.root), self.permissions.home)
+        new_file = not os.path.lexists(local.path)
+        added = local.add_rule(text, behaviour)
+        self.permissions.add_rule(rule)
+        if behaviour == "allow" and not self.settings.folder_trusted:
+            self.warn(
+                f"{local.shown}: its allow rules apply in later sessions only once you trust this "
+                "folder (the next start here asks, unless you said no before)"
+            )
+        unignored = unignored_local_file(local.root, LOCAL_RULES_FILE) if new_file else None
+        return SavedRule(added, unignored)
 
-def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread). The
-    team's memories in the repository are loaded only in a trusted folder (`folder_trusted`)."""
+    def save_always(self, text: str) -> None:
+        """An "always" answer's rule (Permissions.save_rule): saved, and, when that made a file git
+        would commit, a line saying so (Claude Code keeps its own out of git)."""
+        if self.save_rule(text).unignored is not None:
+            self.warn(f"{self.local_rules.shown} holds your own permission rules: add it to .gitignore")
+
+    def remove_rule(self, text: str) -> list[Behaviour]:
+        """Remove a rule from the local settings file and this session's rules; the lists it was in."""
+        removed = self.local_rules.remove_rule(text)
+        self.permissions.remove_rule(text, self.local_rules.shown)
+        return removed
+
+
+def build_session(
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None, present_plan: PlanPresenter | None = None
+) -> Session:
+    """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
+    answers permission questions and `present_plan` plans (None: no one can). The team's memories
+    in the repository are loaded only in a trusted folder (`folder_trusted`), and the project's
+    settings files allow tools only there (the settings loader leaves their allow rules out)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     memories = MemoryScopes.for_settings(settings)
     store = memories.project
     llm = ModelClient(settings, on_retry=sink)
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
+    root, home = memory_project_root(project_dir), Path.home()
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
         ask=ask,
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
+        home=home,
+        rules=build_rule_set(settings, root, home, warn),
+        warn=warn,
         more_memory_dirs=[settings.user_memory_dir] if remembers else [],
         additional_dirs=settings.additional_dirs,
     )
@@ -102,7 +154,10 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
-    tool_context = ToolContext(project_dir, permissions, tool_used=reminders.tool_used)
+    tool_context = ToolContext(
+        project_dir, permissions, tool_used=reminders.tool_used,
+        plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
+    )  # fmt: skip
     # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
     tool_context.memory_writer = MemoryStoreWriter(
         memories,
@@ -131,11 +186,14 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         recall=recall if remembers else None,
         context_window=settings.context_window,
         reminders=reminders.take,
+        turn_reminders=ModeReminders(permissions),
     )
-    return Session(
+    session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
-        system_prompt, warn,
+        system_prompt, LocalRules(root), warn,
     )  # fmt: skip
+    permissions.save_rule = session.save_always
+    return session
 
 
 def _forgetting_reads(sink: EventSink, files_read: list[str]) -> EventSink:
