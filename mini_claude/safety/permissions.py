@@ -1,7 +1,8 @@
 """Who may read, write and run what: permission modes, path rules, and session grants.
 
 The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
-path as the model wrote it, so a sensitive place reached by another name is still judged by both);
+path as the model wrote it, so a sensitive place reached by another name is still judged by both),
+and a tool from outside (an MCP server's `mcp__server__tool`) calls `check_tool` with its input;
 each either returns (allowed) or raises `PermissionDenied`. Asking goes through the `ask`
 callback, which the UI provides; no callback (print mode) means no one can say yes.
 """
@@ -27,12 +28,12 @@ from mini_claude.safety.settings_files import SETTINGS_REASON, is_settings_file
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
 
-Action = Literal["read", "write", "shell"]
+Action = Literal["read", "write", "shell", "tool"]
 Answer = Literal["y", "a", "n"]
 
 log = logging.getLogger("mini_claude")
 
-_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
+_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with"}
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
 GIT_HOOKS_REASON = "a hook git runs (its hooks folder or core.hooksPath, through any link)"
 GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"
@@ -159,6 +160,13 @@ class Permissions:
         if self.mode == "bypass" or (tool, "shell") in self._grants:
             return
         self._ask(PermissionRequest(tool, "shell", _shown_command(command), "run a shell command"))
+
+    def check_tool(self, tool: str, shown_input: str, reason: str) -> None:
+        """A tool whose effects we cannot judge (an MCP server's): it asks unless bypass or an
+        earlier "always" for it; `shown_input` is what it will be sent, `reason` says whose it is."""
+        if self.mode == "bypass" or (tool, "tool") in self._grants:
+            return
+        self._ask(PermissionRequest(tool, "tool", _shown_command(shown_input), reason))
 
     def hidden_from_search(self) -> SearchHiding | None:
         """What a search walk skips, as check_read would ask for it, or None when it may see it

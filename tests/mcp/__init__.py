@@ -1,0 +1,1 @@
+"""MCP servers written with the SDK's MCPServer (`servers.py`) and what the tests share about them."""
