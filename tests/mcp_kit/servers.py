@@ -1,5 +1,5 @@
 """MCP servers for the tests, written with the same SDK the client uses (its MCPServer):
-`python tests/mcp/servers.py KIND [--http | --sse]`. Over HTTP the server binds a free port on
+`python tests/mcp_kit/servers.py KIND [--http | --sse]`. Over HTTP the server binds a free port on
 127.0.0.1 and prints `PORT n` on stdout before serving.
 
 KIND: `answers` (text, structured content, images, embedded resources, errors, a large output,
