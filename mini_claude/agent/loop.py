@@ -103,6 +103,7 @@ class Agent:
         self._context = []
         self._system = None
         self.context.view.reset()
+        self.tools.new_conversation()
         if self.recall is not None:
             self.recall.reset()
 

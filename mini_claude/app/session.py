@@ -13,6 +13,7 @@ from pathlib import Path
 from mini_claude.agent.loop import Agent
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.mcp.servers import AskServer, SessionServers
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import EventSink, Notice, WarningsOnce
@@ -41,6 +42,7 @@ class Session:
     agent: Agent
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
+    mcp: SessionServers
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
@@ -54,6 +56,7 @@ class Session:
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
+            self.mcp.start()
             for note in self.settings.notes:
                 self.warn(note)
             remember_project(self.settings)
@@ -63,14 +66,24 @@ class Session:
         """The instruction files of the current conversation (or of the next, before the first)."""
         return self.system_prompt.instructions()
 
+    def close(self) -> None:
+        """The session ends: its MCP servers stop (none outlives it), its transcript closes."""
+        try:
+            self.mcp.close()
+        finally:
+            self.transcript.close()
+
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
         self.agent.clear()
         self.transcript.start_new()
 
 
-def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread)."""
+def build_session(
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None, ask_server: AskServer | None = None
+) -> Session:
+    """`sink` hears every event, start-up warnings included (each once, from any thread);
+    `ask_server` is asked about each project MCP server not approved yet (the REPL's question)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     store = MemoryStore(settings.memory_dir)
@@ -101,9 +114,11 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     system_prompt = SystemPrompt(
         project_dir, store, ready=ready, warn=warn, options=options, reminders=reminders
     )
+    tools = default_registry()
+    servers = SessionServers(settings, tools, sink, ask=ask_server)
     agent = Agent(
         llm=llm,
-        tools=default_registry(),
+        tools=tools,
         tool_context=ToolContext(
             project_dir, permissions, MemoryStoreWriter(store) if remembers else None, reminders.tool_used
         ),
@@ -118,5 +133,15 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         reminders=reminders.take,
     )
     return Session(
-        settings, llm, permissions, store, memory_startup, recall, agent, transcript, system_prompt, warn
+        settings,
+        llm,
+        permissions,
+        store,
+        memory_startup,
+        recall,
+        agent,
+        transcript,
+        system_prompt,
+        servers,
+        warn,
     )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.config_sources import McpOptions, PermissionRule, SettingsFileReport
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -202,6 +202,7 @@ class Settings:
     system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
     permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
     folder_trusted: bool = False  # whether the project's files may do more than instruct
+    mcp: McpOptions = field(default_factory=McpOptions)
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why

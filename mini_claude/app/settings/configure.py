@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mini_claude.app.instructions.reading import shown_path
+from mini_claude.app.mcp.files import project_servers_part
 from mini_claude.app.settings.files import (
     SettingsError,
     SettingsFile,
@@ -18,6 +19,7 @@ from mini_claude.app.settings.files import (
     read_settings_file,
     settings_locations,
 )
+from mini_claude.app.settings.mcp_options import mcp_options
 from mini_claude.app.settings.merge import UNTRUSTED_SCOPES, Merged, checked, merge
 from mini_claude.app.settings.trust import TRUST_FILE, TrustStore, gated_parts
 from mini_claude.core.config import ConfigError, Settings, git_work_tree_root, load_settings
@@ -56,7 +58,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         for file, values in found
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
-    ]
+    ] + project_servers_part(root, home)
     trust = trust or TrustStore()
     trusted, how = _trusted(root, gated, flags.trust_folder, ask_trust, trust)
     merged = merge(found, trusted=trusted, root=root, home=home)
@@ -67,6 +69,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
             model=flags.model, max_turns=flags.max_turns, permission_mode=flags.permission_mode,
             plain=flags.plain, files=merged.values,
         )  # fmt: skip
+        options = mcp_options(merged.values)
     except ConfigError as error:  # a value the `env` of a settings file gave: say which file
         setters = [f"{name} is set by {file}" for name, (_, file) in merged.env.items() if name in str(error)]
         raise ConfigError("; ".join([str(error), *setters])) from None
@@ -78,6 +81,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         append_system_prompt=flags.append_system_prompt,
         system_prompt=flags.system_prompt,
         permission_rules=tuple(merged.rules),
+        mcp=options,
         folder_trusted=trusted,
         setting_files=tuple(merged.reports),
         origins={

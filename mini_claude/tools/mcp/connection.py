@@ -60,11 +60,14 @@ class ServerConnection:
         self._client: Client | None = None
         self._generation = 0
 
+    def starting(self) -> None:
+        """A connection is about to start: the view says so at once."""
+        self._generation += 1
+        self._set(ServerView(self.view.config, generation=self._generation))
+
     async def run(self) -> None:
         """Connect and stay connected until the server goes or the task is cancelled; never raises
         (but for cancellation): the view says how it ended."""
-        self._generation += 1
-        self._set(ServerView(self.view.config, generation=self._generation))
         stderr = StderrLog(self.view.name) if self.view.config.transport == "stdio" else None
         try:
             await self._connected_until_gone(stderr)

@@ -75,7 +75,8 @@ class McpManager:
         if self._thread is None:
             self.start()
             return
-        self._submit(self._restart(name))
+        # Waited for: once this returns, the server is "connecting" (not its old state).
+        self._submit(self._restart(name)).result(CLOSE_WAIT_S)
 
     def call_tool(self, server: str, tool: str, arguments: dict[str, Any], timeout: float) -> CallToolResult:
         return self._wait(self._connection(server).call_tool(tool, arguments, timeout))
@@ -122,7 +123,9 @@ class McpManager:
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
         if not self._closed:
-            self._tasks[name] = asyncio.create_task(self._connections[name].run(), name=f"mcp {name}")
+            connection = self._connections[name]
+            connection.starting()
+            self._tasks[name] = asyncio.create_task(connection.run(), name=f"mcp {name}")
 
     async def _stop_all(self) -> None:
         tasks = [task for task in self._tasks.values() if not task.done()]

@@ -24,11 +24,12 @@ from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, init, memory, status  # noqa: F401 - register commands
+from mini_claude.ui.commands import context, init, mcp, memory, status  # noqa: F401 - register commands
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
+from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
 from mini_claude.ui.repl.draft_recall import DraftRecall
@@ -114,7 +115,10 @@ class Repl:
         self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
-        self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
+        ask_server = partial(ask_server_question, plain=self.plain)
+        self.session: Session = build_session(
+            settings, sink=self.renderer, ask=self.ask_permission, ask_server=ask_server
+        )
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
@@ -144,7 +148,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.transcript.close()
+            self.session.close()
 
     def _run(self, first_message: str | None) -> int:
         opened = None
@@ -216,6 +220,7 @@ class Repl:
     def send(self, text: str) -> None:
         """`text` to the model, with the files it mentions (`@path`) attached; a mention that
         cannot be attached keeps the message back, in the prompt, with the reason."""
+        self._wait_for_servers()
         agent = self.session.agent
         mentions = find_mentions(text, agent.tool_context.project_dir)
         if mentions:
@@ -229,6 +234,22 @@ class Repl:
             self.console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
             agent.add_context(attached.blocks)
         self.run_turn(text)
+
+    def _wait_for_servers(self) -> None:
+        """A message sent while MCP servers still connect waits for them (their tools may be
+        what it asks for); Esc sends it without them."""
+        waiting = self.session.mcp.connecting()
+        if not waiting:
+            return
+        servers = f"server{'s' if len(waiting) > 1 else ''} {', '.join(waiting)}"
+        self.console.print(
+            f"Waiting for MCP {servers} to connect (Esc: send without)…", style="dim", markup=False
+        )
+        try:
+            with self.turn_keys.watching():
+                self.session.mcp.wait_until_connected(self.settings.mcp.connect_timeout + 1)
+        except KeyboardInterrupt:
+            pass
 
     def run_turn(self, text: str) -> None:
         ended = self._interruptible(lambda: self.session.agent.run_turn(text))
