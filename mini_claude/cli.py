@@ -14,7 +14,7 @@ from functools import partial
 from mini_claude import __version__
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, ConfigError, Settings
 
-COMMANDS = ("memory", "sessions")
+COMMANDS = ("memory", "sessions", "mcp")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PRINT_FLAGS = ("-p", "--print")
 USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, is the first message)
@@ -24,7 +24,8 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
        %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
-       %(prog)s sessions [list]"""
+       %(prog)s sessions [list]
+       %(prog)s mcp [list | get NAME | remove NAME | add [-t http|sse] [-s project] NAME -- CMD… | URL]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
 --max-turns limit, 4 when the reply was cut at max_tokens, 130 when interrupted. Environment:
 ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, MINI_CLAUDE_SIDE_MODEL.
@@ -141,6 +142,9 @@ def build_command_parser() -> argparse.ArgumentParser:
     )
     sessions_actions = sessions.add_subparsers(dest="action", metavar="ACTION")
     sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
+    from mini_claude.ui.subcommands.mcp import add_mcp_parser
+
+    add_mcp_parser(commands)
     return parser
 
 
@@ -244,6 +248,10 @@ def _run_command(
 
         action, name = command.action or "list", getattr(command, "name", None)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
+    if command.command == "mcp":
+        from mini_claude.ui.subcommands.mcp import run_mcp_command
+
+        return run_mcp_command(settings, command)
     from mini_claude.ui.subcommands.sessions import run_sessions_command
 
     return run_sessions_command(settings, command.action or "list")

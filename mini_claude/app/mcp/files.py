@@ -38,6 +38,7 @@ class ConfiguredServers:
     servers: dict[str, ServerConfig] = field(default_factory=dict)  # by name; the project's win
     problems: list[str] = field(default_factory=list)  # one line each
     shadowed: list[str] = field(default_factory=list)  # user servers a project server of that name hides
+    unusable: dict[str, str] = field(default_factory=dict)  # servers whose entry cannot be used, and why
 
 
 def config_file(scope: Scope, root: Path) -> Path:
@@ -57,8 +58,9 @@ def configured_servers(root: Path, home: Path) -> ConfiguredServers:
         except McpFileError as error:
             found.problems.append(str(error))
             continue
-        servers, problems = parse_servers(data, scope=scope, source=shown_file(scope))
+        servers, problems, unusable = parse_servers(data, scope=scope, source=shown_file(scope))
         found.problems += problems
+        found.unusable.update(unusable)
         for server in servers:
             if server.name in found.servers:
                 found.shadowed.append(server.name)

@@ -39,7 +39,10 @@ class SessionServers:
         home = Path(os.path.realpath(Path.home()))
         configured = configured_servers(self.root, home)
         self.notes = list(configured.problems)
-        self.skipped: dict[str, str] = {}  # configured servers that do not start, and why
+        # Configured servers that do not start, and why.
+        self.skipped: dict[str, str] = {
+            name: f"its entry: {why}" for name, why in configured.unusable.items()
+        }
         chosen = self._chosen(list(configured.servers.values()), settings, store or ApprovalStore(), ask)
         options = settings.mcp
         self.manager = McpManager(chosen, cwd=project, connect_timeout=options.connect_timeout)

@@ -65,13 +65,14 @@ class ServerConfig:
 
 def parse_servers(
     data: Mapping[str, Any], *, scope: Scope, source: str, environ: Mapping[str, str] | None = None
-) -> tuple[list[ServerConfig], list[str]]:
-    """The servers of a config file's object (its `mcpServers`), and a line for each problem."""
+) -> tuple[list[ServerConfig], list[str], dict[str, str]]:
+    """The servers of a config file's object (its `mcpServers`), a line for each problem, and
+    the servers that cannot start with why (by name)."""
     servers_value = data.get(SERVERS_KEY, {})
     if not isinstance(servers_value, dict):
-        return [], [f"{source}: {SERVERS_KEY} must be an object of server name: settings: ignored"]
+        return [], [f"{source}: {SERVERS_KEY} must be an object of server name: settings: ignored"], {}
     environ = os.environ if environ is None else environ
-    servers, problems = [], []
+    servers, problems, unusable = [], [], {}
     for index, (name, entry) in enumerate(servers_value.items()):
         if index >= MAX_SERVERS:
             problems.append(f"{source}: more than {MAX_SERVERS} servers: the rest are ignored")
@@ -80,7 +81,9 @@ def parse_servers(
             servers.append(parse_server(name, entry, scope=scope, source=source, environ=environ))
         except ConfigProblem as problem:
             problems.append(f"{source}: {problem}")
-    return servers, problems
+            if isinstance(name, str) and NAME.fullmatch(name):
+                unusable[name] = str(problem).removeprefix(f"server {name}: ")
+    return servers, problems, unusable
 
 
 def parse_server(

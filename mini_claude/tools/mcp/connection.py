@@ -182,11 +182,13 @@ class ServerConnection:
         self._set(replace(self.view, state="failed", error=shown, tools=(), prompts=(), resources=()))
 
     def _set(self, view: ServerView) -> None:
-        old, self.view = self.view, view
+        """Listeners first (the tools are built), then the view: whoever sees a server connected
+        finds its tools."""
         try:
-            self.options.on_change(old, view)
+            self.options.on_change(self.view, view)
         except Exception:  # what listens must not end the connection
             log.exception("mcp server %s: a listener failed", view.name)
+        self.view = view
 
 
 async def _listed(page: Callable[[str | None], Awaitable[Any]], kind: str) -> list[Any]:

@@ -47,7 +47,9 @@ def _line(view: ServerView, usable: int) -> str:
     where = f"{config.transport}: {config.command_line[:80]} · {config.source}"
     if view.state == "connected":
         skipped = len(view.tools) - usable
-        offers = [count_noun(usable, "tool") + (f" ({skipped} skipped: their schemas or names)" if skipped else "")]
+        offers = [
+            count_noun(usable, "tool") + (f" ({skipped} skipped: their schemas or names)" if skipped else "")
+        ]
         offers += [count_noun(len(view.resources), "resource")] if view.resources else []
         offers += [count_noun(len(view.prompts), "prompt")] if view.prompts else []
         version = f" {view.server_version}" if view.server_version else ""
