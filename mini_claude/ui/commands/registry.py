@@ -30,6 +30,8 @@ class CommandContext:
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
     # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
     send: Callable[[str], None] | None = None
+    # Runs a turn on text as it is, no mention in it attached (an MCP server's prompt).
+    run_turn: Callable[[str], None] | None = None
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
@@ -83,6 +85,11 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     """Run `/name args`; an unknown name gets one line naming the closest match."""
     name, _, argument = line.strip().removeprefix("/").partition(" ")
     entry = COMMANDS.get(name.lower())
+    if entry is None and name.startswith("mcp__"):
+        from mini_claude.ui.commands.mcp_prompts import run_prompt
+
+        if run_prompt(ctx, name, argument.strip()):
+            return
     if entry is None:
         close = close_commands(name.lower(), list(COMMANDS))
         hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
@@ -148,6 +155,9 @@ class CommandCompleter(Completer):
                     yield Completion(
                         "/" + candidate, start_position=-len(text), display_meta=entry.description
                     )
+        from mini_claude.ui.commands.mcp_prompts import prompt_completions
+
+        yield from prompt_completions(self.session, name)
 
 
 KEYS_HELP = (

@@ -17,7 +17,7 @@ from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from mini_claude import __version__
-from mini_claude.app.mentions import attach, find_mentions
+from mini_claude.app.mcp.resources import resource_uris
 from mini_claude.app.resume import ResumeRequest
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
@@ -32,6 +32,7 @@ from mini_claude.ui.questions.permission_prompt import ask_permission
 from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.repl.attachments import attachments
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
@@ -123,7 +124,12 @@ class Repl:
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
         completer = merge_completers(
-            [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
+            [
+                CommandCompleter(self.session),
+                MentionCompleter(
+                    self.session.agent.tool_context.project_dir, partial(resource_uris, self.session.mcp)
+                ),
+            ]
         )
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
@@ -139,7 +145,7 @@ class Repl:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.turn_keys = TurnKeys(self.prompt.input)
         self.commands = CommandContext(
-            self.console, self.session, self.renderer, self.confirm, send=self.send
+            self.console, self.session, self.renderer, self.confirm, send=self.send, run_turn=self.run_turn
         )
         self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
@@ -221,18 +227,13 @@ class Repl:
         """`text` to the model, with the files it mentions (`@path`) attached; a mention that
         cannot be attached keeps the message back, in the prompt, with the reason."""
         self._wait_for_servers()
-        agent = self.session.agent
-        mentions = find_mentions(text, agent.tool_context.project_dir)
-        if mentions:
-            attached = self._interruptible(lambda: attach(mentions, agent))
-            if attached is None or attached.problems:
-                for problem in attached.problems if attached else []:
-                    self.console.print(problem, style="red", markup=False)
-                self.console.print("The message was not sent: it is back in the prompt.", style="dim")
-                self._draft = text
-                return
-            self.console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
-            agent.add_context(attached.blocks)
+        blocks = attachments(text, self.session, self.console, self._interruptible)
+        if blocks is None:
+            self.console.print("The message was not sent: it is back in the prompt.", style="dim")
+            self._draft = text
+            return
+        if blocks:
+            self.session.agent.add_context(blocks)
         self.run_turn(text)
 
     def _wait_for_servers(self) -> None:
