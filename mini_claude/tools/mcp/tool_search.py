@@ -7,14 +7,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.tools.base import ToolResult, count_noun
 
-if TYPE_CHECKING:
-    from mini_claude.tools.mcp.adapter import McpTool
+
+class McpTool(Protocol):
+    """What a search needs of a tool (adapter.McpTool)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def definition(self) -> dict[str, Any]: ...
+    @property
+    def about(self) -> str: ...
+
 
 SEARCH_TOOL = "mcp_tool_search"
 DEFAULT_RESULTS = 5

@@ -91,8 +91,8 @@ def _complete(session: Session, typed: str) -> Iterator[Completion]:
 
 @command(
     "mcp",
-    "MCP servers: state, errors, tools; reconnect one",
-    usage="[reconnect|tools NAME]",
+    "MCP servers: state and errors; /mcp reconnect NAME, /mcp tools NAME",
+    usage="[action]",
     complete=_complete,
 )
 def _mcp(ctx: CommandContext, argument: str) -> None:

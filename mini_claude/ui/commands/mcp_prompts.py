@@ -11,7 +11,7 @@ from prompt_toolkit.completion import Completion
 from mini_claude.app.mcp.resources import prompt_arguments, prompt_commands
 from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.mcp import results
-from mini_claude.ui.commands.registry import CommandContext
+from mini_claude.ui.commands.registry import DYNAMIC_COMMANDS, CommandContext
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -49,3 +49,6 @@ def prompt_completions(session: Session, typed: str) -> Iterator[Completion]:
             about = visible_text(" ".join(str(prompt.description or f"a prompt of {server}").split()))
             yield Completion(f"/{command}", start_position=-len(typed) - 1,
                              display_meta=about[:DESCRIPTION_CHARS])  # fmt: skip
+
+
+DYNAMIC_COMMANDS.append((run_prompt, prompt_completions))

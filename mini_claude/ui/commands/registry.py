@@ -51,6 +51,10 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}  # by name and alias
+# Commands that come and go (an MCP server's prompts): (run it if it is one, returning whether it
+# was; its completions for a name being typed).
+DynamicRun = Callable[[CommandContext, str, str], bool]
+DYNAMIC_COMMANDS: list[tuple[DynamicRun, ArgumentCompleter]] = []
 MIN_PREFIX_CHARS = 2  # `/me` suggests `/memory`; `/m` is too little to go on
 SHORT_NAME_CHARS = 4  # up to this long, one typo away; longer, two
 MAX_SUGGESTIONS = 3
@@ -85,11 +89,8 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     """Run `/name args`; an unknown name gets one line naming the closest match."""
     name, _, argument = line.strip().removeprefix("/").partition(" ")
     entry = COMMANDS.get(name.lower())
-    if entry is None and name.startswith("mcp__"):
-        from mini_claude.ui.commands.mcp_prompts import run_prompt
-
-        if run_prompt(ctx, name, argument.strip()):
-            return
+    if entry is None and any(run(ctx, name, argument.strip()) for run, _ in DYNAMIC_COMMANDS):
+        return
     if entry is None:
         close = close_commands(name.lower(), list(COMMANDS))
         hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
@@ -155,9 +156,8 @@ class CommandCompleter(Completer):
                     yield Completion(
                         "/" + candidate, start_position=-len(text), display_meta=entry.description
                     )
-        from mini_claude.ui.commands.mcp_prompts import prompt_completions
-
-        yield from prompt_completions(self.session, name)
+        for _, complete in DYNAMIC_COMMANDS:
+            yield from complete(self.session, name)
 
 
 KEYS_HELP = (

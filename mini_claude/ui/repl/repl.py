@@ -24,7 +24,7 @@ from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, init, mcp, memory, status  # noqa: F401 - register commands
+from mini_claude.ui.commands import context, init, mcp, mcp_prompts, memory, status  # noqa: F401 - register
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
