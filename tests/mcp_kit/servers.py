@@ -106,7 +106,11 @@ def slow() -> MCPServer:
     @server.tool()
     async def wait(seconds: float) -> str:
         """Answers after `seconds` seconds."""
-        await asyncio.sleep(seconds)
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            print(f"wait {seconds} cancelled", file=sys.stderr, flush=True)
+            raise
         return f"waited {seconds} s"
 
     return server

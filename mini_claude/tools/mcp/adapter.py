@@ -60,6 +60,8 @@ class McpTools:
         self._tools: dict[str, McpTool] = {}  # replaced whole, never changed: a snapshot
         self.search = ToolSearch(search_after)
         manager.subscribe(self._changed)
+        for view in manager.views():  # servers connected already
+            self._changed(ServerView(view.config), view)
 
     def tools(self) -> list[McpTool]:
         return list(self._tools.values())
