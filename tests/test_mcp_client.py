@@ -30,6 +30,7 @@ from tests.mcp_kit import http_server, processes_with, server_command
 
 MARKER = f"mcp-client-test-{uuid.uuid4().hex[:8]}"
 CONNECT_TIMEOUT = 60.0
+QUIET_SERVER = "import time, sys; print('starting up', file=sys.stderr, flush=True); time.sleep(60)"
 
 
 def started(servers: dict[str, dict[str, object]], cwd: Path, *, search_after: int = 10_000,
@@ -247,7 +248,7 @@ def test_a_server_that_crashes_mid_call_or_dies_idle(tmp_path: Path, monkeypatch
             in tools.run("mcp__answers__environment", {"name": "SHARED_WITH_SERVERS"}, ctx).text
         )
         with pytest.raises(
-            ToolError, match="(?s)The MCP server crash failed to run mcp__crash__die: .*Connection closed"
+            ToolError, match=r"(?s)The MCP server crash failed to run mcp__crash__die: .*Connection closed"
         ):
             tools.run("mcp__crash__die", {}, ctx)
         assert wait_until(lambda: manager.view("crash").state == "failed", 10)  # type: ignore[union-attr]
@@ -269,7 +270,7 @@ def test_servers_that_cannot_be_reached_fail_with_why(tmp_path: Path) -> None:
     servers = {
         "missing": {"command": "no-such-command-mcp-test"},
         "refused": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
-        "quiet": {"command": sys.executable, "args": ["-c", "import time, sys; print('starting up', file=sys.stderr, flush=True); time.sleep(60)"]},
+        "quiet": {"command": sys.executable, "args": ["-c", QUIET_SERVER]},
     }  # fmt: skip
     configs, _, _ = parse_servers({"mcpServers": servers}, scope="user", source="t")
     manager = McpManager(configs, cwd=tmp_path, connect_timeout=2.0)

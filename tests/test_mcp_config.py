@@ -18,7 +18,7 @@ from mini_claude.app.mcp.files import McpFileError, add_server, configured_serve
 from mini_claude.app.settings.configure import Flags, configure
 from mini_claude.app.settings.trust import TrustStore
 from mini_claude.core.config import ConfigError, Settings
-from mini_claude.core.config_sources import McpOptions
+from mini_claude.core.mcp_options import McpOptions
 from mini_claude.tools.mcp.config import parse_server, parse_servers
 
 
@@ -164,7 +164,8 @@ def test_the_projects_server_wins_a_name_both_files_use(tmp_path: Path, isolated
 @pytest.mark.parametrize(
     ("words", "entry"),
     [
-        (("stdio", ["npx", "-y", "pkg"], ["K=V=W"], []), {"type": "stdio", "command": "npx", "args": ["-y", "pkg"], "env": {"K": "V=W"}}),
+        (("stdio", ["npx", "-y", "pkg"], ["K=V=W"], []),
+         {"type": "stdio", "command": "npx", "args": ["-y", "pkg"], "env": {"K": "V=W"}}),
         (("http", ["https://x.test/mcp"], [], ["Authorization: Bearer ${T}"]),
          {"type": "http", "url": "https://x.test/mcp", "headers": {"Authorization": "Bearer ${T}"}}),
     ],

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core.config_sources import McpOptions, PermissionRule, SettingsFileReport
+from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.errors import ConfigError as ConfigError  # raised here, imported from here too
+from mini_claude.core.mcp_options import McpOptions, mcp_options
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -40,10 +42,6 @@ DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are rem
 # A value from the settings files and where it came from (app/settings reads them).
 Sourced = tuple[object, str]
 DEFAULT_ORIGIN = "default"
-
-
-class ConfigError(ValueError):
-    """A setting has a value we cannot use; the message names it and says what is expected."""
 
 
 def _env_number(name: str, default: float, kind: type[int] | type[float] = float) -> float:
@@ -268,6 +266,7 @@ def load_settings(
         session_retention_days=int(_env_number(ENV_NAMES["session_retention_days"], _number(retention), int)),
         context_window=context_window,
         memory_enabled=_env_switch("MINI_CLAUDE_MEMORY", default=bool(from_files("memory_enabled", True))),
+        mcp=mcp_options(files),
         origins=origins,
     )
 

@@ -29,15 +29,3 @@ class SettingsFileReport:
     path: str  # as shown to the user
     scope: Scope
     status: str  # "used", or why it was skipped, or which parts were ignored and why
-
-
-@dataclass(frozen=True)
-class McpOptions:
-    """How MCP servers are run (app/settings/mcp_options.py reads them)."""
-
-    connect_timeout: float = 30.0  # seconds for a server to connect and list its tools
-    tool_timeout: float = 300.0  # seconds a tool call may take
-    search_after: int = 40  # more MCP tools than this: their definitions are loaded on demand
-    enable_all: bool = False  # enableAllProjectMcpServers: every server of .mcp.json approved
-    enabled: tuple[str, ...] = ()  # enabledMcpjsonServers: these approved
-    disabled: tuple[str, ...] = ()  # disabledMcpjsonServers: these never start

@@ -6,6 +6,10 @@ catch them without importing each other.
 """
 
 
+class ConfigError(ValueError):
+    """A setting has a value we cannot use; the message names it and says what is expected."""
+
+
 class ToolError(Exception):
     """A failure the model should read as an `is_error` tool result (the message is that text)."""
 

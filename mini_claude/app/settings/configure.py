@@ -19,7 +19,6 @@ from mini_claude.app.settings.files import (
     read_settings_file,
     settings_locations,
 )
-from mini_claude.app.settings.mcp_options import mcp_options
 from mini_claude.app.settings.merge import UNTRUSTED_SCOPES, Merged, checked, merge
 from mini_claude.app.settings.trust import TRUST_FILE, TrustStore, gated_parts
 from mini_claude.core.config import ConfigError, Settings, git_work_tree_root, load_settings
@@ -69,7 +68,6 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
             model=flags.model, max_turns=flags.max_turns, permission_mode=flags.permission_mode,
             plain=flags.plain, files=merged.values,
         )  # fmt: skip
-        options = mcp_options(merged.values)
     except ConfigError as error:  # a value the `env` of a settings file gave: say which file
         setters = [f"{name} is set by {file}" for name, (_, file) in merged.env.items() if name in str(error)]
         raise ConfigError("; ".join([str(error), *setters])) from None
@@ -81,7 +79,6 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         append_system_prompt=flags.append_system_prompt,
         system_prompt=flags.system_prompt,
         permission_rules=tuple(merged.rules),
-        mcp=options,
         folder_trusted=trusted,
         setting_files=tuple(merged.reports),
         origins={

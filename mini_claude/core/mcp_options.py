@@ -1,14 +1,26 @@
 """How MCP servers run, from the environment (`MINI_CLAUDE_MCP_TIMEOUT`,
 `MINI_CLAUDE_MCP_TOOL_TIMEOUT`, `MINI_CLAUDE_MCP_TOOL_SEARCH`, which a settings file's `env` may
-set) and from the settings keys that approve or refuse the servers of `.mcp.json`."""
+set) and from the settings keys that approve or refuse the servers of `.mcp.json` (checked by
+app/settings, passed in as `values`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from mini_claude.core.config import ConfigError, Sourced
-from mini_claude.core.config_sources import McpOptions
+from mini_claude.core.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class McpOptions:
+    connect_timeout: float = 30.0  # seconds for a server to connect and list its tools
+    tool_timeout: float = 300.0  # seconds a tool call may take
+    search_after: int = 40  # more MCP tools than this: their definitions are loaded on demand
+    enable_all: bool = False  # enableAllProjectMcpServers: every server of .mcp.json approved
+    enabled: tuple[str, ...] = ()  # enabledMcpjsonServers: these approved
+    disabled: tuple[str, ...] = ()  # disabledMcpjsonServers: these never start
+
 
 CONNECT_TIMEOUT = "MINI_CLAUDE_MCP_TIMEOUT"
 TOOL_TIMEOUT = "MINI_CLAUDE_MCP_TOOL_TIMEOUT"
@@ -16,7 +28,7 @@ TOOL_SEARCH = "MINI_CLAUDE_MCP_TOOL_SEARCH"
 SEARCH_ALWAYS, SEARCH_NEVER = 0, 1_000_000  # `on`: every MCP tool on demand; `off`: none
 
 
-def mcp_options(values: Mapping[str, Sourced]) -> McpOptions:
+def mcp_options(values: Mapping[str, tuple[object, str]]) -> McpOptions:
     """ConfigError naming the variable when one has a value that cannot be used."""
     default = McpOptions()
 
