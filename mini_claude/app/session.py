@@ -30,6 +30,8 @@ from mini_claude.tools.base import ToolContext
 from mini_claude.tools.memory_writer import MemoryStoreWriter
 from mini_claude.tools.registry import default_registry
 
+PRELOAD_WAIT_S = 10.0  # MCP servers wait at most this long for the SDK's import before connecting
+
 
 @dataclass
 class Session:
@@ -56,7 +58,8 @@ class Session:
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
-            self.mcp.start()
+            # After the SDK's import: two imports at once would slow the prompt (one CPU of 2).
+            self.mcp.start(first=lambda: self.llm.wait_preloaded(PRELOAD_WAIT_S))
             for note in self.settings.notes:
                 self.warn(note)
             remember_project(self.settings)

@@ -53,12 +53,12 @@ class SessionServers:
         registry.add_source(self.tools)
         self.manager.subscribe(self._tell)
 
-    def start(self) -> None:
-        """Connect every server in the background (the first call only)."""
+    def start(self, first: Callable[[], None] = lambda: None) -> None:
+        """Connect every server in the background once `first()` returns (the first call only)."""
         for note in self.notes:
             self.sink(Notice(note, "warning"))
         self.notes = []
-        self.manager.start()
+        self.manager.start(first)
 
     def connecting(self) -> list[str]:
         return [view.name for view in self.manager.views() if view.state == "connecting"]

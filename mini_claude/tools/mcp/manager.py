@@ -39,6 +39,7 @@ class McpManager:
         self._thread: threading.Thread | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._lock = threading.Lock()
+        self._ready = threading.Event()  # the loop runs
         self._closed = False
 
     def subscribe(self, listener: Listener) -> None:
@@ -56,17 +57,14 @@ class McpManager:
         connection = self._connections.get(name)
         return connection.view if connection is not None else None
 
-    def start(self) -> None:
-        """Connect every server in the background (once; nothing to do without servers)."""
+    def start(self, first: Callable[[], None] = lambda: None) -> None:
+        """Connect every server in the background, once `first()` (on the servers' thread: other
+        start-up work finishing) has returned; returns at once. Once; nothing to do without servers."""
         with self._lock:
             if self._thread is not None or self._closed or not self._connections:
                 return
-            ready = threading.Event()
-            self._thread = threading.Thread(target=self._run_loop, args=(ready,), name="mcp", daemon=True)
+            self._thread = threading.Thread(target=self._run_loop, args=(first,), name="mcp", daemon=True)
             self._thread.start()
-        ready.wait()
-        for name in self._connections:
-            self._submit(self._restart(name))
 
     def reconnect(self, name: str) -> None:
         """Stop the server if it runs and connect it again, in the background."""
@@ -75,6 +73,7 @@ class McpManager:
         if self._thread is None:
             self.start()
             return
+        self._ready.wait(CLOSE_WAIT_S)
         # Waited for: once this returns, the server is "connecting" (not its old state).
         self._submit(self._restart(name)).result(CLOSE_WAIT_S)
 
@@ -96,7 +95,11 @@ class McpManager:
                 return
             self._closed = True
         loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
+        if thread is None:
+            return
+        self._ready.wait(CLOSE_WAIT_S)
+        loop = self._loop
+        if loop is None:
             return
         try:
             asyncio.run_coroutine_threadsafe(self._stop_all(), loop).result(CLOSE_WAIT_S)
@@ -107,11 +110,17 @@ class McpManager:
 
     # --- on the loop's thread ----------------------------------------------------------
 
-    def _run_loop(self, ready: threading.Event) -> None:
+    def _run_loop(self, first: Callable[[], None]) -> None:
+        try:
+            first()
+        except Exception:
+            log.exception("mcp: before connecting")
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        loop.call_soon(ready.set)
+        for name in self._connections:
+            self._launch(name, loop)
+        loop.call_soon(self._ready.set)
         try:
             loop.run_forever()
         finally:
@@ -123,9 +132,12 @@ class McpManager:
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
         if not self._closed:
-            connection = self._connections[name]
-            connection.starting()
-            self._tasks[name] = asyncio.create_task(connection.run(), name=f"mcp {name}")
+            self._launch(name, asyncio.get_running_loop())
+
+    def _launch(self, name: str, loop: asyncio.AbstractEventLoop) -> None:
+        connection = self._connections[name]
+        connection.starting()
+        self._tasks[name] = loop.create_task(connection.run(), name=f"mcp {name}")
 
     async def _stop_all(self) -> None:
         tasks = [task for task in self._tasks.values() if not task.done()]
