@@ -22,8 +22,10 @@ TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
 # Claude Code's other names for the streamable HTTP transport.
 TRANSPORT_ALIASES: dict[str, Transport] = {"streamable-http": "http", "streamableHttp": "http"}
 SERVERS_KEY = "mcpServers"
-# A server's name becomes part of every tool name (`mcp__name__tool`, at most 64 characters).
-NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+# A server's name becomes part of every tool name (`mcp__name__tool`, at most 64 characters);
+# without `__` in it, a tool name says which server it is of (a rule for `mcp__github` must not
+# cover a server named `github__x`).
+NAME = re.compile(r"(?!.*__)[A-Za-z0-9_-]{1,40}")
 MAX_SERVERS = 100  # per file
 MAX_ARGS = 500
 MAX_TEXT_CHARS = 10_000  # a command, an argument, a value
@@ -92,7 +94,7 @@ def parse_server(
     """One server entry; ConfigProblem when it cannot be used."""
     if not NAME.fullmatch(name):
         raise ConfigProblem(
-            f"server {visible_text(name)[:60]!r}: a name is 1 to 40 letters, digits, - or _: ignored"
+            f"server {visible_text(name)[:60]!r}: a name is 1 to 40 letters, digits, - or _ (no __): ignored"
         )
     if not isinstance(entry, dict):
         raise ConfigProblem(f"server {name}: must be an object (command and args, or type and url)")
