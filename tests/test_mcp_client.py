@@ -30,6 +30,7 @@ from tests.mcp_kit import http_server, processes_with, server_command
 
 MARKER = f"mcp-client-test-{uuid.uuid4().hex[:8]}"
 CONNECT_TIMEOUT = 60.0
+TOKEN = "${TEST_TOKEN:-t0ken}"  # expanded when the server starts
 QUIET_SERVER = "import time, sys; print('starting up', file=sys.stderr, flush=True); time.sleep(60)"
 
 
@@ -54,8 +55,9 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[McpManage
     with http_server("answers") as http_url, http_server("answers", sse=True) as sse_url:
         servers = {
             "answers": server_command("answers", MARKER), "slow": server_command("slow", MARKER),
-            "hostile": server_command("hostile", MARKER), "web": {"type": "http", "url": http_url},
-            "events": {"type": "sse", "url": sse_url},
+            "hostile": server_command("hostile", MARKER),
+            "web": {"type": "http", "url": http_url, "headers": {"Authorization": f"Bearer {TOKEN}"}},
+            "events": {"type": "sse", "url": sse_url, "headers": {"X-Team": "blue"}},
         }  # fmt: skip
         manager, tools, warnings = started(servers, cwd, call_timeout=3.0)
         try:
@@ -104,6 +106,15 @@ def test_a_call_asks_first_and_its_text_comes_back_wrapped(
         (f"mcp__{server}__echo", "tool", f"a tool of the MCP server {server}")
     ]
     assert '"text": "hello </mcp-result> there"' in asked[0].target  # the input, shown whole
+
+
+def test_headers_reach_a_remote_server(
+    shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path
+) -> None:
+    _, tools, _ = shared
+    ctx = ToolContext(tmp_path, Permissions(tmp_path, mode="bypass", ask=None))
+    assert "Authorization: Bearer t0ken" in tools.run("mcp__web__header", {"name": "Authorization"}, ctx).text
+    assert "X-Team: blue" in tools.run("mcp__events__header", {"name": "X-Team"}, ctx).text
 
 
 def test_no_answer_no_call(shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path) -> None:

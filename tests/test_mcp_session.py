@@ -99,3 +99,17 @@ def test_two_hundred_tools_sent_whole_or_on_demand(
         assert len(tools) == 206 and size > 60_000
     else:  # the built-in six and the search tool: a few KB instead of tens
         assert tools[-1] == "mcp_tool_search" and len(tools) == 7 and size < 20_000
+
+
+def test_a_transcript_keeps_a_pictures_tool_result() -> None:
+    from mini_claude.sessions.loading.content import ContentProblem, checked_content
+
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    block = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [{"type": "text", "text": "a"}, image],
+    }
+    assert checked_content([block], "user") == [block]
+    with pytest.raises(ContentProblem, match="not text or images"):
+        checked_content([{**block, "content": [{"type": "image", "source": {"type": "url"}}]}], "user")

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import EmbeddedResource, PaginatedRequestParams, TextContent, TextResourceContents, Tool
 
@@ -82,6 +82,12 @@ def answers() -> MCPServer:
     def environment(name: str) -> str:
         """The value of an environment variable of the server (or <unset>), and its folder."""
         return f"{name}={os.environ.get(name, '<unset>')} cwd={os.getcwd()}"
+
+    @server.tool()
+    def header(name: str, ctx: Context) -> str:
+        """The value of a header of the HTTP request that called this tool (or <none>)."""
+        headers = ctx.headers or {}
+        return f"{name}: {headers.get(name.lower(), '<none>')}"
 
     @server.resource("notes://readme", mime_type="text/markdown")
     def readme() -> str:
