@@ -277,3 +277,22 @@ def test_reading_follows_the_settings_rules_for_a_project_file(project_dir: Path
     os.symlink(outside, project_dir / ".mcp.json")  # a project's file may not lead out of it
     found = configured_servers(project_dir, isolated_env)
     assert found.servers == {} and len(found.problems) == 1
+
+
+def test_prompt_arguments_are_given_in_order() -> None:
+    from mcp_types import Prompt, PromptArgument
+
+    from mini_claude.app.mcp.resources import prompt_arguments
+
+    prompt = Prompt(
+        name="review",
+        arguments=[PromptArgument(name="file", required=True), PromptArgument(name="focus", required=False)],
+    )
+    assert prompt_arguments(prompt, 'src/a.py "speed and memory" too') == {
+        "file": "src/a.py",
+        "focus": "speed and memory too",
+    }
+    assert prompt_arguments(prompt, "only.py") == {"file": "only.py"}
+    with pytest.raises(ValueError, match=r"missing file: /mcp__…__review <file> <focus>"):
+        prompt_arguments(prompt, "")
+    assert prompt_arguments(Prompt(name="bare"), "ignored words") == {}

@@ -113,3 +113,36 @@ def test_a_transcript_keeps_a_pictures_tool_result() -> None:
     assert checked_content([block], "user") == [block]
     with pytest.raises(ContentProblem, match="not text or images"):
         checked_content([{**block, "content": [{"type": "image", "source": {"type": "url"}}]}], "user")
+
+
+def test_completion_of_resources_and_prompts(
+    api_env: FakeAnthropic, project_dir: Path, isolated_env: Path
+) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from mini_claude.app.mcp.resources import resource_uris
+    from mini_claude.ui.commands import mcp, mcp_prompts  # noqa: F401 - they register themselves
+    from mini_claude.ui.commands.registry import CommandCompleter
+    from mini_claude.ui.repl.mention_completion import MentionCompleter
+
+    write_user_servers(isolated_env, {"answers": server_command("answers")})
+    harness = connected(Harness().start())
+    try:
+        mentions = MentionCompleter(project_dir, lambda: resource_uris(harness.session.mcp))
+
+        def completed(completer: object, text: str) -> list[str]:
+            found = completer.get_completions(Document(text), CompleteEvent())  # type: ignore[attr-defined]
+            return [item.text for item in found]
+
+        assert completed(mentions, "read @ans") == ["@answers:"]
+        assert completed(mentions, "read @answers:notes://r") == ["@answers:notes://readme"]
+        assert sorted(completed(mentions, "read @answers:")) == [
+            "@answers:notes://readme",
+            "@answers:notes://todo",
+        ]
+        commands = CommandCompleter(harness.session)
+        assert completed(commands, "/mcp__") == ["/mcp__answers__review"]
+        assert "/mcp" in completed(commands, "/mc")
+    finally:
+        harness.session.close()

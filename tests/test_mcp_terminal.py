@@ -15,6 +15,7 @@ import pytest
 
 from tests.cli_harness import Cli, Terminal
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.kit import main_calls
 from tests.mcp_kit import SERVERS, processes_with, server_command, write_user_servers
 
 CONNECTED = 60  # seconds a test allows for servers to start (a Python server takes one or two)
@@ -160,3 +161,31 @@ def test_the_mcp_commands(cli: Cli, project_dir: Path, isolated_env: Path) -> No
     assert missing.returncode == 1 and "no MCP server named web" in missing.stderr
     usage = cli.run("mcp", "add", "nothing")
     assert usage.returncode == 2 and "no command: mini-claude mcp add nothing -- COMMAND" in usage.stderr
+
+
+def test_a_resource_attached_and_a_prompt_sent(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, isolated_env: Path
+) -> None:
+    write_user_servers(isolated_env, {"answers": server_command("answers")})
+    api_env.stream_replies.extend([text_reply("Noted: milk."), text_reply("Reviewed.")])
+    with cli.terminal(columns=160) as term:
+        term.wait_until_ready()
+        mcp_when_settled(term)
+        term.submit("what do my notes say? @answers:notes://readme.")
+        assert "Attached @answers:notes://readme (" in term.expect("Noted: milk.")
+        term.expect_prompt()
+        term.submit("/mcp__answers__review security and speed")
+        term.expect("Reviewed.")
+        term.submit("@answers:notes://nothing-here")
+        refused = term.expect("back in the prompt")
+    first, second = main_calls(api_env)
+    attached = first.messages[-1]["content"][0]["text"]
+    assert (
+        '<mcp-resource server="answers" uri="notes://readme">' in attached
+        and "Remember the milk." in attached
+    )
+    assert first.messages[-1]["content"][-1]["text"] == "what do my notes say? @answers:notes://readme."
+    sent = second.messages[-1]["content"][-1]["text"]
+    said = "Review the code, focusing on security and speed."
+    assert sent == f'<mcp-prompt server="answers" prompt="review">\n{said}\n</mcp-prompt>'
+    assert "@answers:notes://nothing-here not attached:" in refused
