@@ -295,3 +295,17 @@ def test_servers_that_cannot_be_reached_fail_with_why(tmp_path: Path) -> None:
     assert errors["refused"] == "could not connect to http://127.0.0.1:9/mcp"
     assert errors["quiet"] == "no answer within 2 s (MINI_CLAUDE_MCP_TIMEOUT); it said: starting up"
     assert os.environ.get("MCP_TEST_START_DELAY") is None
+
+
+def test_a_session_closed_before_its_servers_started_starts_none(tmp_path: Path) -> None:
+    marker = f"mcp-early-{uuid.uuid4().hex[:8]}"
+    configs, _, _ = parse_servers(
+        {"mcpServers": {"answers": server_command("answers", marker)}}, scope="user", source="t"
+    )
+    manager = McpManager(configs, cwd=tmp_path, connect_timeout=CONNECT_TIMEOUT)
+    waiting = threading.Event()
+    manager.start(first=lambda: waiting.wait(10))  # as if the SDK's import were still going on
+    manager.close()  # the user left at once
+    waiting.set()
+    assert wait_until(lambda: not any(t.name == "mcp" and t.is_alive() for t in threading.enumerate()), 10)
+    assert processes_with(marker) == [] and manager.view("answers").state == "connecting"  # type: ignore[union-attr]

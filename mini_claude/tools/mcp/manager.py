@@ -89,17 +89,14 @@ class McpManager:
         return self._wait(self._connection(server).get_prompt(name, arguments, timeout))
 
     def close(self) -> None:
-        """Stop every server and the loop; waits (a few seconds at most) for them to go."""
+        """Stop every server and the loop; waits (a few seconds at most) for them to go. Closed
+        before the loop started (the program left at once), nothing starts."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-        loop, thread = self._loop, self._thread
-        if thread is None:
-            return
-        self._ready.wait(CLOSE_WAIT_S)
-        loop = self._loop
-        if loop is None:
+            loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
             return
         try:
             asyncio.run_coroutine_threadsafe(self._stop_all(), loop).result(CLOSE_WAIT_S)
@@ -116,10 +113,14 @@ class McpManager:
         except Exception:
             log.exception("mcp: before connecting")
         loop = asyncio.new_event_loop()
-        self._loop = loop
         asyncio.set_event_loop(loop)
-        for name in self._connections:
-            self._launch(name, loop)
+        with self._lock:
+            if self._closed:  # the session ended first: nothing is started
+                loop.close()
+                return
+            self._loop = loop
+            for name in self._connections:
+                self._launch(name, loop)
         loop.call_soon(self._ready.set)
         try:
             loop.run_forever()
