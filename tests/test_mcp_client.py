@@ -31,7 +31,8 @@ from tests.mcp_kit import http_server, processes_with, server_command
 MARKER = f"mcp-client-test-{uuid.uuid4().hex[:8]}"
 CONNECT_TIMEOUT = 60.0
 TOKEN = "${TEST_TOKEN:-t0ken}"  # expanded when the server starts
-QUIET_SERVER = "import time, sys; print('starting up', file=sys.stderr, flush=True); time.sleep(60)"
+# Says something on stderr, then never answers (until its stdin closes).
+QUIET_SERVER = "import sys; print('starting up', file=sys.stderr, flush=True); sys.stdin.read()"
 
 
 def started(servers: dict[str, dict[str, object]], cwd: Path, *, search_after: int = 10_000,
@@ -59,7 +60,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[McpManage
             "web": {"type": "http", "url": http_url, "headers": {"Authorization": f"Bearer {TOKEN}"}},
             "events": {"type": "sse", "url": sse_url, "headers": {"X-Team": "blue"}},
         }  # fmt: skip
-        manager, tools, warnings = started(servers, cwd, call_timeout=3.0)
+        manager, tools, warnings = started(servers, cwd)
         try:
             yield manager, tools, warnings
         finally:
@@ -172,9 +173,10 @@ def test_input_is_checked_against_the_servers_schema_before_asking(
 def test_a_call_over_its_time_limit_is_cancelled_and_the_server_goes_on(
     shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path
 ) -> None:
-    _, tools, _ = shared
+    manager, _, _ = shared
+    tools = McpTools(manager, call_timeout=0.5, search_after=10_000, warn=lambda line: None)
     ctx = ToolContext(tmp_path, Permissions(tmp_path, mode="bypass", ask=None))
-    with pytest.raises(ToolError, match=r"did not answer within 3 s.*MINI_CLAUDE_MCP_TOOL_TIMEOUT"):
+    with pytest.raises(ToolError, match=r"did not answer within 0.5 s.*MINI_CLAUDE_MCP_TOOL_TIMEOUT"):
         tools.run("mcp__slow__wait", {"seconds": 600}, ctx)
     assert tools.run("mcp__slow__wait", {"seconds": 0}, ctx).text.count("waited 0") == 1
 
@@ -284,7 +286,7 @@ def test_servers_that_cannot_be_reached_fail_with_why(tmp_path: Path) -> None:
         "quiet": {"command": sys.executable, "args": ["-c", QUIET_SERVER]},
     }  # fmt: skip
     configs, _, _ = parse_servers({"mcpServers": servers}, scope="user", source="t")
-    manager = McpManager(configs, cwd=tmp_path, connect_timeout=2.0)
+    manager = McpManager(configs, cwd=tmp_path, connect_timeout=1.0)
     manager.start()
     try:
         assert wait_until(lambda: all(view.state == "failed" for view in manager.views()), 20)
@@ -293,7 +295,7 @@ def test_servers_that_cannot_be_reached_fail_with_why(tmp_path: Path) -> None:
         manager.close()
     assert errors["missing"] == "command not found: no-such-command-mcp-test"
     assert errors["refused"] == "could not connect to http://127.0.0.1:9/mcp"
-    assert errors["quiet"] == "no answer within 2 s (MINI_CLAUDE_MCP_TIMEOUT); it said: starting up"
+    assert errors["quiet"] == "no answer within 1 s (MINI_CLAUDE_MCP_TIMEOUT); it said: starting up"
     assert os.environ.get("MCP_TEST_START_DELAY") is None
 
 
@@ -304,8 +306,11 @@ def test_a_session_closed_before_its_servers_started_starts_none(tmp_path: Path)
     )
     manager = McpManager(configs, cwd=tmp_path, connect_timeout=CONNECT_TIMEOUT)
     waiting = threading.Event()
+    before = set(threading.enumerate())
     manager.start(first=lambda: waiting.wait(10))  # as if the SDK's import were still going on
+    [servers_thread] = set(threading.enumerate()) - before
     manager.close()  # the user left at once
     waiting.set()
-    assert wait_until(lambda: not any(t.name == "mcp" and t.is_alive() for t in threading.enumerate()), 10)
+    servers_thread.join(10)
+    assert not servers_thread.is_alive()
     assert processes_with(marker) == [] and manager.view("answers").state == "connecting"  # type: ignore[union-attr]
