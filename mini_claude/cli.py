@@ -8,11 +8,13 @@ with `-p` so are they all (`mini-claude -p memory`)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from functools import partial
 
 from mini_claude import __version__
-from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, ConfigError, Settings
+from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
+from mini_claude.core.env_values import ConfigError
 
 COMMANDS = ("memory", "sessions", "mcp")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -22,7 +24,10 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        CMD | %(prog)s [options] [PROMPT]  the same: stdin that is not a terminal means print mode
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
-       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
+       %(prog)s memory promote | demote | share NAME
+       %(prog)s memory search QUERY [--limit N] [--json]
+       %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]
        %(prog)s mcp [list | get NAME | remove NAME | add [-t http|sse] [-s project] NAME -- CMD… | URL]"""
@@ -82,9 +87,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         choices=(*PERMISSION_MODES, *PERMISSION_MODE_ALIASES),
         metavar="MODE",
-        help="ask (default), accept-edits, or bypass; Claude Code's default, acceptEdits and "
-        "bypassPermissions work too",
+        help="ask (default), accept-edits, plan (read-only: it plans, you approve) or bypass; Claude "
+        "Code's default, acceptEdits and bypassPermissions work too",
     )
+    for flag, dest, what in (
+        ("--allowedTools", "allowed_tools", "allow without asking"),
+        ("--disallowedTools", "disallowed_tools", "refuse"),
+    ):
+        dashed = "--" + re.sub(r"([A-Z])", r"-\1", flag[2:]).lower()
+        parser.add_argument(
+            flag, dashed, dest=dest, action="append", default=[], metavar="RULES",
+            help=f"permission rules to {what}, in Claude Code's syntax (\"Bash(npm test:*)\", Read, "
+            "\"Edit(src/**)\"): comma- or space-separated, repeatable",
+        )  # fmt: skip
     parser.add_argument(
         "--dangerously-skip-permissions",
         action="store_true",
@@ -115,39 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_command_parser() -> argparse.ArgumentParser:
-    """`memory` and `sessions`; without an action, each lists (as `/memory` does in the REPL)."""
-    parser = argparse.ArgumentParser(prog="mini-claude", allow_abbrev=False)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    memory = commands.add_parser("memory", help="this project's memories (list when no action is given)")
-    actions = memory.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("list", help="list memories")
-    for action, what in (("show", "print one memory"), ("edit", "open one memory in $VISUAL or $EDITOR")):
-        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
-    remove = actions.add_parser("rm", help="delete one memory (asks first on a terminal)")
-    remove.add_argument("name", help="the memory's name or file name")
-    remove.add_argument(
-        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
-    )
-    actions.add_parser("path", help="print the memory directory")
-    actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
-    tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
-    tidy.add_argument("focus", nargs="*", help="what to pay attention to (e.g. deadlines)")
-    tidy_mode = tidy.add_mutually_exclusive_group()
-    tidy_mode.add_argument("--dry-run", action="store_true", help="print the proposal; change nothing")
-    tidy_mode.add_argument("-y", "--yes", action="store_true", help="apply the whole proposal without asking")
-    actions.add_parser("undo", help="undo the last change to the memories: a tidy, an rm, an update")
-    sessions = commands.add_parser(
-        "sessions", help="this project's saved sessions (list when no action is given)"
-    )
-    sessions_actions = sessions.add_subparsers(dest="action", metavar="ACTION")
-    sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
-    from mini_claude.ui.subcommands.mcp import add_mcp_parser
-
-    add_mcp_parser(commands)
-    return parser
-
-
 def first_word_index(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
     """Where the first word that is neither an option nor an option's value stands; None when
     there is none before `--`."""
@@ -169,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
+        from mini_claude.ui.subcommands.parser import build_command_parser
+
         options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
         return _run_command(parser, options, command)
     # After `--` everything is the prompt; argparse's intermixed parsing gets `--` wrong (3.11).
@@ -205,7 +189,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
         model=options.model, max_turns=options.max_turns, permission_mode=_permission_mode(parser, options),
         plain=options.plain, settings=options.settings, add_dirs=tuple(options.add_dir),
         append_system_prompt=options.append_system_prompt, system_prompt=options.system_prompt,
-        trust_folder=options.trust_folder,
+        trust_folder=options.trust_folder, allowed_tools=tuple(options.allowed_tools),
+        disallowed_tools=tuple(options.disallowed_tools),
     )  # fmt: skip
     ask = None
     if interactive:
@@ -243,10 +228,20 @@ def _run_command(
         from mini_claude.ui.subcommands.tidy import run_tidy_command
 
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
+    if command.command == "memory" and command.action == "search":
+        from mini_claude.ui.subcommands.memory import run_search_command
+
+        return run_search_command(settings, " ".join(command.query), command.limit, as_json=command.json)
     if command.command == "memory":
         from mini_claude.ui.subcommands.memory import run_memory_command
 
         action, name = command.action or "list", getattr(command, "name", None)
+        if action == "projects":
+            from mini_claude.ui.subcommands.projects import run_projects_command
+
+            if command.deal and not command.folder:
+                parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
+            return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
     if command.command == "mcp":
         from mini_claude.ui.subcommands.mcp import run_mcp_command

@@ -120,7 +120,7 @@ def test_headers_reach_a_remote_server(
 
 def test_no_answer_no_call(shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path) -> None:
     _, tools, _ = shared
-    with pytest.raises(PermissionDenied, match="denied permission for mcp__answers__echo"):
+    with pytest.raises(PermissionDenied, match="refused permission for mcp__answers__echo"):
         tools.run("mcp__answers__echo", {"text": "x"}, context(tmp_path, ["n"]))
     with pytest.raises(PermissionDenied, match="no one can give it"):  # print mode
         tools.run("mcp__answers__echo", {"text": "x"}, context(tmp_path))

@@ -6,16 +6,17 @@ catch them without importing each other.
 """
 
 
-class ConfigError(ValueError):
-    """A setting has a value we cannot use; the message names it and says what is expected."""
-
-
 class ToolError(Exception):
     """A failure the model should read as an `is_error` tool result (the message is that text)."""
 
 
 class PermissionDenied(ToolError):
-    """The user (or the absence of one) said no; the message tells the model not to just retry."""
+    """The user (or the absence of one, or a rule) said no; the message tells the model not to
+    just retry. `refused_by_user`: the person at the question said no, which ends the turn."""
+
+    def __init__(self, message: str, *, refused_by_user: bool = False) -> None:
+        super().__init__(message)
+        self.refused_by_user = refused_by_user
 
 
 class MemoryStoreError(Exception):

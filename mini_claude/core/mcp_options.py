@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mini_claude.core.errors import ConfigError
+from mini_claude.core.env_values import ConfigError
 
 
 @dataclass(frozen=True)

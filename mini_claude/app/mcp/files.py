@@ -20,12 +20,11 @@ from mini_claude.core.config import app_home
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, private_folder
 from mini_claude.core.paths import visible_path
-from mini_claude.tools.mcp.config import SERVERS_KEY, Scope, ServerConfig, parse_servers
+from mini_claude.tools.mcp.config import SCOPES, SERVERS_KEY, Scope, ServerConfig, parse_servers
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
 LOCK_FILE = ".mcp-config.lock"  # in ~/.mini-claude: one writer of any MCP configuration at a time
-SCOPES: tuple[Scope, ...] = ("user", "project")
 SHOWN_NAMES = 6  # of a project's servers, in the folder-trust question
 
 

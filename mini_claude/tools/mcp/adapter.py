@@ -1,7 +1,8 @@
 """MCP servers' tools as tools of ours: `mcp__server__tool`, with the server's schema (checked: a
 tool whose schema is no valid JSON Schema is skipped with a line) and description (wrapped, as
 every server text is). They appear when their server connects and go when it fails; each call
-asks permission first (`Permissions.check_tool`), runs with a time limit and Esc stops it."""
+asks permission first (`Permissions.check_tool`: the rules, the mode), runs with a time limit and
+Esc stops it."""
 
 from __future__ import annotations
 

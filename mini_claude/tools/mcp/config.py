@@ -18,6 +18,7 @@ from mini_claude.core.untrusted import visible_text
 
 Transport = Literal["stdio", "http", "sse"]
 Scope = Literal["user", "project"]
+SCOPES: tuple[Scope, ...] = ("user", "project")  # the project's win a name both use
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
 # Claude Code's other names for the streamable HTTP transport.
 TRANSPORT_ALIASES: dict[str, Transport] = {"streamable-http": "http", "streamableHttp": "http"}

@@ -1,6 +1,8 @@
 """`/mcp`: every MCP server with its state (connected, connecting, failed with why, not
 started with why), what it offers and where it is configured; `/mcp reconnect NAME` connects it
-again, `/mcp tools NAME` lists its tools. Every text a server sent is made visible first."""
+again, `/mcp tools NAME` lists its tools. And `/mcp__server__prompt args`: a server's prompt,
+fetched with the arguments given and sent as the next message (as Claude Code does), completed
+with the prompts' descriptions. Every text a server sent is made visible first."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import Completion
 
+from mini_claude.app.mcp.resources import prompt_arguments, prompt_commands
 from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import count_noun
+from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
-from mini_claude.ui.commands.registry import CommandContext, command
+from mini_claude.ui.commands.registry import DYNAMIC_COMMANDS, CommandContext, command
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -21,6 +25,8 @@ ACTIONS = ("reconnect", "tools")
 MARKS = {"connected": "✓", "connecting": "…", "failed": "✗", "stopped": "·"}
 MAX_TOOLS_SHOWN = 100
 DESCRIPTION_CHARS = 100
+PROMPT_DESCRIPTION_CHARS = 80
+GET_TIMEOUT_S = 30.0  # for a server's prompt
 
 
 def server_lines(session: Session) -> list[str]:
@@ -125,3 +131,37 @@ def _reconnect(session: Session, name: str) -> list[str]:
     if view is not None and view.state == "connected":
         return [f"Reconnected {name}: {count_noun(len(view.tools), 'tool')}."]
     return [f"{name} did not connect: {view.error if view else 'gone'}"]
+
+
+def run_prompt(ctx: CommandContext, name: str, argument: str) -> bool:
+    """Send prompt `name` if a connected server has it; False when none does."""
+    found = prompt_commands(ctx.session.mcp).get(name)
+    if found is None:
+        return False
+    server, prompt = found
+    try:
+        arguments = prompt_arguments(prompt, argument)
+        result = ctx.session.mcp.manager.get_prompt(server, str(prompt.name), arguments, GET_TIMEOUT_S)
+    except KeyboardInterrupt:
+        ctx.console.print("Interrupted.", style="dim", markup=False)
+        return True
+    except Exception as error:  # missing arguments, the server's refusal: one line, made visible
+        ctx.console.print(f"/{name}: {visible_text(str(error) or type(error).__name__)[:300]}",
+                          style="red", markup=False, highlight=False)  # fmt: skip
+        return True
+    text = results.prompt_text(result, server, str(prompt.name))
+    ctx.console.print(f"Sending the prompt {prompt.name} of {server}…", style="dim", markup=False)
+    if ctx.run_turn is not None:
+        ctx.run_turn(text)
+    return True
+
+
+def prompt_completions(session: Session, typed: str) -> Iterator[Completion]:
+    for name, (server, prompt) in prompt_commands(session.mcp).items():
+        if name.startswith(typed):
+            about = visible_text(" ".join(str(prompt.description or f"a prompt of {server}").split()))
+            yield Completion(f"/{name}", start_position=-len(typed) - 1,
+                             display_meta=about[:PROMPT_DESCRIPTION_CHARS])  # fmt: skip
+
+
+DYNAMIC_COMMANDS.append((run_prompt, prompt_completions))

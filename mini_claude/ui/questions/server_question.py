@@ -30,7 +30,7 @@ def ask_server(server: ServerConfig, *, plain: bool) -> bool | None:
             f" and {len(extra[1]) - MAX_SHOWN} more" if len(extra[1]) > MAX_SHOWN else ""
         )
         lines.append(f"  {extra[0]}: {shown}")
-    lines.append("It runs with your rights, as any command does. Start it? [y]es, [n]o, Esc: not now")
+    lines.append("It runs with your rights, as any command does. [y]es, [n]o, Esc: not now")
     print("\n".join(visible_text(line) for line in lines), flush=True)
     drop_keys_typed_ahead()
     try:

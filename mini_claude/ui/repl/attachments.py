@@ -1,9 +1,12 @@
-"""What a message carries before its text: the files it mentions (`@path`) and the MCP resources
-(`@server:uri`), read when it is sent. One that cannot be attached keeps the message back."""
+"""What a message needs before its text is sent: the MCP servers still connecting (waited for),
+the files it mentions (`@path`) and the MCP resources (`@server:uri`), read when it is sent. One
+that cannot be attached keeps the message back."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from mini_claude.app.mcp.resources import attach_resources, find_resource_mentions
@@ -46,3 +49,17 @@ def attachments(
         return None
     console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
     return attached.blocks
+
+
+def wait_for_servers(
+    session: Session, console: Console, watching: Callable[[], AbstractContextManager[object]]
+) -> None:
+    """A message sent while MCP servers still connect waits for them (their tools may be what it
+    asks for); Esc (`watching` turns it into KeyboardInterrupt) sends it without them."""
+    waiting = session.mcp.connecting()
+    if not waiting:
+        return
+    servers = f"server{'s' if len(waiting) > 1 else ''} {', '.join(waiting)}"
+    console.print(f"Waiting for MCP {servers} to connect (Esc: send without)…", style="dim", markup=False)
+    with contextlib.suppress(KeyboardInterrupt), watching():
+        session.mcp.wait_until_connected(session.settings.mcp.connect_timeout + 1)

@@ -24,19 +24,22 @@ from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, init, mcp, mcp_prompts, memory, status  # noqa: F401 - register
+from mini_claude.tools.base import PlanAnswer, PlanProposal
+from mini_claude.ui.commands import context, init, mcp, memory, permissions, status  # noqa: F401 - register commands
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
+from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
-from mini_claude.ui.repl.attachments import attachments
+from mini_claude.ui.repl.attachments import attachments, wait_for_servers
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.repl.mention_completion import MentionCompleter
+from mini_claude.ui.repl.mode_line import add_mode_line, bind_mode_cycle
 from mini_claude.ui.repl.shell_line import run_shell_line
 from mini_claude.ui.repl.terminal_keys import read_shift_enter_as_line_break
 from mini_claude.ui.repl.turn_keys import TurnKeys
@@ -51,6 +54,7 @@ T = TypeVar("T")
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
+REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
 
 
@@ -116,30 +120,28 @@ class Repl:
         self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
-        ask_server = partial(ask_server_question, plain=self.plain)
         self.session: Session = build_session(
-            settings, sink=self.renderer, ask=self.ask_permission, ask_server=ask_server
-        )
+            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan,
+            ask_server=partial(ask_server_question, plain=self.plain),
+        )  # fmt: skip
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
-        completer = merge_completers(
-            [
-                CommandCompleter(self.session),
-                MentionCompleter(
-                    self.session.agent.tool_context.project_dir, partial(resource_uris, self.session.mcp)
-                ),
-            ]
-        )
+        project_dir = self.session.agent.tool_context.project_dir
+        mentions = MentionCompleter(project_dir, partial(resource_uris, self.session.mcp))
+        completer = merge_completers([CommandCompleter(self.session), mentions])
+        bindings = _key_bindings(self.exit_guard)
+        bind_mode_cycle(bindings, self.session.permissions.next_mode)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
-            key_bindings=_key_bindings(self.exit_guard),
+            key_bindings=bindings,
             completer=completer,
             complete_while_typing=True,
             enable_open_in_editor=False,
             prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
             color_depth=ColorDepth.DEPTH_1_BIT if self.plain else None,  # menus without colour
         )
+        add_mode_line(self.prompt, lambda: self.session.permissions.mode, plain=self.plain)
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
@@ -226,7 +228,7 @@ class Repl:
     def send(self, text: str) -> None:
         """`text` to the model, with the files it mentions (`@path`) attached; a mention that
         cannot be attached keeps the message back, in the prompt, with the reason."""
-        self._wait_for_servers()
+        wait_for_servers(self.session, self.console, self.turn_keys.watching)
         blocks = attachments(text, self.session, self.console, self._interruptible)
         if blocks is None:
             self.console.print("The message was not sent: it is back in the prompt.", style="dim")
@@ -236,26 +238,12 @@ class Repl:
             self.session.agent.add_context(blocks)
         self.run_turn(text)
 
-    def _wait_for_servers(self) -> None:
-        """A message sent while MCP servers still connect waits for them (their tools may be
-        what it asks for); Esc sends it without them."""
-        waiting = self.session.mcp.connecting()
-        if not waiting:
-            return
-        servers = f"server{'s' if len(waiting) > 1 else ''} {', '.join(waiting)}"
-        self.console.print(
-            f"Waiting for MCP {servers} to connect (Esc: send without)…", style="dim", markup=False
-        )
-        try:
-            with self.turn_keys.watching():
-                self.session.mcp.wait_until_connected(self.settings.mcp.connect_timeout + 1)
-        except KeyboardInterrupt:
-            pass
-
     def run_turn(self, text: str) -> None:
         ended = self._interruptible(lambda: self.session.agent.run_turn(text))
         if ended is not None and ended.reason == "interrupted":
             self._interrupted()
+        elif ended is not None and ended.reason == "refused_by_user":
+            self.console.print(REFUSED_NOTE, style="dim", markup=False, highlight=False)
 
     def _interruptible(self, work: Callable[[], T]) -> T | None:
         """`work()` with Esc and Ctrl+C stopping it (then None, and it says so), keys typed
@@ -276,6 +264,10 @@ class Repl:
         # Keys typed before the question are a message for the next prompt, not its answer.
         with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
             return ask_permission(request, self.console, plain=self.plain)
+
+    def present_plan(self, proposal: PlanProposal) -> PlanAnswer:
+        with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
+            return present_plan(proposal, self.console, plain=self.plain)
 
     def confirm(self, question: str) -> bool | None:
         """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is;

@@ -23,38 +23,11 @@ from mini_claude.app.mcp.servers import SessionServers
 from mini_claude.core.config import Settings, git_work_tree_root
 from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import count_noun
-from mini_claude.tools.mcp.config import SERVERS_KEY, TRANSPORTS, Scope, transport_of
+from mini_claude.tools.mcp.config import SCOPES, SERVERS_KEY, Scope, transport_of
 from mini_claude.tools.mcp.connection import ServerView
 from mini_claude.tools.registry import ToolRegistry
 
-SCOPES: tuple[Scope, ...] = ("user", "project")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    mcp = commands.add_parser(
-        "mcp", help="MCP servers: add, list, get, remove (list when no action is given)"
-    )
-    actions = mcp.add_subparsers(dest="action", metavar="ACTION")
-    add = actions.add_parser(
-        "add", help="add a server: NAME -- COMMAND [ARGS…], or --transport http|sse NAME URL",
-        usage="mini-claude mcp add [-t stdio|http|sse] [-s user|project] [-e KEY=VALUE] "
-        "[-H 'Name: value'] NAME (-- COMMAND [ARGS…] | URL)",
-    )  # fmt: skip
-    add.add_argument("-t", "--transport", choices=TRANSPORTS, default="stdio", help="default: stdio")
-    add.add_argument("-s", "--scope", choices=SCOPES, default="user", help="user (default): every project; "
-                     "project: this project's .mcp.json, shared through the repository")  # fmt: skip
-    add.add_argument(
-        "-e", "--env", action="append", default=[], metavar="KEY=VALUE", help="stdio: a variable"
-    )
-    add.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help="http, sse")
-    add.add_argument("name")
-    add.add_argument("target", nargs="*", metavar="COMMAND_OR_URL")
-    actions.add_parser("list", help="every server, with its state (each is connected to)")
-    actions.add_parser("get", help="one server's configuration and state").add_argument("name")
-    remove = actions.add_parser("remove", help="remove a server (from the scope that has it)")
-    remove.add_argument("name")
-    remove.add_argument("-s", "--scope", choices=SCOPES, help="where, when both have it")
 
 
 def run_mcp_command(settings: Settings, command: argparse.Namespace) -> int:
