@@ -18,7 +18,9 @@ import pytest
 
 from mini_claude.core.errors import PermissionDenied, ToolError
 from mini_claude.core.untrusted import visible_text
+from mini_claude.safety.decision import RuleSet
 from mini_claude.safety.permissions import PermissionRequest, Permissions
+from mini_claude.safety.rules import RuleEntry, parse_rule
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.mcp.adapter import McpTools
 from mini_claude.tools.mcp.config import parse_servers
@@ -126,6 +128,46 @@ def test_no_answer_no_call(shared: tuple[McpManager, McpTools, list[str]], tmp_p
         tools.run("mcp__answers__echo", {"text": "x"}, context(tmp_path))
     allowed = ToolContext(tmp_path, Permissions(tmp_path, mode="bypass", ask=None))
     assert not tools.run("mcp__answers__echo", {"text": "x"}, allowed).is_error
+
+
+def rule_set(tmp_path: Path, *texts: str) -> RuleSet:
+    """Rules as a settings file gives them: "behaviour:rule" each."""
+    entries = [
+        RuleEntry(text, kind, "settings.json", tmp_path) for kind, text in (t.split(":", 1) for t in texts)
+    ]
+    return RuleSet([parse_rule(entry, tmp_path) for entry in entries])
+
+
+def test_plan_mode_asks_before_a_tool_that_may_change_something(
+    shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path
+) -> None:
+    _, tools, _ = shared
+    assert {tool.tool: tool.read_only for tool in tools.tools() if tool.server == "answers"}["lookup"]
+    asked: list[PermissionRequest] = []
+
+    def ask(request: PermissionRequest) -> str:
+        asked.append(request)
+        return "y"
+
+    allowed = rule_set(tmp_path, "allow:mcp__answers")
+    planning = Permissions(tmp_path, mode="plan", ask=ask, rules=allowed)  # type: ignore[arg-type]
+    assert not tools.run("mcp__answers__echo", {"text": "x"}, ToolContext(tmp_path, planning)).is_error
+    assert [(q.tool, q.reason, q.always) for q in asked] == [
+        (
+            "mcp__answers__echo",
+            "plan mode, and its server does not say it only reads: it may change something",
+            None,
+        )
+    ]  # asked although a rule allows it; "always" would not spare the question
+    assert not tools.run("mcp__answers__lookup", {"key": "k"}, ToolContext(tmp_path, planning)).is_error
+    assert len(asked) == 1  # marked read-only: the allow rule holds, as outside plan mode
+
+    printing = Permissions(tmp_path, mode="plan", ask=None, rules=allowed)  # print mode: no one to ask
+    with pytest.raises(PermissionDenied, match="the session is in plan mode"):
+        tools.run("mcp__answers__echo", {"text": "x"}, ToolContext(tmp_path, printing))
+    unruled = Permissions(tmp_path, mode="plan", ask=None)
+    with pytest.raises(PermissionDenied, match="no one can give it"):  # the mark alone never allows
+        tools.run("mcp__answers__lookup", {"key": "k"}, ToolContext(tmp_path, unruled))
 
 
 def test_structured_content_images_resources_and_errors(

@@ -149,7 +149,7 @@ def test_the_mcp_commands(cli: Cli, project_dir: Path, isolated_env: Path) -> No
     }
     listed = cli.run("mcp", "list", timeout=CONNECTED)
     lines = listed.stdout.splitlines()
-    assert any(line.startswith("answers: ") and line.endswith("✓ connected (8 tools)") for line in lines), (
+    assert any(line.startswith("answers: ") and line.endswith("✓ connected (9 tools)") for line in lines), (
         listed
     )
     assert "web: not started: its entry: ${TOKEN} is not set: set it, or write ${TOKEN:-default}" in lines

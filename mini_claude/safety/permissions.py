@@ -175,10 +175,10 @@ class Permissions:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
         self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
 
-    def check_tool(self, tool: str, shown_input: str, reason: str) -> None:
+    def check_tool(self, tool: str, shown_input: str, reason: str, *, read_only: bool = False) -> None:
         """A tool judged by its name alone (an MCP server's): `shown_input` is what it will be sent,
-        `reason` whose it is."""
-        decision = decide_tool(tool, self.mode, self.rules, reason)
+        `reason` whose it is, `read_only` whether it says it changes nothing (plan mode asks then)."""
+        decision = decide_tool(tool, self.mode, self.rules, reason, read_only=read_only)
         self._answer(decision, PermissionRequest(tool, "tool", _shown_command(shown_input), decision.reason))
 
     def hidden_from_search(self) -> SearchHiding | None:
@@ -226,9 +226,8 @@ class Permissions:
                 prompts.notice(key, tool=request.tool, verb=verb, target=told, reason=decision.reason)
             )
         if self.ask is None:
-            raise PermissionDenied(
-                prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)
-            )
+            key = "plan_mode_refused" if decision.plan else "permission_unavailable"
+            raise PermissionDenied(prompts.notice(key, tool=request.tool, verb=verb, target=told))
         always = decision.always
         request = replace(request, always=always.label if always is not None else None)
         if preview is not None:

@@ -3,10 +3,11 @@
 127.0.0.1 and prints `PORT n` on stdout before serving.
 
 KIND: `answers` (text, structured content, images, embedded resources, errors, a large output,
-its environment, resources and a prompt), `slow` (a tool that takes as long as it is told, and
-a start-up delay from MCP_TEST_START_DELAY), `crash` (a tool that kills the server mid-call, one
-that has it exit just after answering), `hostile` (200 tools with descriptions that try to break
-out of their wrapper or reach the terminal, and a few with names or schemas no client can use).
+its environment, a tool marked read-only, resources and a prompt), `slow` (a tool that takes as
+long as it is told, and a start-up delay from MCP_TEST_START_DELAY), `crash` (a tool that kills
+the server mid-call, one that has it exit just after answering), `hostile` (200 tools with
+descriptions that try to break out of their wrapper or reach the terminal, and a few with names
+or schemas no client can use).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ import time
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
-from mcp_types import EmbeddedResource, PaginatedRequestParams, TextContent, TextResourceContents, Tool
+from mcp_types import (
+    EmbeddedResource,
+    PaginatedRequestParams,
+    TextContent,
+    TextResourceContents,
+    Tool,
+    ToolAnnotations,
+)
 
 # A 1x1 PNG.
 PIXEL = base64.b64decode(
@@ -82,6 +90,11 @@ def answers() -> MCPServer:
     def environment(name: str) -> str:
         """The value of an environment variable of the server (or <unset>), and its folder."""
         return f"{name}={os.environ.get(name, '<unset>')} cwd={os.getcwd()}"
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def lookup(key: str) -> str:
+        """Look a key up; marked read-only (readOnlyHint), which plan mode heeds."""
+        return f"{key}: found"
 
     @server.tool()
     def header(name: str, ctx: Context) -> str:

@@ -44,6 +44,7 @@ class McpTool:
     definition: dict[str, Any]  # name, description, input_schema: as sent to the model
     validator: Validator
     about: str  # the description as the server wrote it (searched, never shown raw)
+    read_only: bool = False  # its server says it changes nothing (readOnlyHint): plan mode asks
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -91,7 +92,8 @@ class McpTools:
         if error is not None:
             raise ToolError(prompts.notice("mcp_input_invalid", tool=name, problem=_problem(error)))
         shown = json.dumps(tool_input, ensure_ascii=False, indent=2)
-        ctx.permissions.check_tool(name, shown, f"a tool of the MCP server {tool.server}")
+        reason = f"a tool of the MCP server {tool.server}"
+        ctx.permissions.check_tool(name, shown, reason, read_only=tool.read_only)
         return self._call(tool, tool_input)
 
     def _call(self, tool: McpTool, tool_input: dict[str, Any]) -> ToolResult:
@@ -182,7 +184,8 @@ def _adapted(server: str, listed: Any) -> McpTool:
         text = text[: MAX_DESCRIPTION_CHARS - 1] + "…"
     description = wrap(DESCRIPTION_TAG, text, server=server)
     definition = {"name": name, "description": description, "input_schema": _inert(encodable_value(schema))}
-    return McpTool(name, server, str(listed.name), definition, validator, text)
+    read_only = getattr(listed.annotations, "read_only_hint", None) is True
+    return McpTool(name, server, str(listed.name), definition, validator, text, read_only)
 
 
 def _inert(node: Any) -> Any:
