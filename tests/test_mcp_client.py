@@ -138,6 +138,32 @@ def rule_set(tmp_path: Path, *texts: str) -> RuleSet:
     return RuleSet([parse_rule(entry, tmp_path) for entry in entries])
 
 
+def test_rules_name_a_servers_tools_as_claude_code_does(
+    shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path
+) -> None:
+    _, tools, _ = shared
+
+    def run(mode: str, *rules: str) -> str:
+        """What one call comes to in print mode (no one to ask): "ran" or the refusal."""
+        permissions = Permissions(tmp_path, mode=mode, ask=None, rules=rule_set(tmp_path, *rules))
+        try:
+            return (
+                "ran: "
+                + tools.run("mcp__answers__echo", {"text": "x"}, ToolContext(tmp_path, permissions)).text
+            )
+        except PermissionDenied as denied:
+            return str(denied)
+
+    assert "ran: " in run("ask", "allow:mcp__answers")  # every tool of the server
+    assert "ran: " in run("ask", "allow:mcp__answers__echo")
+    assert "ran: " in run("ask", "allow:mcp__answers__*")
+    assert "no one can give it" in run("ask", "allow:mcp__answers__add")  # another tool
+    assert "no one can give it" in run("ask", "allow:mcp__answer")  # another server's name
+    assert "no one can give it" in run("ask", "allow:mcp__answers", "ask:mcp__answers__echo")
+    refused = run("bypass", "allow:mcp__answers", "deny:mcp__answers__echo")
+    assert "refused by the user's settings" in refused and "mcp__answers__echo" in refused
+
+
 def test_plan_mode_asks_before_a_tool_that_may_change_something(
     shared: tuple[McpManager, McpTools, list[str]], tmp_path: Path
 ) -> None:

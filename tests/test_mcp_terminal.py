@@ -1,6 +1,7 @@
 """MCP servers as a person meets them: a project's `.mcp.json` asked about (trust, then one key
 per server, its command line shown) and remembered until its entry changes; `/mcp`; a server
-that fails in one line; `mini-claude mcp add|list|get|remove`; print mode calling a tool."""
+that fails in one line; `mini-claude mcp add|list|get|remove`; print mode calling a tool, as the
+settings files' rules allow or deny it."""
 
 from __future__ import annotations
 
@@ -120,6 +121,35 @@ def test_print_mode_cannot_approve_a_tool(
     result = api_env.requests[-1].messages[-1]["content"][0]
     assert done.returncode == 0 and result["is_error"]
     assert "mcp__answers__echo may not run with" in result["content"]
+
+
+def test_settings_rules_allow_and_deny_a_servers_tools_and_plan_mode_refuses_them(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, isolated_env: Path
+) -> None:
+    write_user_servers(isolated_env, {"answers": server_command("answers")})
+    settings = {"permissions": {"allow": ["mcp__answers"], "deny": ["mcp__answers__echo"]}}
+    (isolated_env / ".claude").mkdir()
+    (isolated_env / ".claude" / "settings.json").write_text(json.dumps(settings))
+    api_env.stream_replies.extend(
+        [
+            tool_reply("mcp__answers__add", {"a": 1, "b": 2}),
+            tool_reply("mcp__answers__echo", {"text": "x"}),
+            text_reply("Done."),
+        ]
+    )
+    done = cli.run("-p", "add, then echo", timeout=CONNECTED)
+    assert done.returncode == 0, done.stderr
+    added, echoed = (request.messages[-1]["content"][0] for request in api_env.requests[-2:])
+    assert '"sum": 3' in added["content"] and not added.get("is_error")  # mcp__answers allows it
+    assert echoed["is_error"] and "refused by the user's settings" in echoed["content"]
+    assert "deny rule mcp__answers__echo" in echoed["content"]
+
+    api_env.stream_replies.extend([tool_reply("mcp__answers__add", {"a": 1, "b": 2}), text_reply("Plan.")])
+    done = cli.run("-p", "--permission-mode", "plan", "add", timeout=CONNECTED)
+    refused = api_env.requests[-1].messages[-1]["content"][0]
+    assert done.returncode == 0 and refused["is_error"], done.stderr
+    assert "mcp__answers__add may not run with" in refused["content"]
+    assert "the session is in plan mode" in refused["content"]  # the allow rule does not spare it
 
 
 def test_the_mcp_commands(cli: Cli, project_dir: Path, isolated_env: Path) -> None:
