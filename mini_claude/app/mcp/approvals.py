@@ -21,7 +21,7 @@ from typing import Literal
 from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, private_folder
 from mini_claude.tools.mcp.config import ServerConfig
 
 APPROVALS_FILE = "mcp-approvals.json"
@@ -37,6 +37,7 @@ class ApprovalStore:
     def __init__(self, home: Path | None = None) -> None:
         self.folder = home or app_home()
         self.path = self.folder / APPROVALS_FILE
+        self.problem: str | None = None  # one line when the file was someone else's, so not read
 
     def answer(self, root: Path, server: ServerConfig) -> bool | None:
         """True or False when the user answered for this entry as it is written now, else None."""
@@ -63,6 +64,9 @@ class ApprovalStore:
 
     def _read(self) -> dict[str, dict[str, object]]:
         """The remembered answers; an unreadable file counts as none (everything asks again)."""
+        if (foreign := foreign_entry(self.path)) is not None:  # its answers may have been planted
+            self.problem = f"{foreign}: not read; the project's MCP servers ask again"
+            return {}
         try:
             data = safe_read.read_bytes(self.path, self.folder, APPROVALS_MAX_BYTES, follow_symlink=False)
             record = json.loads(data.data.decode("utf-8")) if not data.was_cut else None

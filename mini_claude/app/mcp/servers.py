@@ -43,7 +43,10 @@ class SessionServers:
         self.skipped: dict[str, str] = {
             name: f"its entry: {why}" for name, why in configured.unusable.items()
         }
-        chosen = self._chosen(list(configured.servers.values()), settings, store or ApprovalStore(), ask)
+        store = store or ApprovalStore()
+        chosen = self._chosen(list(configured.servers.values()), settings, store, ask)
+        if store.problem is not None:
+            self.notes.append(store.problem)
         options = settings.mcp
         self.manager = McpManager(chosen, cwd=project, connect_timeout=options.connect_timeout)
         self.tools = McpTools(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
-from mini_claude.core.untrusted import REMINDER_TAG, encodable_value, neutralize, wrap
+from mini_claude.core.untrusted import REMINDER_TAG, contained, encodable_value, neutralize, wrap
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
@@ -104,7 +104,9 @@ class McpTools:
             raise ToolError(prompts.notice("mcp_timed_out", tool=tool.name, seconds=seconds)) from None
         except ConnectionError:
             view = self.manager.view(tool.server)
-            state, why = (view.state, f": {view.error}" if view.error else "") if view else ("gone", "")
+            # The error may end with the server's own last words (its stderr): no fake reminder.
+            error = contained(view.error, REMINDER_TAG) if view else ""
+            state, why = (view.state, f": {error}" if error else "") if view else ("gone", "")
             raise ToolError(
                 prompts.notice(
                     "mcp_not_connected", server=tool.server, state=state, error=why, tool=tool.name
