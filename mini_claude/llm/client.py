@@ -67,6 +67,13 @@ class ModelClient:
             self._preload_thread = threading.Thread(target=self._get_client, name="sdk-preload", daemon=True)
             self._preload_thread.start()
 
+    def wait_preloaded(self, timeout: float) -> None:
+        """Until the SDK preload has finished (at most `timeout` seconds): other background
+        start-up work waits its turn rather than slow down the prompt with it."""
+        thread = self._preload_thread
+        if thread is not None:
+            thread.join(timeout)
+
     def _get_client(self) -> Any:
         """The SDK client; raises ModelError when there is nothing to call it with."""
         if not self.configured:
