@@ -55,6 +55,11 @@ def model_failed(why: str, *, window_unknown: bool = False) -> Ending:
     return Ending("error", why + (WINDOW_NOT_SAID if window_unknown else ""), "stream_failed")
 
 
+def stopped(why: str) -> Ending:
+    """A hook stopped the turn (`continue: false`, a blocked prompt); `why` is for the user."""
+    return Ending("stopped", why, "hook_stopped")
+
+
 def turn_cap(max_turns: int) -> Ending:
     return Ending("turn_cap", prompts.notice("turn_cap", max_turns=max_turns))
 

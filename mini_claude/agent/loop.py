@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from mini_claude.agent import endings
 from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
 from mini_claude.agent.endings import CUT_OFF, Ending
-from mini_claude.agent.open_calls import OpenToolCalls
+from mini_claude.agent.open_calls import OpenToolCalls, tool_use_ids
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW
@@ -32,6 +32,7 @@ from mini_claude.core.events import (
     TextDone,
     TurnEnded,
 )
+from mini_claude.core.hook_points import NoHooks, TurnHooks
 from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.core.untrusted import encodable, encodable_value
 from mini_claude.llm.client import ModelClient
@@ -64,6 +65,7 @@ class Agent:
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
+        hooks: TurnHooks | None = None,
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -71,10 +73,9 @@ class Agent:
         self.sink = sink
         self.save = save  # the transcript: hears each change to the conversation before the sink
         self.build_system_prompt = build_system_prompt
-        self.model = model
-        self.max_tokens = max_tokens
-        self.max_turns = max_turns
+        self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
         self.recall, self.reminders = recall, reminders
+        self.hooks: TurnHooks = hooks or NoHooks()
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -82,20 +83,10 @@ class Agent:
         # A step's state until its calls are answered: the response still streaming, the calls
         # of the stored reply without an answer yet (with their results so far).
         self._streaming: StreamedResponse | None = None
-        self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event))
+        self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event), self.hooks)
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
-        self.context = ContextKeeper(llm, self._tell, view)
-
-    @property
-    def compaction(self) -> Compaction | None:
-        """The summary requests hold instead of the first `replaced` stored messages (None: none);
-        set it to continue a resumed conversation's last compaction."""
-        return self.context.view.compaction
-
-    @compaction.setter
-    def compaction(self, value: Compaction | None) -> None:
-        self.context.view.compaction = value
+        self.context = ContextKeeper(llm, self._tell, view, self.hooks.before_compaction)
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
@@ -113,7 +104,7 @@ class Agent:
         new conversation: the system prompt is built afresh; the memories in `recalled` (file
         names) are in it already, so they are not recalled again."""
         self.clear()
-        self.messages, self.compaction = messages, compaction
+        self.messages, self.context.view.compaction = messages, compaction
         if self.recall is not None:
             self.recall.surfaced.update(recalled)
 
@@ -133,19 +124,23 @@ class Agent:
         # surrogate escapes: U+FFFD here, or every request of the conversation fails to encode.
         user_text = encodable(user_text)
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
-        if self.recall is not None:
-            self.recall.start(user_text)
-        context, self._context = self._context, []
-        self._add("user", [*context, {"type": "text", "text": user_text}])
+        verdict = self.hooks.prompt_submitted(user_text)
+        context, self._context = [*self._context, *_texts(verdict.context)], []
+        kept_out = verdict.block or verdict.stop  # a hook keeps the message out of the conversation
+        if kept_out is None:
+            if self.recall is not None:
+                self.recall.start(user_text)
+            self._add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
         try:
-            ending = self._steps()
+            ending = self._steps() if kept_out is None else endings.stopped(kept_out)
         except KeyboardInterrupt:
             ending = endings.INTERRUPTED
         except Exception as error:  # a bug of ours must not cost the user the conversation
             log.exception("internal error during a turn")
             ending = endings.internal_error(error)
         self._close_open_calls(ending.unanswered, note=ending.note)
+        self.hooks.turn_ended()
         if ending.notice:
             self.sink(Notice(ending.notice, ending.level))
         if (status := self.context.view.status()) is not None:
@@ -155,9 +150,19 @@ class Agent:
         return ended
 
     def _steps(self) -> Ending:
-        """Model calls until one ends the turn, at most max_turns of them."""
+        """Model calls until one ends the turn, at most max_turns of them; a Stop hook may
+        have the model go on (its reason is the model's next instruction)."""
+        again = False
         for _ in range(self.max_turns):
-            if (ending := self._step()) is not None:
+            ending = self._step()
+            if ending is endings.DONE:
+                verdict = self.hooks.stopping(again)
+                if verdict.stop is not None:
+                    return endings.stopped(verdict.stop)
+                if verdict.block is not None:
+                    self._add("notice", _texts((verdict.block,)))
+                    ending, again = None, True
+            if ending is not None:
                 return ending
         return endings.turn_cap(self.max_turns)
 
@@ -170,7 +175,9 @@ class Agent:
         """One model call and the tools it asks for; how the turn ends, or None to go on."""
         if self.reminders is not None and self._system_blocks() and (blocks := self.reminders()):
             self._add("instructions", blocks)
-        self._add_recalled_memories()
+        if self.recall is not None and (recalled := self.recall.take_ready()) is not None:
+            self._add("memories", recalled.blocks, tuple(recalled.file_names))
+            self.sink(MemoriesRecalled(tuple(recalled.file_names)))
         response = self._call_model()
         if isinstance(response, Ending):
             return response
@@ -184,6 +191,9 @@ class Agent:
             return ending
         for call in self._open_calls.calls:
             self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+            if (stop := self._open_calls.stopped) is not None:
+                self._close_open_calls("hook_stopped")
+                return endings.stopped(stop)
         self._close_open_calls("interrupted")
         return None
 
@@ -211,7 +221,7 @@ class Agent:
 
     def _stream(self, tokens: int) -> StreamedResponse:
         """Stream one response to a request of about `tokens`, showing it as it comes."""
-        response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
+        response = self._streaming = StreamedResponse(used_tool_ids=tool_use_ids(self.messages))
         self.sink(RequestStarted())
         messages = self.context.view.request(self.messages)
         for update in self.llm.stream(
@@ -274,18 +284,6 @@ class Agent:
             self.save(event)
         self.sink(event)
 
-    def _add_recalled_memories(self) -> None:
-        recalled = self.recall.take_ready() if self.recall is not None else None
-        if recalled is None:
-            return
-        self._add("memories", recalled.blocks, tuple(recalled.file_names))
-        self.sink(MemoriesRecalled(tuple(recalled.file_names)))
-
-    def _tool_use_ids(self) -> set[str]:
-        """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
-        replies = (message["content"] for message in self.messages if message["role"] == "assistant")
-        return {block["id"] for content in replies for block in content if block.get("type") == "tool_use"}
-
     def _system_blocks(self) -> list[dict[str, Any]]:
         # Built once per conversation: the whole prompt is stable, so it is one cached prefix.
         if self._system is None:
@@ -296,3 +294,7 @@ class Agent:
         return RequestParts(
             self.model, self._system_blocks(), self.tools.definitions(), self.max_tokens, self.messages
         )
+
+
+def _texts(texts: Iterable[str]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text} for text in texts]

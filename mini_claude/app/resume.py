@@ -208,4 +208,5 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     )
     if loaded.appended:
         writer.add("tool_results", loaded.appended)
+    session.extensions.start("resume")
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

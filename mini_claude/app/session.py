@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mini_claude.agent.loop import Agent
+from mini_claude.app.extension_setup import Extensions, add_skill_tool, asking, build_extensions, hook_mode
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.reminders import InstructionReminders
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import EventSink, Notice, WarningsOnce
+from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, WarningsOnce
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.history import RecallHistory
 from mini_claude.memory.recall.memory_recall import MemoryRecall
@@ -41,6 +43,7 @@ class Session:
     agent: Agent
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
+    extensions: Extensions
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
@@ -54,8 +57,9 @@ class Session:
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
-            for note in self.settings.notes:
+            for note in [*self.settings.notes, *self.extensions.startup_lines()]:
                 self.warn(note)
+            self.extensions.start("startup")
             remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
 
@@ -65,8 +69,18 @@ class Session:
 
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
+        self.extensions.hooks.session_ended("clear")
         self.agent.clear()
         self.transcript.start_new()
+        self.extensions.start("clear")
+
+    def end(self, reason: str) -> None:
+        """The session is over (`prompt_input_exit`: the user left the REPL; `other`): the
+        SessionEnd hooks run, no hook outlives it, the transcript is closed."""
+        try:
+            self.extensions.hooks.close(reason)
+        finally:
+            self.transcript.close()
 
 
 def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
@@ -76,38 +90,57 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     store = MemoryStore(settings.memory_dir)
     llm = ModelClient(settings, on_retry=sink)
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
+    transcript = TranscriptRecorder(
+        TranscriptWriter(
+            settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
+            model=settings.model, warn=warn,
+        )
+    )  # fmt: skip
+    extensions = build_extensions(settings, sink=sink, ask=ask)
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
-        ask=ask,
+        ask=asking(extensions, ask),
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
         additional_dirs=settings.additional_dirs,
     )
+
+    def hook_fields() -> dict[str, Any]:  # what every hook is told, as of the moment it runs
+        return {
+            "session_id": transcript.session_id, "transcript_path": str(transcript.writer.path),
+            "cwd": str(project_dir), "permission_mode": hook_mode(permissions.mode),
+        }  # fmt: skip
+
+    extensions.hooks.info = hook_fields
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
     memory_startup = MemoryStartup(store, warn, hint=hint)
     recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
-    first_transcript = TranscriptWriter(
-        settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
-        model=settings.model, warn=warn,
-    )  # fmt: skip
-    transcript = TranscriptRecorder(first_transcript)
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
     options = PromptOptions(
         remembers, settings.additional_dirs, settings.system_prompt, settings.append_system_prompt
     )
     ready = memory_startup.wait if remembers else lambda: None
     system_prompt = SystemPrompt(
-        project_dir, store, ready=ready, warn=warn, options=options, reminders=reminders
-    )
+        project_dir, store, ready=ready, warn=warn, options=options, reminders=reminders,
+        skills=extensions.telling.section,
+    )  # fmt: skip
+    tools = default_registry()
+    add_skill_tool(tools, extensions)
+
+    def agent_sink(event: Event) -> None:
+        sink(event)
+        if isinstance(event, ContextCompacted):
+            extensions.start("compact")
+
     agent = Agent(
         llm=llm,
-        tools=default_registry(),
+        tools=tools,
         tool_context=ToolContext(
             project_dir, permissions, MemoryStoreWriter(store) if remembers else None, reminders.tool_used
         ),
-        sink=sink,
+        sink=agent_sink,
         save=transcript,
         build_system_prompt=system_prompt,
         model=settings.model,
@@ -115,8 +148,10 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         max_turns=settings.max_turns,
         recall=recall if remembers else None,
         context_window=settings.context_window,
-        reminders=reminders.take,
+        reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
+        hooks=extensions.hooks,
     )
     return Session(
-        settings, llm, permissions, store, memory_startup, recall, agent, transcript, system_prompt, warn
-    )
+        settings, llm, permissions, store, memory_startup, recall, agent, transcript, system_prompt,
+        extensions, warn,
+    )  # fmt: skip

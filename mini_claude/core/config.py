@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.config_sources import HookSpec, PermissionRule, SettingsFileReport
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -201,6 +201,7 @@ class Settings:
     append_system_prompt: str | None = None  # --append-system-prompt
     system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
     permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
+    hooks: tuple[HookSpec, ...] = ()  # the settings files' hooks that count (a trusted folder's)
     folder_trusted: bool = False  # whether the project's files may do more than instruct
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from

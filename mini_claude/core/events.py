@@ -97,7 +97,8 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
-TurnEndReason = Literal["done", "interrupted", "error", "turn_cap", "max_tokens", "refused"]
+# "stopped": a hook stopped it (a prompt blocked, `continue: false`).
+TurnEndReason = Literal["done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "stopped"]
 CompactionTrigger = Literal["manual", "auto", "too_long"]  # /compact, the window filling up, a 400
 
 

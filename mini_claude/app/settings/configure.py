@@ -78,6 +78,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         append_system_prompt=flags.append_system_prompt,
         system_prompt=flags.system_prompt,
         permission_rules=tuple(merged.rules),
+        hooks=tuple(merged.hooks),
         folder_trusted=trusted,
         setting_files=tuple(merged.reports),
         origins={

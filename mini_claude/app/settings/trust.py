@@ -33,7 +33,6 @@ SHOWN_VALUE_CHARS = 40
 # Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
 # a project's need trust as much as its allow rules.
 LATER_PARTS = {
-    "hooks": "run commands on events (hooks)",
     "enableAllProjectMcpServers": "start every MCP server of .mcp.json",
     "enabledMcpjsonServers": "start MCP servers of .mcp.json",
 }
@@ -60,6 +59,10 @@ def gated_parts(values: FileValues) -> list[str]:
         )
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
+    if values.hooks:
+        parts.append(
+            "run commands on events (hooks): " + _few([f"{h.event} {h.command}" for h in values.hooks])
+        )
     for key, what in LATER_PARTS.items():
         value = values.unused.get(key)
         if value:
@@ -79,6 +82,7 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
         [],
         {k: v for k, v in values.unused.items() if k not in LATER_PARTS},
         values.problems,
+        [],
     )
     if kept.scalars.get("permission_mode") not in (None, "ask"):
         del kept.scalars["permission_mode"]
@@ -90,6 +94,7 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("additionalDirectories", bool(values.additional_dirs)),
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
+            ("hooks", bool(values.hooks)),
             *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
         if present

@@ -40,6 +40,7 @@ SUBTYPES = {
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",
+    "stopped": "error_stopped_by_hook",
 }
 INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"
 

@@ -37,6 +37,7 @@ EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
 EXIT_TURN_CAP = 3
 EXIT_MAX_TOKENS = 4
 EXIT_REFUSED = 5  # the model declined (stop reason `refusal`)
+EXIT_STOPPED = 6  # a hook stopped it: the prompt blocked, or `continue: false`
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_CODES = {
     "done": EXIT_OK,
@@ -45,6 +46,7 @@ EXIT_CODES = {
     "max_tokens": EXIT_MAX_TOKENS,
     "refused": EXIT_REFUSED,
     "interrupted": EXIT_INTERRUPTED,
+    "stopped": EXIT_STOPPED,
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
 # Precise about run_shell: a command is not judged by the paths it touches, so bypass runs every
@@ -136,7 +138,7 @@ def run_print_mode(
         session.warm_up()
         ended: TurnEnded = session.agent.run_turn(given.message)
     finally:
-        session.transcript.close()
+        session.end("other")
     exit_code = EXIT_CODES[ended.reason]
     if output is not None:
         output.finish(session, ended, exit_code)

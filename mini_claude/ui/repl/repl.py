@@ -144,7 +144,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.transcript.close()
+            self.session.end("prompt_input_exit")
 
     def _run(self, first_message: str | None) -> int:
         opened = None
