@@ -15,8 +15,9 @@ from mini_claude.core.untrusted import visible_text
 
 Kind = Literal["skill", "command"]
 Scope = Literal["user", "project"]
-NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
-NAME_RULE = "lowercase letters, digits, -, _ and ., at most 64"
+# A namespaced command's name has a part per folder: `frontend:component`.
+NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}(?::[a-z][a-z0-9_-]{0,63}){0,3}")
+NAME_RULE = "a lowercase letter, then lowercase letters, digits, - and _ (at most 64)"
 DESCRIPTION_MAX_CHARS = 1024
 HINT_MAX_CHARS = 200
 COMMAND_DESCRIPTION_CHARS = 100  # a command without one is described by its first line, cut

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from mini_claude.app.invocation import invoked, prepare, run_prepared
 from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
@@ -136,9 +137,13 @@ def run_print_mode(
         if output is not None:
             output.start(session)
         session.warm_up()
-        ended: TurnEnded = session.agent.run_turn(given.message)
+        ended = _answer(session, given.message)
+    except KeyboardInterrupt:  # landed outside the turn's own handling (a command of /name running)
+        return EXIT_INTERRUPTED
     finally:
         session.end("other")
+    if isinstance(ended, int):
+        return ended
     exit_code = EXIT_CODES[ended.reason]
     if output is not None:
         output.finish(session, ended, exit_code)
@@ -146,6 +151,21 @@ def run_print_mode(
         sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
     return exit_code
+
+
+def _answer(session: Session, message: str) -> TurnEnded | int:
+    """The turn `message` makes, or an exit status when a skill or command it runs (`/name`)
+    could not be sent."""
+    found = invoked(session, message)
+    if found is None:
+        return session.agent.run_turn(message)
+    prepared = prepare(session, *found)
+    for line in [*prepared.shown, *prepared.problems]:
+        print(visible_text(line), file=sys.stderr)
+    if prepared.problems:
+        print(f"mini-claude: /{found[0].name} was not sent", file=sys.stderr)
+        return EXIT_FAILED
+    return run_prepared(session, prepared, session.agent.run_turn)
 
 
 def _resumed(session: Session, request: ResumeRequest) -> bool:
