@@ -30,8 +30,12 @@ class Harness:
     session: Session = field(init=False)
 
     def start(self, **settings: Any) -> Harness:
+        """`configured`: Settings to use as they are (from the settings files); else the rest are
+        load_settings' arguments."""
         ask = self._answer if settings.pop("interactive", True) else None
-        self.session = build_session(load_settings(**settings), sink=self._collect, ask=ask)
+        configured = settings.pop("configured", None)
+        chosen = configured if configured is not None else load_settings(**settings)
+        self.session = build_session(chosen, sink=self._collect, ask=ask)
         return self
 
     def _collect(self, event: Event) -> None:

@@ -126,11 +126,7 @@ def _run_commands(session: Session, text: str, prepared: Prepared) -> str:
             )
             return text
         prepared.shown.append(f"Ran !`{shown}` → {visible_text(result.summary)}")
-        output = wrap(OUTPUT_TAG, result.content, command=command)
-        pieces += [
-            text[done : match.start()],
-            _fill("command_output", command=attribute(command), output=output),
-        ]
+        pieces += [text[done : match.start()], wrap(OUTPUT_TAG, result.content, command=command)]
         done = match.end()
     return "".join(pieces) + text[done:]
 

@@ -147,8 +147,11 @@ def first_line(text: str) -> str:
 def shown_command(command: str) -> str:
     """`command` as a hook is named to the user: its first line, cut."""
     lines = [line.strip() for line in command.strip().splitlines() if line.strip()]
-    shown = _cut(lines[0], COMMAND_SHOWN_CHARS) + (" …" if len(lines) > 1 else "") if lines else ""
-    return f"`{shown}`"
+    first = lines[0] if lines else ""
+    if len(first) > COMMAND_SHOWN_CHARS:  # its start and its end (a script's name) both matter
+        keep = COMMAND_SHOWN_CHARS // 3
+        first = first[:keep] + "…" + first[-(COMMAND_SHOWN_CHARS - keep - 1) :]
+    return f"`{first}{' …' if len(lines) > 1 else ''}`"
 
 
 def _cut(text: str, limit: int) -> str:

@@ -74,7 +74,6 @@ class SessionHooks:
 
     def session_ended(self, reason: str) -> None:
         """SessionEnd (`clear`, `prompt_input_exit`, `other`): waited for, within its timeouts."""
-        self._join_start()
         self._run("SessionEnd", {"reason": reason}, reason)
 
     def notify(self, message: str, kind: str = "permission_prompt") -> None:
@@ -91,7 +90,8 @@ class SessionHooks:
         threading.Thread(target=run, name="hook-Notification", daemon=True).start()
 
     def close(self, reason: str) -> None:
-        """The session ends: SessionEnd, then every hook still running is stopped."""
+        """The session ends: SessionEnd, then every hook still running is stopped (a SessionStart
+        hook still running too: nothing waits for it now)."""
         try:
             self.session_ended(reason)
         finally:
