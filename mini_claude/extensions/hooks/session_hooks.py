@@ -18,7 +18,7 @@ from typing import Any
 from mini_claude.core import prompts
 from mini_claude.core.events import EventSink, Notice
 from mini_claude.core.hook_points import PASS, HookVerdict
-from mini_claude.core.untrusted import visible_text, wrap
+from mini_claude.core.untrusted import attribute, visible_text, wrap
 from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.hooks.outcome import Outcome, shown_command
 from mini_claude.extensions.hooks.runner import HookRunner
@@ -125,14 +125,18 @@ class SessionHooks:
         if outcome.blocks or outcome.permission == "deny":
             reasons = "\n".join([*outcome.blocks, *outcome.permission_reasons]) or "(no reason given)"
             text = _fill(
-                "hook_blocked_tool", tool=name, output=wrap(HOOK_OUTPUT_TAG, reasons, event="PreToolUse")
+                "hook_blocked_tool",
+                tool=attribute(name),
+                output=wrap(HOOK_OUTPUT_TAG, reasons, event="PreToolUse"),
             )
             return HookVerdict(block=text, context=context)
         why = "; ".join(outcome.permission_reasons)
         if outcome.permission == "ask":
             refused = self._ask_user(name, tool_input, why)
             if refused is not None:
-                return HookVerdict(block=_fill("hook_refused_tool", tool=name, how=refused), context=context)
+                return HookVerdict(
+                    block=_fill("hook_refused_tool", tool=attribute(name), how=refused), context=context
+                )
             self.approvals.approve_call(call_id, "approved at a PreToolUse hook's question")
         elif outcome.permission == "allow":
             self.approvals.approve_call(call_id, "allowed by a PreToolUse hook" + (f": {why}" if why else ""))
@@ -214,7 +218,7 @@ class SessionHooks:
 
 def _context(event: str, command: str, text: str) -> str:
     output = wrap(HOOK_OUTPUT_TAG, text, event=event)
-    return _fill("hook_context", event=event, command=shown_command(command), output=output)
+    return _fill("hook_context", event=event, command=attribute(shown_command(command)), output=output)
 
 
 def _fill(key: str, **values: object) -> str:

@@ -41,7 +41,9 @@ def skill_tool(catalog: Catalog, approvals: Approvals) -> Callable[..., ToolResu
         try:
             body = read_body(entry.path, entry.root)
         except NotReadable as problem:
-            raise ToolError(_fill("skill_unreadable", name=entry.name, problem=problem)) from None
+            raise ToolError(
+                _fill("skill_unreadable", name=entry.name, problem=attribute(str(problem)))
+            ) from None
         approvals.allow_for_turn(catalog.allowed_tools(entry), f"skill {entry.name}, {entry.source}")
         return ToolResult(loaded_text(entry, substitute(body, arguments)), f"loaded {entry.name}")
 
