@@ -12,7 +12,11 @@ from tests.extensions_kit import alive, command_hook, configured_harness, hook_s
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, result_text, tool_results_in, user_texts, wait_for_file, wait_until
 
-ALLOW = '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "%s", "permissionDecisionReason": "%s"}}'
+
+def decision(permission: str, reason: str) -> str:
+    """A PreToolUse hook's JSON answer."""
+    specific = {"hookEventName": "PreToolUse", "permissionDecision": permission}
+    return json.dumps({"hookSpecificOutput": {**specific, "permissionDecisionReason": reason}})
 
 
 def _write(name: str, content: str = "hi") -> object:
@@ -73,7 +77,7 @@ def test_the_matcher_takes_claude_code_names_ours_lists_and_regexes(
 def test_allow_spares_the_question_but_never_for_a_protected_file(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    hook_script(project_dir / "hooks", "allow.sh", "echo '" + ALLOW % ("allow", "fine by the hook") + "'")
+    hook_script(project_dir / "hooks", "allow.sh", "echo '" + decision("allow", "fine by the hook") + "'")
     hooks_settings(
         project_dir, command_hook("PreToolUse", str(project_dir / "hooks/allow.sh"), matcher="Write")
     )
@@ -90,10 +94,8 @@ def test_allow_spares_the_question_but_never_for_a_protected_file(
 def test_deny_blocks_and_ask_asks_even_what_would_run_unasked(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    decide = "read input; case \"$input\" in *deny.txt*) echo '%s';; *) echo '%s';; esac" % (
-        ALLOW % ("deny", "not that one"),
-        ALLOW % ("ask", "check this one"),
-    )
+    deny, ask = decision("deny", "not that one"), decision("ask", "check this one")
+    decide = f"read input; case \"$input\" in *deny.txt*) echo '{deny}';; *) echo '{ask}';; esac"
     hook_script(project_dir / "hooks", "decide.sh", decide)
     hooks_settings(
         project_dir, command_hook("PreToolUse", str(project_dir / "hooks/decide.sh"), matcher="Read|Write")
@@ -120,7 +122,10 @@ def test_deny_blocks_and_ask_asks_even_what_would_run_unasked(
 def test_user_prompt_submit_adds_context_or_keeps_the_message_out(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    script = 'read -r line; case "$line" in *secret*) echo "do not send secrets" >&2; exit 2;; esac; echo "branch: main"'
+    script = """read -r line
+case "$line" in *secret*) echo "do not send secrets" >&2; exit 2;; esac
+echo "branch: main"
+"""
     hook_script(project_dir / "hooks", "prompt.sh", script)
     hooks_settings(project_dir, command_hook("UserPromptSubmit", str(project_dir / "hooks/prompt.sh")))
     harness = configured_harness()
@@ -141,7 +146,8 @@ def test_post_tool_use_feedback_and_context_reach_the_model_with_the_result(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
     script = """cat > /dev/null
-echo '{"decision": "block", "reason": "lint: line 1 is too long", "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "formatter ran"}}'"""
+echo '{"decision": "block", "reason": "lint: line 1 is too long",
+  "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "formatter ran"}}'"""
     hook_script(project_dir / "hooks", "lint.sh", script)
     hooks_settings(
         project_dir, command_hook("PostToolUse", str(project_dir / "hooks/lint.sh"), matcher="Edit|Write")
@@ -215,7 +221,9 @@ def test_junk_output_a_failing_and_a_non_executable_hook_are_one_line_each(
 def test_a_hook_past_its_timeout_is_stopped_with_its_children(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    script = 'sleep 300 & echo $! > "$CLAUDE_PROJECT_DIR/child.pid"\necho $$ > "$CLAUDE_PROJECT_DIR/hook.pid"\nsleep 300'
+    script = """sleep 300 & echo $! > "$CLAUDE_PROJECT_DIR/child.pid"
+echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
+sleep 300"""
     hook_script(project_dir / "hooks", "slow.sh", script)
     hooks_settings(project_dir, command_hook("PreToolUse", str(project_dir / "hooks/slow.sh"), timeout=1))
     harness = configured_harness()
@@ -259,7 +267,9 @@ def test_no_hook_outlives_the_session(api_env: FakeAnthropic, project_dir: Path)
 
 def test_hooks_of_one_event_run_at_once(api_env: FakeAnthropic, project_dir: Path) -> None:
     # Each waits for the other's mark: run one after the other, both would time out.
-    rendezvous = 'touch "$CLAUDE_PROJECT_DIR/{me}"; for i in $(seq 100); do [ -e "$CLAUDE_PROJECT_DIR/{other}" ] && exit 0; sleep 0.05; done; exit 1'
+    rendezvous = """touch "$CLAUDE_PROJECT_DIR/{me}"
+for i in $(seq 100); do [ -e "$CLAUDE_PROJECT_DIR/{other}" ] && exit 0; sleep 0.05; done
+exit 1"""
     for me, other in (("a", "b"), ("b", "a")):
         hook_script(project_dir / "hooks", f"{me}.sh", rendezvous.format(me=me, other=other))
     groups = [{"hooks": [{"type": "command", "command": str(project_dir / f"hooks/{n}.sh")}]} for n in "ab"]

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.extensions.approvals import Approvals, covers
 from mini_claude.extensions.skills.reading import BODY_MAX_BYTES, HEADER_MAX_BYTES
+from mini_claude.safety.permissions import PermissionRequest
 from tests.adversarial.cases import case
 from tests.adversarial.test_hostile_instructions import huge, peak_allocation
 from tests.cli_harness import Cli
@@ -60,8 +62,8 @@ def test_names_of_built_ins_stay_the_built_ins(api_env: FakeAnthropic, project_d
     assert catalog.skill("clear") is not None  # the model may still load the skill
     lines = harness.session.extensions.startup_lines()
     assert (
-        ".claude/skills/clear/SKILL.md: /clear is a built-in command, which wins; the model can still load the skill"
-        in lines
+        ".claude/skills/clear/SKILL.md: /clear is a built-in command, which wins; "
+        "the model can still load the skill" in lines
     )
     assert ".claude/commands/help.md: /help is a built-in command, which wins" in lines
 
@@ -294,3 +296,57 @@ def test_a_hook_cannot_allow_past_the_protections(api_env: FakeAnthropic, projec
     harness.turn("add a hook")
     assert not (project_dir / ".git/hooks/pre-commit").exists()
     assert len(harness.questions) == 1
+
+
+def _shell(command: str) -> PermissionRequest:
+    return PermissionRequest("run_shell", "shell", command, "run a shell command")
+
+
+@case(
+    "paths",
+    "allowed-tools Bash(git status:*): the command and its flags, never a second command by any syntax",
+)
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("git status", True),
+        ("git status --short", True),
+        ("git statusx", False),
+        ("git status; rm -rf ~", False),
+        ("git status && rm -rf ~", False),
+        ("git status || rm x", False),
+        ("git status | sh", False),
+        ("git status & rm x", False),
+        ("git status\nrm x", False),
+        ("git status $(rm x)", False),
+        ("git status `rm x`", False),
+        ("git status > ~/.bashrc", False),
+        ("git status <(rm x)", False),
+        ("git status ${IFS}x", False),
+        ("git status \\\nrm", False),
+        ("  git status  ", True),
+        ("env git status", False),
+        ("git  status", False),
+    ],
+)
+def test_a_prefix_rule_covers_one_simple_command(command: str, expected: bool) -> None:
+    assert covers("Bash(git status:*)", _shell(command)) is expected
+
+
+@case(
+    "paths",
+    "allowed-tools and a hook's allow never answer a question that offers no 'always' (the protections)",
+)
+def test_approvals_never_answer_a_protected_question() -> None:
+    approvals = Approvals()
+    approvals.allow_for_turn(("Write", "Bash"), "skill x")
+    approvals.approve_call("toolu_1", "a hook allowed it")
+    protected = PermissionRequest(
+        "write_file", "write", "/p/.git/hooks/pre-commit", "git", allow_always=False
+    )
+    asked: list[PermissionRequest] = []
+    ask = approvals.asking(lambda request: asked.append(request) or "n")
+    assert ask(protected) == "n" and asked == [protected]
+    assert ask(_shell("ls")) == "y" and len(asked) == 1
+    approvals.end_turn()
+    assert ask(_shell("ls")) == "n" and len(asked) == 2
