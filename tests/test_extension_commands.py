@@ -11,6 +11,7 @@ from tests.cli_harness import Cli
 from tests.extensions_kit import command_file, command_hook, hooks_settings, skill
 from tests.fake_api import FakeAnthropic, text_reply
 from tests.kit import main_calls, user_texts, wait_for_file
+from tests.test_folder_trust import QUESTION
 
 
 def test_slash_completion_lists_commands_with_descriptions_and_runs_one(
@@ -71,3 +72,17 @@ def test_hooks_are_listed_and_session_end_runs_when_the_user_leaves(
     assert "SessionEnd: cat > " in listed and ".claude/settings.json (project)" in listed
     wait_for_file(project_dir / "ended.json")
     assert json.loads((project_dir / "ended.json").read_text())["reason"] == "prompt_input_exit"
+
+
+def test_the_trust_question_names_what_a_projects_commands_would_allow(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    command_file(project_dir, "ship", "Ship it: !`git push`", **{"allowed-tools": "Bash(git push:*)"})
+    with cli.terminal(columns=120) as term:
+        shown = term.expect(QUESTION)
+        term.type("n")
+        term.wait_until_ready()
+        term.submit("/skills")
+        listed = term.expect("ship.md") + term.expect_prompt()
+    assert ".claude/commands/ship.md: allow without asking while it runs: Bash(git push:*)" in shown
+    assert "allowed-tools ignored (folder not trusted): Bash(git push:*)" in listed

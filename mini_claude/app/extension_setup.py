@@ -9,6 +9,7 @@ from pathlib import Path
 
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, Settings, memory_project_root
 from mini_claude.core.events import EventSink
+from mini_claude.core.untrusted import visible_text
 from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.hooks.runner import HookRunner
 from mini_claude.extensions.hooks.session_hooks import SessionHooks
@@ -59,6 +60,23 @@ def build_extensions(settings: Settings, *, sink: EventSink, ask: AskCallback | 
     runner = HookRunner(settings.hooks, project_dir)
     hooks = SessionHooks(runner, sink=sink, info=dict, approvals=approvals, ask=ask)
     return Extensions(catalog, SkillTelling(catalog), approvals, hooks)
+
+
+def project_allowances(root: Path, home: Path) -> list[str]:
+    """What the project's skills and commands would allow without asking, a line each: their
+    `allowed-tools` count only in a trusted folder, so the trust question names them."""
+    catalog = Catalog(root, home, trusted=False)
+    catalog.refresh()
+    return [
+        f"{entry.source}: allow without asking while it runs: {_few(entry.allowed_tools)}"
+        for entry in catalog.listing.entries
+        if entry.scope == "project" and entry.allowed_tools
+    ]
+
+
+def _few(items: tuple[str, ...], shown: int = 4) -> str:
+    listed = ", ".join(visible_text(item) for item in items[:shown])
+    return listed + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
 def add_skill_tool(tools: ToolRegistry, extensions: Extensions) -> None:

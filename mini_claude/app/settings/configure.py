@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mini_claude.app.extension_setup import project_allowances
 from mini_claude.app.instructions.reading import shown_path
 from mini_claude.app.settings.files import (
     SettingsError,
@@ -57,6 +58,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
     ]
+    gated += project_allowances(root, home)  # the project's skills' and commands' allowed-tools
     trust = trust or TrustStore()
     trusted, how = _trusted(root, gated, flags.trust_folder, ask_trust, trust)
     merged = merge(found, trusted=trusted, root=root, home=home)
