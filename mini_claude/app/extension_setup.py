@@ -86,18 +86,17 @@ def add_skill_tool(tools: ToolRegistry, extensions: Extensions) -> None:
     tools.add(skill_tool.definition(), handler, offered=lambda: bool(catalog.model_skills()))
 
 
-def asking(extensions: Extensions, ask: AskCallback | None) -> AskCallback:
-    """The permission question as the permission checker gets it: what the extensions approved is
-    answered first; a question that is shown tells the Notification hooks."""
+def notifying(extensions: Extensions, ask: AskCallback | None) -> AskCallback | None:
+    """The permission question, which tells the Notification hooks when it is shown."""
     if ask is None:
-        return extensions.approvals.asking(None)
+        return None
     shown: AskCallback = ask
 
     def ask_and_notify(request: PermissionRequest) -> Answer:
         extensions.hooks.notify(f"mini-claude needs your permission to use {request.tool}")
         return shown(request)
 
-    return extensions.approvals.asking(ask_and_notify)
+    return ask_and_notify
 
 
 def hook_mode(mode: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.agent.loop import Agent
-from mini_claude.app.extension_setup import Extensions, add_skill_tool, asking, build_extensions, hook_mode
+from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.reminders import InstructionReminders
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
@@ -100,7 +100,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
-        ask=asking(extensions, ask),
+        ask=notifying(extensions, ask),
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
         additional_dirs=settings.additional_dirs,
@@ -113,6 +113,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         }  # fmt: skip
 
     extensions.hooks.info = hook_fields
+    permissions.approved = extensions.approvals.approved  # skills' allowed-tools, hooks' allow
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
     memory_startup = MemoryStartup(store, warn, hint=hint)

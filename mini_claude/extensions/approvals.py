@@ -4,35 +4,29 @@ Two things spare the user a permission question, never past the Safety protectio
 - the `allowed-tools` of a skill or custom command, for the rest of the turn it runs in;
 - a PreToolUse hook's `permissionDecision: "allow"` (or the user's yes at its `ask`), for that call.
 
-The seam: the permission checker asks through its `ask` callback, which app/ wraps with `asking`.
-A question about something approved here is answered yes without being shown, when it is one that
-an "always" could answer: the protections (git directories, home dotfiles, instruction and settings
+The seam: the permission checker consults `approved` before it asks (app/ sets it as its
+`approved` callback). A question about something approved here is not asked, when it is one that an
+"always" could answer: the protections (git directories, home dotfiles, instruction and settings
 files, writes outside the project) never offer "always", so they still ask. `extra_allow_rules` and
-`call_approval` say the same as values, for a permission checker that takes rules (issue 27's)
-to consult instead. Until then, rules are matched here in a reduced form: a tool name (`Read`,
-`Bash`, ours or Claude Code's), and `Bash(git diff:*)` (prefix) or `Bash(git status)` (exact) for a
-command that is one simple command (no `;`, `&`, `|`, `$`, backquote, redirection or subshell); a
-path specifier (`Edit(src/**)`) approves nothing yet: those still ask.
+`call_approval` say the same as values, for a permission checker that takes rules (issue 27's).
+Until then, rules are matched here in a reduced form: a tool name (`Read`, `Bash`, ours or
+Claude Code's), and `Bash(git diff:*)` (prefix) or `Bash(git status)` (exact) for a command that
+is one simple command (no `;`, `&`, `|`, `$`, backquote, redirection or subshell); a path
+specifier (`Edit(src/**)`) approves nothing yet: those still ask.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import logging
 import re
 from dataclasses import dataclass
 
-from mini_claude.core import prompts
-from mini_claude.core.errors import PermissionDenied
 from mini_claude.extensions.tool_names import our_name
-from mini_claude.safety.permissions import Answer, AskCallback, PermissionRequest
+from mini_claude.safety.permissions import PermissionRequest
 
 _RULE = re.compile(r"(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<spec>.*)\))?", re.DOTALL)
 # What makes a command more than one simple command, or lets it run another (bash's syntax).
 _NOT_SIMPLE = re.compile(r"[;&|<>$`(){}\\\n\r]")
-_VERBS = {"read": "read", "write": "write to", "shell": "run"}
-
-log = logging.getLogger("mini_claude")
 
 
 @dataclass(frozen=True)
@@ -83,26 +77,6 @@ class Approvals:
             return self._call[1]
         rule = next((rule for rule in self._turn if covers(rule.text, request)), None)
         return f"allowed by {rule.text} ({rule.source})" if rule is not None else None
-
-    def asking(self, ask: AskCallback | None) -> AskCallback:
-        """`ask` (the UI's question, or None where no one can answer) with what is approved here
-        answered yes first."""
-
-        def ask_unless_approved(request: PermissionRequest) -> Answer:
-            why = self.approved(request)
-            if why is not None:
-                log.info("permission %s %s %r: %s", request.tool, request.action, request.target, why)
-                return "y"
-            if ask is None:
-                verb = _VERBS[request.action]
-                raise PermissionDenied(
-                    prompts.notice(
-                        "permission_unavailable", tool=request.tool, verb=verb, target=request.target
-                    )
-                )
-            return ask(request)
-
-        return ask_unless_approved
 
 
 def covers(rule: str, request: PermissionRequest) -> bool:

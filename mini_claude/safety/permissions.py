@@ -60,6 +60,8 @@ class PermissionRequest:
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
+# Says why a question needs not be asked (what a skill or a hook approved in advance), or None.
+ApprovedCallback = Callable[[PermissionRequest], "str | None"]
 # Builds a write's preview; called only when a question is asked (it may read the file).
 PreviewBuilder = Callable[[], "ChangePreview"]
 
@@ -86,6 +88,8 @@ class Permissions:
         self._home_named = home if home is not None else Path.home()
         self.home = _real(self._home_named)
         self._grants: set[tuple[str, Action]] = set()
+        # Consulted before a question is asked; set by app/ (extensions/approvals.py decides).
+        self.approved: ApprovedCallback | None = None
 
     @property
     def mode(self) -> str:
@@ -216,6 +220,9 @@ class Permissions:
         """Ask; `told` names the target in a refusal the model reads (default: the question's)."""
         verb = _ACTION_VERBS[request.action]
         told = told if told is not None else request.target
+        if self.approved is not None and (why := self.approved(request)) is not None:
+            log.info("permission %s %s %r: %s", request.tool, request.action, request.target, why)
+            return
         if self.ask is None:
             raise PermissionDenied(
                 prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)

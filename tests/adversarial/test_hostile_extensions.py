@@ -344,9 +344,9 @@ def test_approvals_never_answer_a_protected_question() -> None:
     protected = PermissionRequest(
         "write_file", "write", "/p/.git/hooks/pre-commit", "git", allow_always=False
     )
-    asked: list[PermissionRequest] = []
-    ask = approvals.asking(lambda request: asked.append(request) or "n")
-    assert ask(protected) == "n" and asked == [protected]
-    assert ask(_shell("ls")) == "y" and len(asked) == 1
+    assert approvals.approved(protected) is None
+    assert approvals.approved(_shell("ls")) == "a hook allowed it"
+    approvals.end_call()
+    assert approvals.approved(_shell("ls")) == "allowed by Bash (skill x)"
     approvals.end_turn()
-    assert ask(_shell("ls")) == "n" and len(asked) == 2
+    assert approvals.approved(_shell("ls")) is None

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from mini_claude.app.invocation import prepare, run_prepared
 from mini_claude.core.untrusted import visible_text
-from mini_claude.extensions.skills.entries import Entry
+from mini_claude.extensions.skills.entries import Entry, Kind
 from mini_claude.ui.commands.registry import CommandContext, command, extra_commands, fallback
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
 
-KIND_HEADINGS = {"skill": "Skills", "command": "Custom commands"}
+KIND_HEADINGS: dict[Kind, str] = {"skill": "Skills", "command": "Custom commands"}
 DESCRIPTION_SHOWN_CHARS = 100
 
 
@@ -61,7 +61,7 @@ def _skills(ctx: CommandContext, argument: str) -> None:
     listing = catalog.refresh()
     lines: list[str] = []
     for kind, heading in KIND_HEADINGS.items():
-        entries = list(catalog.of_kind(kind))  # type: ignore[arg-type]
+        entries = list(catalog.of_kind(kind))
         lines.append(f"{heading} ({len(entries)}):" if entries else f"{heading}: none")
         for entry in entries:
             lines.append(f"  /{entry.name}  {_described(entry)}")
