@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mini_claude.app.resume import finish_resume, latest_session, open_session
 from mini_claude.core.events import TurnEnded
 from tests.extensions_kit import alive, command_hook, configured_harness, hook_script, hooks_settings, notices
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
@@ -316,3 +317,38 @@ def test_session_start_context_pre_compact_and_notification(
     harness.session.agent.compact("keep the parser notes")
     compact = json.loads((project_dir / "compact.json").read_text())
     assert compact["trigger"] == "manual" and compact["custom_instructions"] == "keep the parser notes"
+
+
+def test_session_start_hears_resume_and_clear_and_session_end_hears_clear(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    log = project_dir / "sources.log"
+    which = "import json, sys; e = json.load(sys.stdin); print(e['hook_event_name'], e.get('source') or"
+    which += " e['reason'])"
+    script = str(hook_script(project_dir / "hooks", "which.sh", f'exec python3 -c "{which}"'))
+    hooks = {
+        **command_hook("SessionStart", f"{script} >> {log}"),
+        **command_hook("SessionEnd", f"{script} >> {log}"),
+    }
+    hooks_settings(project_dir, hooks)
+    first = configured_harness()
+    first.session.warm_up()
+    api_env.stream_replies.append(text_reply("one"))
+    first.turn("hello")
+    first.session.end("other")
+
+    second = configured_harness()
+    finish_resume(second.session, open_session(second.session, latest_session(second.session.settings)))
+    second.session.warm_up()  # after a resume, no "startup"
+    api_env.stream_replies.append(text_reply("two"))
+    second.turn("again")
+    second.session.new_conversation()
+    api_env.stream_replies.append(text_reply("three"))
+    second.turn("fresh")
+    assert log.read_text().splitlines() == [
+        "SessionStart startup",
+        "SessionEnd other",
+        "SessionStart resume",
+        "SessionEnd clear",
+        "SessionStart clear",
+    ]
