@@ -203,7 +203,7 @@ def test_hook_output_reaches_the_terminal_inert(cli: Cli, api_env: FakeAnthropic
 
 @case(
     "crashes",
-    "a hook writing 5 MB, one never reading 200 KB of input (more than a pipe holds): capped, no hang, the session goes on",
+    "a hook writing 5 MB, one never reading 200 KB of input (over a pipe's size): capped, no hang, goes on",
 )
 def test_floods_and_unread_input(api_env: FakeAnthropic, project_dir: Path) -> None:
     hooks = {
