@@ -12,7 +12,8 @@ import sys
 from functools import partial
 
 from mini_claude import __version__
-from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, ConfigError, Settings
+from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
+from mini_claude.core.env_values import ConfigError
 
 COMMANDS = ("memory", "sessions")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -22,7 +23,9 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        CMD | %(prog)s [options] [PROMPT]  the same: stdin that is not a terminal means print mode
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
-       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
+       %(prog)s memory promote | demote | share NAME
+       %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
@@ -114,36 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_command_parser() -> argparse.ArgumentParser:
-    """`memory` and `sessions`; without an action, each lists (as `/memory` does in the REPL)."""
-    parser = argparse.ArgumentParser(prog="mini-claude", allow_abbrev=False)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    memory = commands.add_parser("memory", help="this project's memories (list when no action is given)")
-    actions = memory.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("list", help="list memories")
-    for action, what in (("show", "print one memory"), ("edit", "open one memory in $VISUAL or $EDITOR")):
-        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
-    remove = actions.add_parser("rm", help="delete one memory (asks first on a terminal)")
-    remove.add_argument("name", help="the memory's name or file name")
-    remove.add_argument(
-        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
-    )
-    actions.add_parser("path", help="print the memory directory")
-    actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
-    tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
-    tidy.add_argument("focus", nargs="*", help="what to pay attention to (e.g. deadlines)")
-    tidy_mode = tidy.add_mutually_exclusive_group()
-    tidy_mode.add_argument("--dry-run", action="store_true", help="print the proposal; change nothing")
-    tidy_mode.add_argument("-y", "--yes", action="store_true", help="apply the whole proposal without asking")
-    actions.add_parser("undo", help="undo the last change to the memories: a tidy, an rm, an update")
-    sessions = commands.add_parser(
-        "sessions", help="this project's saved sessions (list when no action is given)"
-    )
-    sessions_actions = sessions.add_subparsers(dest="action", metavar="ACTION")
-    sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
-    return parser
-
-
 def first_word_index(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
     """Where the first word that is neither an option nor an option's value stands; None when
     there is none before `--`."""
@@ -165,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
+        from mini_claude.ui.subcommands.parser import build_command_parser
+
         options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
         return _run_command(parser, options, command)
     # After `--` everything is the prompt; argparse's intermixed parsing gets `--` wrong (3.11).
@@ -243,6 +218,12 @@ def _run_command(
         from mini_claude.ui.subcommands.memory import run_memory_command
 
         action, name = command.action or "list", getattr(command, "name", None)
+        if action == "projects":
+            from mini_claude.ui.subcommands.projects import run_projects_command
+
+            if command.deal and not command.folder:
+                parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
+            return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
     from mini_claude.ui.subcommands.sessions import run_sessions_command
 

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mini_claude.app.session import Session, build_session
@@ -34,7 +34,12 @@ class Harness:
         load_settings' arguments."""
         ask = self._answer if settings.pop("interactive", True) else None
         configured = settings.pop("configured", None)
-        chosen = configured if configured is not None else load_settings(**settings)
+        trusted = settings.pop("folder_trusted", False)  # as configure decides it (app/settings)
+        chosen = (
+            configured
+            if configured is not None
+            else replace(load_settings(**settings), folder_trusted=trusted)
+        )
         self.session = build_session(chosen, sink=self._collect, ask=ask)
         return self
 

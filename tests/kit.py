@@ -32,6 +32,16 @@ def system_text(request: RecordedRequest) -> str:
     return system if isinstance(system, str) else "".join(block["text"] for block in system or [])
 
 
+def prompt_index_lines(system: str, scope: str = "project") -> list[str]:
+    """The lines of one scope's memory index in a system prompt (`<memory-index folder=…>`, after
+    the scope's title); [] when that scope shows none."""
+    titles = {"project": "This project's memories:", "team": "Team memories", "user": "Your memories"}
+    if titles[scope] not in system:
+        return []
+    after = system.split(titles[scope], 1)[1].split("<memory-index", 1)[1].split(">\n", 1)[1]
+    return after.split("\n</memory-index>", 1)[0].splitlines()
+
+
 def result_text(block: dict[str, Any]) -> str:
     """A tool_result block's content as text."""
     content = block["content"]

@@ -58,9 +58,12 @@ def test_a_question_recalls_a_memory_into_the_same_turn(
     assert harness.of_type(MemoriesRecalled) == [MemoriesRecalled((deploys.name,))]
 
 
-def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn(
+def test_a_slow_side_query_never_delays_the_reply_and_is_not_pinned_onto_the_next_message(
     harness: Harness, api_env: FakeAnthropic, deploys: Path
 ) -> None:
+    """A recall chosen for one message that arrives after its turn ended is dropped: the next
+    message, about something else, gets only what its own recall chooses; the memory is not spent
+    and comes with a later message that is about it."""
     side_answer = choose(deploys.name, held=True)  # answered only once the turn is over
     api_env.plain_replies.append(side_answer)
     api_env.stream_replies.append(text_reply("Let me think about deploys."))
@@ -72,15 +75,20 @@ def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn
     assert reminders_in(first) == []
     side_answer.release.set()
     assert wait_for_recalls()  # the recall settles after the turn's last call
+    api_env.responder = hold_replies_until_recall_settles
     api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
-    api_env.stream_replies.append(text_reply("They go out on Thursdays."))
-    harness.turn("so when is the next one?")
+    api_env.stream_replies.append(text_reply("Lunch is at noon."))
+    harness.turn("what time is lunch in the office today?")
 
-    next_first = main_calls(api_env)[1]
-    [reminder] = reminders_in(next_first)
+    assert reminders_in(main_calls(api_env)[1]) == []
+    assert harness.of_type(MemoriesRecalled) == []
+
+    api_env.plain_replies.append(choose(deploys.name))
+    api_env.stream_replies.extend([tool_reply("list_files", {}), text_reply("They go out on Thursdays.")])
+    harness.turn("so when is the next deploy of payments?")
+
+    [reminder] = reminders_in(main_calls(api_env)[3])
     assert BODY.strip() in reminder
-    last_user = next_first.messages[-1]["content"]
-    assert last_user[0]["text"] == "so when is the next one?" and last_user[1]["text"] == reminder
 
 
 def test_an_old_relevant_memory_is_offered_among_hundreds_of_newer_ones(
@@ -119,7 +127,7 @@ def test_memories_written_by_hand_show_up_in_the_next_sessions_system_prompt(
     (folder / "user_role.md").write_text(
         "---\nname: role\ndescription: senior Go engineer\ntype: user\n---\nx\n"
     )
-    (folder / "user_broken.md").write_text("no frontmatter\n")
+    (folder / "user_broken.md").write_text("---\nname: broken\nnever closed\n")
     api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
     api_env.stream_replies.append(text_reply("Hi."))
 
@@ -139,8 +147,8 @@ def test_a_new_project_session_creates_no_memory_folder(harness: Harness, api_en
 
     assert "No memories saved yet" in system_text(main_calls(api_env)[0])
     assert not harness.session.store.root.exists()
-    # The project's folder holds only the session's transcript.
-    assert [p.name for p in harness.session.store.root.parent.iterdir()] == ["sessions"]
+    # The project's folder holds only the session's transcript and whose project it is.
+    assert sorted(p.name for p in harness.session.store.root.parent.iterdir()) == ["project.json", "sessions"]
     assert side_queries(api_env) == []
 
 

@@ -188,7 +188,7 @@ def test_memories_already_recalled_are_left_out(store: MemoryStore) -> None:
 
 def test_broken_files_and_unprintable_names_are_never_offered(store: MemoryStore) -> None:
     fill(store, 5)
-    (store.root / "project_no_header.md").write_text("kafka retention: topics keep seven days\n")
+    (store.root / "project_no_header.md").write_text("---\nkafka retention: topics keep seven days\n")
     (store.root / "project_bad_type.md").write_text("---\nname: kafka\ndescription: kafka\ntype: nope\n---\n")
     write(store, "project_line\nbreak.md", "kafka retention", "kafka topics keep seven days")
     with open(os.path.join(os.fsencode(store.root), b"project_\xe9.md"), "wb") as handle:

@@ -192,16 +192,23 @@ def test_a_newer_message_replaces_an_unfinished_recall_whose_result_is_dropped(
     assert recall.take_ready() is None
 
 
-def test_a_settled_result_not_yet_taken_survives_a_later_message(
+def test_a_settled_result_not_yet_taken_is_dropped_by_a_later_message(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
+    """What a recall chose for one message but did not reach its turn is not pinned onto the next:
+    that message's own recall decides, and may choose it again (it was never spent)."""
     settled = save(store, "deploys")
-    api_env.plain_replies.extend([choose(settled), text_reply(NOTHING, held=True)])
+    api_env.plain_replies.extend([choose(settled), text_reply(NOTHING)])
 
     recall.start(QUESTION)
     assert wait_for_recalls()
     recall.start("a later message while nothing was taken")
+    assert wait_for_recalls()
 
+    assert recall.take_ready() is None
+    api_env.plain_replies.append(choose(settled))
+    recall.start("and the deploy question again")
+    assert wait_for_recalls()
     recalled = recall.take_ready()
     assert recalled is not None and recalled.file_names == [settled]
 
@@ -295,7 +302,7 @@ def test_a_broken_or_oddly_named_file_does_not_stop_recall_of_the_others(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
     good = save(store, "deploys")
-    (store.root / "project_broken.md").write_text("no header\n")
+    (store.root / "project_broken.md").write_text("---\nno header, never closed\n")
     header = b"---\nname: odd\ndescription: odd file name\ntype: user\n---\nBody\n"
     for odd_name in (b"user_\xe9t\xe9.md", b"user_line\nbreak.md"):  # not UTF-8; a line break
         with open(os.path.join(os.fsencode(store.root), odd_name), "wb") as handle:

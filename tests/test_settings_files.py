@@ -260,3 +260,36 @@ def test_our_own_keys_and_claude_codes_cleanup_reach_the_settings(
     assert any(
         note.startswith("Ignored .claude/settings.json (cleanupPeriodDays)") for note in settings.notes
     )
+
+
+@pytest.mark.parametrize(
+    ("variable", "expected"), [(None, "off"), ("ask", "ask"), ("on", "on"), ("off", "off")]
+)
+def test_one_memory_mode_the_environment_over_auto_memory_enabled(
+    project_dir: Path, home: Path, monkeypatch: pytest.MonkeyPatch, variable: str | None, expected: str
+) -> None:
+    write_json(home / ".claude/settings.json", {"autoMemoryEnabled": False})
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    if variable is not None:
+        monkeypatch.setenv("MINI_CLAUDE_MEMORY", variable)
+
+    settings = configure(Flags(), trust=TrustStore(home / "trust"))
+
+    assert settings.memory_mode == expected and settings.memory_enabled is (expected != "off")
+    origin = "MINI_CLAUDE_MEMORY" if variable else "~/.claude/settings.json"
+    assert settings.origins["memory_enabled"] == origin
+
+
+def test_memory_turned_off_by_a_settings_file_says_which(
+    cli: Cli, api_env: FakeAnthropic, home: Path, project_dir: Path
+) -> None:
+    write_json(home / ".claude/settings.json", {"autoMemoryEnabled": False})
+    with cli.terminal(columns=160) as term:
+        term.wait_until_ready()
+        term.submit("/memory")
+        shown = term.expect(r"the model saves nothing\.")
+        term.submit("/status")
+        status = term.expect(r"Session retention: ")
+    assert "Automatic memory is off (autoMemoryEnabled: false in ~/.claude/settings.json)" in shown
+    assert "Memory: off  (~/.claude/settings.json)" in status
+    assert api_env.requests == []

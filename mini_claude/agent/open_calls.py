@@ -86,7 +86,11 @@ class OpenToolCalls:
         return [_tool_result(call, results.get(call["id"], missing)) for call in calls]
 
     def _finish_line(self, call: dict[str, Any], result: ToolResult) -> None:
-        self.sink(ToolFinished(call["id"], call["name"], result.summary, result.is_error, result.denied))
+        self.sink(
+            ToolFinished(
+                call["id"], call["name"], result.summary, result.is_error, result.denied, result.detail
+            )
+        )
         self._running = None
 
 

@@ -17,13 +17,13 @@ from mini_claude.app.instructions.hierarchy import InstructionSet, project_place
 from mini_claude.app.instructions.reminders import InstructionReminders
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, WarningsOnce
+from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, TurnEnded, WarningsOnce
 from mini_claude.llm.client import ModelClient
-from mini_claude.memory.recall.history import RecallHistory
+from mini_claude.memory.project_record import remember_project
 from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.memory.store.project_record import remember_project
 from mini_claude.safety.permissions import AskCallback, Permissions
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
@@ -37,7 +37,8 @@ class Session:
     settings: Settings
     llm: ModelClient
     permissions: Permissions
-    store: MemoryStore
+    store: MemoryStore  # this project's memories (memories.project)
+    memories: MemoryScopes  # every scope's
     memory_startup: MemoryStartup
     recall: MemoryRecall
     agent: Agent
@@ -48,10 +49,10 @@ class Session:
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
-        """Start what the first message needs (memory re-index, SDK import) without waiting; and,
-        once: tell what the settings files could not give, write down whose project folder this
-        is, and, the session in use being known (a resumed one is chosen first), remove old
-        transcripts."""
+        """Start what the first message needs (memory start-up: whose project folder this is, the
+        re-index; the SDK import) without waiting; and, once: tell what the settings files could
+        not give, and, the session in use being known (a resumed one is chosen first), remove old
+        transcripts. Without automatic memory, the project folder still says whose it is."""
         if self.settings.memory_enabled:
             self.memory_startup.start()
         self.llm.preload()
@@ -60,7 +61,8 @@ class Session:
             for note in [*self.settings.notes, *self.extensions.startup_lines()]:
                 self.warn(note)
             self.extensions.start("startup")
-            remember_project(self.settings)
+            if not self.settings.memory_enabled:
+                remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
 
     def instructions(self) -> InstructionSet:
@@ -84,18 +86,19 @@ class Session:
 
 
 def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread)."""
+    """`sink` hears every event, start-up warnings included (each once, from any thread). The
+    team's memories in the repository are loaded only in a trusted folder (`folder_trusted`)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
-    store = MemoryStore(settings.memory_dir)
+    memories = MemoryScopes.for_settings(settings)
+    store = memories.project
     llm = ModelClient(settings, on_retry=sink)
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
-    transcript = TranscriptRecorder(
-        TranscriptWriter(
-            settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
-            model=settings.model, warn=warn,
-        )
+    first_transcript = TranscriptWriter(
+        settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
+        model=settings.model, warn=warn,
     )  # fmt: skip
+    transcript = TranscriptRecorder(first_transcript)
     extensions = build_extensions(settings, sink=sink, ask=ask)
     permissions = Permissions(
         project_dir,
@@ -103,6 +106,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         ask=notifying(extensions, ask),
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
+        more_memory_dirs=[settings.user_memory_dir] if remembers else [],
         additional_dirs=settings.additional_dirs,
     )
 
@@ -116,32 +120,36 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     permissions.approved = extensions.approvals.approved  # skills' allowed-tools, hooks' allow
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
-    memory_startup = MemoryStartup(store, warn, hint=hint)
-    recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
+    memory_startup = MemoryStartup(memories, warn, hint=hint)
+    memory_on = settings.memory_mode != "off"
+    recall = MemoryRecall(
+        memories, llm, on_recalled=memories.record_recalled, ready=memory_startup.wait, enabled=memory_on
+    )
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
+    tool_context = ToolContext(project_dir, permissions, tool_used=reminders.tool_used)
+    # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
+    tool_context.memory_writer = MemoryStoreWriter(
+        memories,
+        permissions,
+        mode=settings.memory_mode,
+        session_id=lambda: transcript.session_id,
+        files_read=tool_context.files_read,
+    )
     options = PromptOptions(
         remembers, settings.additional_dirs, settings.system_prompt, settings.append_system_prompt
     )
     ready = memory_startup.wait if remembers else lambda: None
     system_prompt = SystemPrompt(
-        project_dir, store, ready=ready, warn=warn, options=options, reminders=reminders,
+        project_dir, memories, ready=ready, warn=warn, options=options, reminders=reminders,
         skills=extensions.telling.section,
     )  # fmt: skip
     tools = default_registry()
     add_skill_tool(tools, extensions)
-
-    def agent_sink(event: Event) -> None:
-        sink(event)
-        if isinstance(event, ContextCompacted):
-            extensions.start("compact")
-
     agent = Agent(
         llm=llm,
         tools=tools,
-        tool_context=ToolContext(
-            project_dir, permissions, MemoryStoreWriter(store) if remembers else None, reminders.tool_used
-        ),
-        sink=agent_sink,
+        tool_context=tool_context,
+        sink=_agent_sink(sink, tool_context.files_read, extensions),
         save=transcript,
         build_system_prompt=system_prompt,
         model=settings.model,
@@ -153,6 +161,21 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         hooks=extensions.hooks,
     )
     return Session(
-        settings, llm, permissions, store, memory_startup, recall, agent, transcript, system_prompt,
-        extensions, warn,
+        settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
+        system_prompt, extensions, warn,
     )  # fmt: skip
+
+
+def _agent_sink(sink: EventSink, files_read: list[str], extensions: Extensions) -> EventSink:
+    """`sink`, then: the files read in a turn forgotten once it ends (a memory saved in the next
+    one records only that turn's; an @-mention's read comes before its turn, and counts for it);
+    and a summary made, SessionStart hooks hear `compact`."""
+
+    def after(event: Event) -> None:
+        sink(event)
+        if isinstance(event, TurnEnded):
+            files_read.clear()
+        elif isinstance(event, ContextCompacted):
+            extensions.start("compact")
+
+    return after

@@ -44,6 +44,7 @@ class ToolFinished:
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
     denied: bool = False  # refused by the permission rules (or by the user at their question)
+    detail: tuple[str, ...] = ()  # lines shown under the tool line (a memory saved: what, where, the change)
 
 
 @dataclass(frozen=True)

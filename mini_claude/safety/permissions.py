@@ -76,6 +76,7 @@ class Permissions:
         memory_dir: Path | None = None,
         protected_dirs: Iterable[Path] = (),
         home: Path | None = None,
+        more_memory_dirs: Iterable[Path] = (),
         additional_dirs: Iterable[Path] = (),
     ) -> None:
         """`additional_dirs` are treated as inside the project (--add-dir, additionalDirectories)."""
@@ -84,6 +85,8 @@ class Permissions:
         self.mode = mode
         self.ask = ask
         self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
+        # The user's own memories (every project): read and written as freely as the project's.
+        self._more_memory_folders = [Path(os.path.expanduser(folder)) for folder in more_memory_dirs]
         self.protected_dirs = [_real(p) for p in protected_dirs]
         self._home_named = home if home is not None else Path.home()
         self.home = _real(self._home_named)
@@ -159,6 +162,18 @@ class Permissions:
             return
         self._ask(PermissionRequest(tool, "write", shown, "edit a project file"), preview)
 
+    def confirm_write(
+        self, tool: str, path: Path, reason: str, preview: PreviewBuilder, *, every_mode: bool, refusal: str
+    ) -> None:
+        """A write that needs a yes for a reason of its caller's (a memory a person wrote, one the
+        whole team reads): asked in every mode but bypass, or in every mode; `refusal` is what the
+        model reads when no one can answer (print mode)."""
+        if self.mode == "bypass" and not every_mode:
+            return
+        if self.ask is None:
+            raise PermissionDenied(refusal)
+        self._ask(PermissionRequest(tool, "write", _shown(path), reason, allow_always=False), preview)
+
     def check_shell(self, tool: str, command: str) -> None:
         if self.mode == "bypass" or (tool, "shell") in self._grants:
             return
@@ -178,8 +193,8 @@ class Permissions:
         return any(is_within(path, folder) for folder in (self.project_dir, *self.additional_dirs))
 
     def _in_memory(self, path: Path) -> bool:
-        memory_dir = self.memory_dir
-        return memory_dir is not None and is_within(path, memory_dir)
+        folders = [self.memory_dir, *(_real(f) for f in self._more_memory_folders if stays_in_its_folder(f))]
+        return any(folder is not None and is_within(path, folder) for folder in folders)
 
     def _is_project_instructions(self, path: Path, written: Path) -> bool:
         """Whether writing `path` (named `written`) changes the CLAUDE.md the system prompt reads:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ class ToolResult:
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
+    detail: tuple[str, ...] = ()  # lines for the user under the tool line (a memory saved: what and where)
 
 
 class MemoryWriter(Protocol):
@@ -49,3 +50,6 @@ class ToolContext:
     memory_writer: MemoryWriter | None = None
     # Told of each call that succeeded (name, input): a file used may bring instructions with it.
     tool_used: Callable[[str, dict[str, Any]], None] | None = None
+    # What read_file read (as shown to the user) since the last turn ended: a memory saved in the
+    # turn records them as where it may have come from.
+    files_read: list[str] = field(default_factory=list)

@@ -18,7 +18,14 @@ from tests.adversarial.cases import case
 from tests.adversarial.world import last_tool_result, snapshot, snapshot_but_transcripts
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.kit import main_calls, memory_text, must_finish_within, result_text, system_text
+from tests.kit import (
+    main_calls,
+    memory_text,
+    must_finish_within,
+    prompt_index_lines,
+    result_text,
+    system_text,
+)
 from tests.tool_harness import Tools
 
 SECRET = "PLANTED-5c0a9"
@@ -133,7 +140,7 @@ def test_memory_md_that_is_a_folder(api_env: FakeAnthropic, memory_dir: Path) ->
 
     [warning] = warnings_of(harness)
     assert warning.startswith("Memory index not refreshed: cannot write MEMORY.md: ") and "\n" not in warning
-    assert "deploys go out on Thursdays" in system.split("<memory-index>")[1]
+    assert "deploys go out on Thursdays" in "\n".join(prompt_index_lines(system))
     assert (memory_dir / "MEMORY.md").is_dir()
 
 

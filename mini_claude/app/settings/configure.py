@@ -20,8 +20,10 @@ from mini_claude.app.settings.files import (
     settings_locations,
 )
 from mini_claude.app.settings.merge import UNTRUSTED_SCOPES, Merged, checked, merge
-from mini_claude.app.settings.trust import TRUST_FILE, TrustStore, gated_parts
-from mini_claude.core.config import ConfigError, Settings, git_work_tree_root, load_settings
+from mini_claude.app.settings.trust import TRUST_FILE, TrustStore, gated_parts, team_memory_parts
+from mini_claude.app.settings.values import FileValues
+from mini_claude.core.config import Settings, git_work_tree_root, load_settings
+from mini_claude.core.env_values import ConfigError, memory_mode
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 
@@ -58,6 +60,8 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
     ]
+    if not _memory_off(found):  # with memory off the team's memories would not be loaded anyway
+        gated += team_memory_parts(root)
     gated += project_allowances(root, home)  # the project's skills' and commands' allowed-tools
     trust = trust or TrustStore()
     trusted, how = _trusted(root, gated, flags.trust_folder, ask_trust, trust)
@@ -89,6 +93,16 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         },
         notes=tuple(notes),
     )
+
+
+def _memory_off(found: list[tuple[SettingsFile, FileValues]]) -> bool:
+    """Whether automatic memory will be off: MINI_CLAUDE_MEMORY, else the last file's
+    autoMemoryEnabled (a key that counts trusted or not)."""
+    given = [values.scalars["memory_enabled"] for _, values in found if "memory_enabled" in values.scalars]
+    try:
+        return memory_mode(default="off" if given and given[-1] is False else "on") == "off"
+    except ConfigError:  # load_settings says what is wrong with it
+        return False
 
 
 def _read_files(root: Path, home: Path, flag: str | None) -> tuple[list[SettingsFile], list[str]]:

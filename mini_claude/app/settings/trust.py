@@ -1,7 +1,8 @@
 """Folder trust. A repository's files can do more than instruct: allow tools without asking, set
 the environment (a model server, a key), widen the project, change the permission mode, remove
-saved sessions, run hooks. Those parts of its settings take effect only in a folder the user
-trusts; instructions are read either way. The answer is remembered per folder (the project root)
+saved sessions, run hooks, give the model the team's memories (`.mini-claude/memory`, loaded
+into its memory index and recall). Those take effect only in a folder the user trusts;
+instructions are read either way. The answer is remembered per folder (the project root)
 in ~/.mini-claude/trusted-folders.json, private to the user, updated under a lock so that two
 sessions answering at once both keep their answer.
 """
@@ -17,12 +18,14 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from mini_claude.app.settings.files import shown_setting_path
 from mini_claude.app.settings.values import FileValues
-from mini_claude.core.config import app_home
+from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, private_folder
 from mini_claude.core.untrusted import visible_text
+from mini_claude.memory.scopes import MemoryScopes
 
 TRUST_FILE = "trusted-folders.json"
 TRUST_LOCK = ".trusted-folders.lock"
@@ -71,6 +74,18 @@ def gated_parts(values: FileValues) -> list[str]:
                 what + (": " + _few(named) if named else "") + " (this version does not run them yet)"
             )
     return parts
+
+
+def team_memory_parts(root: Path) -> list[str]:
+    """The team's memories in the repository at `root` (the working directory's), if there are
+    any that a trusted folder would load: a line saying so, as `gated_parts` says a file's parts."""
+    scopes = MemoryScopes.for_settings(Settings())  # the working directory's folders, not trusted
+    count = scopes.unloaded_team_memories()
+    if scopes.team is None or not count:
+        return []
+    memories = "1 team memory" if count == 1 else f"{count} team memories"
+    folder = shown_setting_path(scopes.team.root, root)
+    return [f"{folder}: give the model {memories} (its memory index and recall)"]
 
 
 def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:

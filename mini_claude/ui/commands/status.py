@@ -59,7 +59,7 @@ def status_lines(session: Session) -> list[str]:
         "permission_mode": session.permissions.mode,
         "context_window": f"{settings.context_window:,} tokens",
         "early_recall": "on" if settings.early_recall else "off",
-        "memory_enabled": "on" if settings.memory_enabled else "off",
+        "memory_enabled": settings.memory_mode,
         "session_retention_days": f"{settings.session_retention_days} days",
     }
     lines = [f"mini-claude {__version__}"]

@@ -82,6 +82,8 @@ class StderrReporter:
             mark = "✗" if event.is_error else "●"
             argument = self._arguments.pop(event.tool_use_id, "")
             print(f"{mark} {event.name}({argument}) → {event.summary}", file=sys.stderr)
+            for line in event.detail:  # a memory saved: what, where, the change
+                print(f"    {line}", file=sys.stderr)
             # Every refusal here is a question nobody could answer (print mode has no one to ask).
             if event.denied and self._permission_hint:
                 print(self._permission_hint, file=sys.stderr)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 THINKING_LABEL = "Thinking…"
 COMPACTING_LABEL = "Compacting…"
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+DETAIL_INDENT = "    "  # lines under a tool line
 
 OutputKind = Literal["text", "line"]
 
@@ -176,6 +177,9 @@ class Renderer:
             (f" → {result}" if result else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
+        for line in event.detail:  # a memory saved: what, where, the change
+            style = {"+": "green", "-": "red"}.get(line[:1], "dim") if line[1:2] == " " else "dim"
+            self._print_line((DETAIL_INDENT + line, style))
 
     def _take_gap(self, kind: OutputKind, *, joins: bool = False) -> bool:
         gap = needs_gap(self._last_output, kind, joins=joins)

@@ -18,7 +18,14 @@ def visible_event(event: Event) -> Event:
     match event:
         case ToolPreparing(name=name):
             return replace(event, name=visible_text(name))
-        case ToolStarted(name=name, summary=summary) | ToolFinished(name=name, summary=summary):
+        case ToolFinished(name=name, summary=summary, detail=detail):
+            return replace(
+                event,
+                name=visible_text(name),
+                summary=visible_text(_first_line(summary)),
+                detail=tuple(visible_text(line) for text in detail for line in text.split("\n")),
+            )
+        case ToolStarted(name=name, summary=summary):
             return replace(event, name=visible_text(name), summary=visible_text(_first_line(summary)))
         case Notice(text=text):
             return replace(event, text=visible_text(text))

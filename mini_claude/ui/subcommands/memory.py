@@ -1,6 +1,8 @@
-"""`mini-claude memory list|show|edit|rm|undo|path|projects`: the memory commands for the shell (no
-API key needed). `edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory_actions.py`);
-`rm` asks on a terminal, and without one deletes only with `--yes`; `undo` does not ask.
+"""`mini-claude memory list|show|edit|rm|promote|demote|share|undo|path`: the memory commands for the
+shell (no API key needed), over every scope (as `/memory`; `memory projects` is ui/subcommands/projects.py).
+`edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory_actions.py`); `rm` asks
+on a terminal, and without one deletes only with `--yes`; `undo` does not ask. `show` prints the
+file on stdout and what is known of it (its scope, who wrote it) on stderr.
 
 What they print comes from files anyone may have edited: it is made visible first. Results go to
 stdout, problems to stderr (exit 1; 2 for a usage problem)."""
@@ -9,15 +11,17 @@ from __future__ import annotations
 
 import sys
 
-from mini_claude.core.config import Settings, memory_project_root, projects_dir
+from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_lines, visible_text
-from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, list_lines, resolve, show_text
-from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.memory.store.project_record import ProjectSummary, list_projects
+from mini_claude.memory import identity
+from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, about_lines, list_lines, resolve, show_text
+from mini_claude.memory.moves import TARGETS, move
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.ui.commands.memory_actions import (
+    delete_memory,
     delete_question,
     deleted_line,
     edit_memory,
@@ -25,29 +29,34 @@ from mini_claude.ui.commands.memory_actions import (
 )
 
 LIST_COMMAND = "mini-claude memory list"
-COUNT_WIDTH = 5
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
 def run_memory_command(settings: Settings, action: str, name: str | None = None, *, yes: bool = False) -> int:
-    store = MemoryStore(settings.memory_dir)
-    name = name or ""
+    """`mini-claude memory ACTION`: the team's memories are used in a trusted folder only."""
+    memories = MemoryScopes.for_settings(settings)
+    store, name = memories.project, name or ""
     try:
         if action == "path":
             print(visible_path(str(store.root)))
-        elif action == "list":
-            _list(store, settings)
-        elif action == "projects":
-            return _projects(settings)
+            return 0
+        if memories.project_root is not None and (withheld := identity.settle(store, memories.project_root)):
+            print(visible_text(withheld), file=sys.stderr)
+        if action == "list":
+            _list(memories, settings)
         elif action == "show":
-            sys.stdout.write(marked_lines(show_text(store, resolve(store, name, list_command=LIST_COMMAND))))
+            memory = resolve(memories, name, list_command=LIST_COMMAND)
+            print("\n".join(visible_text(line) for line in about_lines(memories, memory)), file=sys.stderr)
+            sys.stdout.write(marked_lines(show_text(memories, memory)))
         elif action == "edit":
-            return _edit(store, name)
+            return _edit(memories, name)
         elif action == "rm":
-            return _remove(store, name, yes=yes)
+            return _remove(memories, name, yes=yes)
+        elif action in TARGETS:
+            print("\n".join(move(memories, resolve(memories, name, list_command=LIST_COMMAND), action).lines))
         elif action == "undo":
-            undone, lines = undo_last_change(store, None)
+            undone, lines = undo_last_change(memories, None)
             print("\n".join(lines))
             return 0 if undone else EXIT_FAILED
         else:  # argparse allows only the actions above
@@ -66,24 +75,30 @@ def _fail(text: str, status: int = EXIT_FAILED) -> int:
     return status
 
 
-def _list(store: MemoryStore, settings: Settings) -> None:
+def _list(memories: MemoryScopes, settings: Settings) -> None:
+    store = memories.project
     store.use_saved_headers()
-    lines = list_lines(store)
+    lines = list_lines(memories)
     store.save_headers()
+    if unloaded := memories.unloaded_team_memories():
+        lines.append(
+            f"({unloaded} team memories in the repository are not loaded: this folder is not trusted.)"
+        )
     if lines == [NO_MEMORIES]:
         root = visible_path(str(memory_project_root(settings.project_dir)))
         lines = [f"No memories saved yet for {root} (looked in {visible_path(str(store.root))})."]
     print("\n".join(visible_text(line) for line in lines))
 
 
-def _edit(store: MemoryStore, name: str) -> int:
-    outcome = edit_memory(store, resolve(store, name, list_command=LIST_COMMAND))
+def _edit(memories: MemoryScopes, name: str) -> int:
+    memory = resolve(memories, name, list_command=LIST_COMMAND)
+    outcome = edit_memory(memories.store_of(memory), memory)
     print("\n".join(outcome.lines), file=sys.stderr if outcome.failed else sys.stdout)
     return EXIT_FAILED if outcome.failed else 0
 
 
-def _remove(store: MemoryStore, name: str, *, yes: bool) -> int:
-    memory = resolve(store, name, list_command=LIST_COMMAND)
+def _remove(memories: MemoryScopes, name: str, *, yes: bool) -> int:
+    memory = resolve(memories, name, list_command=LIST_COMMAND)
     if not yes:
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             shown = visible_path(memory.file_name)
@@ -98,35 +113,6 @@ def _remove(store: MemoryStore, name: str, *, yes: bool) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("Kept it.")
             return 0
-    store.delete(memory)
+    delete_memory(memories, memory)
     print(deleted_line(memory))
     return 0
-
-
-def _projects(settings: Settings) -> int:
-    """One line per project: memory files, folder, project path (or why it is not known)."""
-    try:
-        projects = list_projects(projects_dir())
-    except FileNotFoundError:
-        projects = []
-    except OSError as error:
-        return _fail(f"cannot list {visible_path(str(projects_dir()))}: {safe_read.describe(error)}")
-    if not projects:
-        print(f"No projects yet (looked in {visible_path(str(projects_dir()))}).")
-        return 0
-    here = settings.memory_dir.parent.name
-    print("\n".join(project_line(project, current=project.folder.name == here) for project in projects))
-    return 0
-
-
-def project_line(project: ProjectSummary, *, current: bool = False) -> str:
-    """`    3  1f0e…  /home/me/app`, then `  (this project)` or `  (no longer exists)`."""
-    count = "-" if project.memories is None else str(project.memories)
-    record = project.record
-    if record.root is None:
-        where, note = "?", f"  (unknown project: {visible_text(record.problem or '')})"
-    else:
-        where, note = visible_path(record.root), "" if project.root_exists else "  (no longer exists)"
-    if current:
-        note += "  (this project)"
-    return f"{count:>{COUNT_WIDTH}}  {project.folder.name}  {where}{note}"
