@@ -8,6 +8,7 @@ with `-p` so are they all (`mini-claude -p memory`)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from functools import partial
 
@@ -25,6 +26,7 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
        %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
        %(prog)s memory promote | demote | share NAME
+       %(prog)s memory search QUERY [--limit N] [--json]
        %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
@@ -84,9 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         choices=(*PERMISSION_MODES, *PERMISSION_MODE_ALIASES),
         metavar="MODE",
-        help="ask (default), accept-edits, or bypass; Claude Code's default, acceptEdits and "
-        "bypassPermissions work too",
+        help="ask (default), accept-edits, plan (read-only: it plans, you approve) or bypass; Claude "
+        "Code's default, acceptEdits and bypassPermissions work too",
     )
+    for flag, dest, what in (
+        ("--allowedTools", "allowed_tools", "allow without asking"),
+        ("--disallowedTools", "disallowed_tools", "refuse"),
+    ):
+        dashed = "--" + re.sub(r"([A-Z])", r"-\1", flag[2:]).lower()
+        parser.add_argument(
+            flag, dashed, dest=dest, action="append", default=[], metavar="RULES",
+            help=f"permission rules to {what}, in Claude Code's syntax (\"Bash(npm test:*)\", Read, "
+            "\"Edit(src/**)\"): comma- or space-separated, repeatable",
+        )  # fmt: skip
     parser.add_argument(
         "--dangerously-skip-permissions",
         action="store_true",
@@ -176,7 +188,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
         model=options.model, max_turns=options.max_turns, permission_mode=_permission_mode(parser, options),
         plain=options.plain, settings=options.settings, add_dirs=tuple(options.add_dir),
         append_system_prompt=options.append_system_prompt, system_prompt=options.system_prompt,
-        trust_folder=options.trust_folder,
+        trust_folder=options.trust_folder, allowed_tools=tuple(options.allowed_tools),
+        disallowed_tools=tuple(options.disallowed_tools),
     )  # fmt: skip
     ask = None
     if interactive:
@@ -214,6 +227,10 @@ def _run_command(
         from mini_claude.ui.subcommands.tidy import run_tidy_command
 
         return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
+    if command.command == "memory" and command.action == "search":
+        from mini_claude.ui.subcommands.memory import run_search_command
+
+        return run_search_command(settings, " ".join(command.query), command.limit, as_json=command.json)
     if command.command == "memory":
         from mini_claude.ui.subcommands.memory import run_memory_command
 

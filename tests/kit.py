@@ -59,6 +59,14 @@ def tool_results_in(request: RecordedRequest) -> list[dict[str, Any]]:
     return [b for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
+def last_result_in_conversation(messages: list[dict[str, Any]]) -> str:
+    """The text of the conversation's last tool result (a no at a question ends the turn before
+    the model is told, so it is in no request yet)."""
+    results = [block for message in messages if message["role"] == "user"
+               for block in message["content"] if block.get("type") == "tool_result"]  # fmt: skip
+    return result_text(results[-1])
+
+
 def message_texts(message: dict[str, Any]) -> list[str]:
     """A message's text blocks and tool results as texts (string content is one text)."""
     content = message["content"]

@@ -305,7 +305,7 @@ def test_session_start_context_pre_compact_and_notification(
     harness = configured_harness(answers=["y"])
     harness.session.warm_up()
     api_env.stream_replies += [
-        tool_reply("run_shell", {"command": "true"}),
+        tool_reply("run_shell", {"command": "touch made"}),
         text_reply("ok"),
         text_reply("summary"),
     ]

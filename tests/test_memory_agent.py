@@ -14,6 +14,7 @@ from rich.console import Console
 
 import mini_claude.ui.commands.memory  # noqa: F401  (registers /memory)
 from mini_claude.core.events import MemoriesRecalled
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.ui.commands.registry import CommandContext, dispatch
 from tests.agent_harness import Harness, hold_replies_until_recall_settles, wait_for_recalls
@@ -112,7 +113,7 @@ def test_an_old_relevant_memory_is_offered_among_hundreds_of_newer_ones(
     [side_query] = side_queries(api_env)
     manifest = side_query.messages[0]["content"].split("<memories>")[1].split("</memories>")[0]
     lines = manifest.strip().splitlines()
-    assert len(lines) == 200  # the newest 200 would have left the old memory out
+    assert len(lines) == MANIFEST_MAX_MEMORIES  # the newest ones would have left the old memory out
     assert re.fullmatch(
         rf"\[project\] {re.escape(deploys.name)} \(\d+ days ago\): how and when we deploy", lines[0]
     )

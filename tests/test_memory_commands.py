@@ -268,9 +268,9 @@ def test_completion_offers_memory_actions_then_names(project_dir: Path, filled: 
     (filled / "user_cafe_notes.md").write_bytes(LATIN1_MEMORY)
 
     actions = memory_completions(session, "/memory ")
+    moves = ("promote", "demote", "share")
     assert [text for text, _ in actions] == [
-        f"/memory {a}"
-        for a in ("show", "edit", "rm", "promote", "demote", "share", "path", "recalled", "tidy", "undo")
+        f"/memory {a}" for a in ("show", "edit", "rm", *moves, "path", "recalled", "search", "tidy", "undo")
     ]
     assert all(description for _, description in actions)
     assert memory_completions(session, "/memory r") == [

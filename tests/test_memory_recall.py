@@ -17,7 +17,7 @@ from mini_claude.core.config import load_settings
 from mini_claude.core.debug_log import setup_logging
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.memory_recall import SESSION_INJECTION_BUDGET_BYTES, MemoryRecall
-from mini_claude.memory.recall.selection import SELECTION_MAX_TOKENS
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES, SELECTION_MAX_TOKENS
 from mini_claude.memory.store.memory_store import MemoryStore
 from tests.agent_harness import wait_for_recalls
 from tests.fake_api import FakeAnthropic, error_reply, text_reply
@@ -279,12 +279,13 @@ def test_the_side_query_is_small_non_streaming_without_tools_and_holds_manifest_
     assert "selected_memories" in str(query.system)
 
 
-def test_a_message_matching_no_memory_offers_the_newest_200(
+def test_a_message_matching_no_memory_offers_the_newest_ones_the_manifest_holds(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
     store.root.mkdir(parents=True)
     now = time.time()
-    for i in range(230):
+    total = MANIFEST_MAX_MEMORIES + 30
+    for i in range(total):
         path = store.root / f"project_m{i:03}.md"
         path.write_text(f"---\nname: m{i}\ndescription: number {i}\ntype: project\n---\nx\n")
         os.utime(path, (now - 1000 + i, now - 1000 + i))
@@ -294,8 +295,8 @@ def test_a_message_matching_no_memory_offers_the_newest_200(
 
     assert wait_for_recalls()
     content = side_queries(api_env)[0].messages[0]["content"]
-    offered = [i for i in range(230) if f"project_m{i:03}.md" in content]
-    assert offered == list(range(30, 230))
+    offered = [i for i in range(total) if f"project_m{i:03}.md" in content]
+    assert offered == list(range(30, total))
 
 
 def test_a_broken_or_oddly_named_file_does_not_stop_recall_of_the_others(

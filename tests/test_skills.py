@@ -116,12 +116,13 @@ def test_a_custom_command_fills_arguments_runs_its_commands_and_attaches_files(
 def test_a_command_in_an_untrusted_folder_asks_before_its_commands_run(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
-    command_file(project_dir, "status", "State: !`git status`", **{"allowed-tools": "Bash"})
+    command_file(project_dir, "status", "State: !`mkdir -p out`", **{"allowed-tools": "Bash"})
     harness = configured_harness(trusted=False, answers=["n"])
     found = invoked(harness.session, "/status")
     prepared = prepare(harness.session, *found)  # type: ignore[misc]
-    assert harness.questions and harness.questions[0].target == "git status"
-    assert prepared.problems == ["!`git status` was not run (permission denied), so /status was not sent"]
+    assert harness.questions and harness.questions[0].target == "mkdir -p out"
+    assert prepared.problems == ["!`mkdir -p out` was not run (permission denied), so /status was not sent"]
+    assert not (project_dir / "out").exists()
 
 
 def test_namespaces_descriptions_and_model(

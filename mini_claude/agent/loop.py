@@ -65,6 +65,7 @@ class Agent:
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
+        turn_reminders: Callable[[], list[dict[str, Any]]] | None = None,  # each message starts with
         hooks: TurnHooks | None = None,
     ) -> None:
         self.llm = llm
@@ -74,7 +75,7 @@ class Agent:
         self.save = save  # the transcript: hears each change to the conversation before the sink
         self.build_system_prompt = build_system_prompt
         self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
-        self.recall, self.reminders = recall, reminders
+        self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
         self.hooks: TurnHooks = hooks or NoHooks()
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
@@ -130,6 +131,8 @@ class Agent:
         if kept_out is None:
             if self.recall is not None:
                 self.recall.start(user_text)
+            if self.turn_reminders is not None and (blocks := self.turn_reminders()):
+                self._add("instructions", blocks)  # the mode's, before the message they are for
             self._add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
         try:
@@ -190,7 +193,8 @@ class Agent:
         if (ending := endings.by_stop_reason(response.stop_reason, bool(self._open_calls.calls))) is not None:
             return ending
         for call in self._open_calls.calls:
-            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+            if ends := self._open_calls.run(call, response.refused_tool_calls.get(call["id"])).ends_turn:
+                return endings.BY_TOOL[ends]  # the user said no, or a plan was printed: the rest do not run
             if (stop := self._open_calls.stopped) is not None:
                 self._close_open_calls("hook_stopped")
                 return endings.stopped(stop)

@@ -39,7 +39,7 @@ class OpenToolCalls:
         self.calls = [block for block in content if block["type"] == "tool_use"]
         self.stopped = None
 
-    def run(self, call: dict[str, Any], refused: str | None) -> None:
+    def run(self, call: dict[str, Any], refused: str | None) -> ToolResult:
         """Run one call (or answer `refused`, a notice key, without running it); its line is
         opened on screen first, and closed once its result is recorded."""
         name, tool_input = call["name"], call["input"]
@@ -51,6 +51,7 @@ class OpenToolCalls:
             result = self._run_hooked(call)
         self._results[call["id"]] = result
         self._finish_line(call, result)
+        return result
 
     def _run_hooked(self, call: dict[str, Any]) -> ToolResult:
         """The call, with the hooks before it (which may block it) and after it (which may add

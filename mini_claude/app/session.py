@@ -6,6 +6,7 @@ decides anything: each part owns its own rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,11 @@ from typing import Any
 from mini_claude.agent.loop import Agent
 from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
+from mini_claude.app.instructions.local_file import unignored_local_file
 from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.mode_reminders import ModeReminders
+from mini_claude.app.permission_setup import build_rule_set
+from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, TurnEnded, WarningsOnce
@@ -25,11 +30,19 @@ from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.safety.permissions import AskCallback, Permissions
+from mini_claude.safety.rules import Behaviour, RuleEntry, parse_rule
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.memory_writer import MemoryStoreWriter
+from mini_claude.tools.plan import PLANS_FOLDER, PlanPresenter
 from mini_claude.tools.registry import default_registry
+
+
+@dataclass(frozen=True)
+class SavedRule:
+    added: bool  # False: the file had it already
+    unignored: Path | None  # the work tree's root, when this save made a file git does not ignore
 
 
 @dataclass
@@ -45,6 +58,7 @@ class Session:
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
     extensions: Extensions
+    local_rules: LocalRules  # where "always" answers and /permissions save rules
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
@@ -73,6 +87,7 @@ class Session:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
         self.extensions.hooks.session_ended("clear")
         self.agent.clear()
+        self.permissions.new_conversation()
         self.transcript.start_new()
         self.extensions.start("clear")
 
@@ -84,10 +99,43 @@ class Session:
         finally:
             self.transcript.close()
 
+    def save_rule(self, text: str, behaviour: Behaviour = "allow") -> SavedRule:
+        """Add a rule to the local settings file and to this session's rules. Raises RuleError (it
+        does not parse) or SettingsFileError (the file cannot be changed), one line each. A line
+        says when a later session will not use it: allow rules there need a trusted folder."""
+        local = self.local_rules
+        rule = parse_rule(RuleEntry(text, behaviour, local.shown, local.root), self.permissions.home)
+        new_file = not os.path.lexists(local.path)
+        added = local.add_rule(text, behaviour)
+        self.permissions.add_rule(rule)
+        if behaviour == "allow" and not self.settings.folder_trusted:
+            self.warn(
+                f"{local.shown}: its allow rules apply in later sessions only once you trust this "
+                "folder (the next start here asks, unless you said no before)"
+            )
+        unignored = unignored_local_file(local.root, LOCAL_RULES_FILE) if new_file else None
+        return SavedRule(added, unignored)
 
-def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread). The
-    team's memories in the repository are loaded only in a trusted folder (`folder_trusted`)."""
+    def save_always(self, text: str) -> None:
+        """An "always" answer's rule (Permissions.save_rule): saved, and, when that made a file git
+        would commit, a line saying so (Claude Code keeps its own out of git)."""
+        if self.save_rule(text).unignored is not None:
+            self.warn(f"{self.local_rules.shown} holds your own permission rules: add it to .gitignore")
+
+    def remove_rule(self, text: str) -> list[Behaviour]:
+        """Remove a rule from the local settings file and this session's rules; the lists it was in."""
+        removed = self.local_rules.remove_rule(text)
+        self.permissions.remove_rule(text, self.local_rules.shown)
+        return removed
+
+
+def build_session(
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None, present_plan: PlanPresenter | None = None
+) -> Session:
+    """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
+    answers permission questions and `present_plan` plans (None: no one can). The team's memories
+    in the repository are loaded only in a trusted folder (`folder_trusted`), and the project's
+    settings files allow tools only there (the settings loader leaves their allow rules out)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     memories = MemoryScopes.for_settings(settings)
@@ -100,12 +148,16 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
     extensions = build_extensions(settings, sink=sink, ask=ask)
+    root, home = memory_project_root(project_dir), Path.home()
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
         ask=notifying(extensions, ask),
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
+        home=home,
+        rules=build_rule_set(settings, root, home, warn),
+        warn=warn,
         more_memory_dirs=[settings.user_memory_dir] if remembers else [],
         additional_dirs=settings.additional_dirs,
     )
@@ -126,7 +178,10 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         memories, llm, on_recalled=memories.record_recalled, ready=memory_startup.wait, enabled=memory_on
     )
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
-    tool_context = ToolContext(project_dir, permissions, tool_used=reminders.tool_used)
+    tool_context = ToolContext(
+        project_dir, permissions, tool_used=reminders.tool_used,
+        plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
+    )  # fmt: skip
     # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
     tool_context.memory_writer = MemoryStoreWriter(
         memories,
@@ -158,12 +213,15 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
         recall=recall if remembers else None,
         context_window=settings.context_window,
         reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
+        turn_reminders=ModeReminders(permissions),
         hooks=extensions.hooks,
     )
-    return Session(
+    session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
-        system_prompt, extensions, warn,
+        system_prompt, extensions, LocalRules(root), warn,
     )  # fmt: skip
+    permissions.save_rule = session.save_always
+    return session
 
 
 def _agent_sink(sink: EventSink, files_read: list[str], extensions: Extensions) -> EventSink:

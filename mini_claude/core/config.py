@@ -26,7 +26,7 @@ DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
-PERMISSION_MODES = ("ask", "accept-edits", "bypass")
+PERMISSION_MODES = ("ask", "accept-edits", "plan", "bypass")
 # Claude Code's names for the same modes: `--permission-mode acceptEdits` works as it does there.
 PERMISSION_MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "bypass"}
 ANTHROPIC_API_URL = "https://api.anthropic.com"  # the real API: where an unset or blank base URL goes
@@ -37,10 +37,10 @@ TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, 
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
-# (14.5 KB at 4 bytes a token; tests/test_compaction.py measures them against it). Requests must
+# (15.1 KB at 4 bytes a token; tests/test_context_window.py measures them against it). Requests must
 # hold them, a conversation, and after a compaction a summary and the latest turns, below the 80%
 # that starts the next: a window under about twice their size cannot work.
-FIXED_PROMPT_TOKENS = 3_700
+FIXED_PROMPT_TOKENS = 3_800
 MIN_CONTEXT_WINDOW = 8_000
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 # A value from the settings files and where it came from (app/settings reads them).
@@ -154,6 +154,10 @@ class Settings:
     max_retries: int = DEFAULT_MAX_RETRIES
     side_query_timeout: float = DEFAULT_SIDE_QUERY_TIMEOUT
     permission_mode: str = "ask"
+    allowed_tools: tuple[str, ...] = ()  # --allowedTools rules, in Claude Code's syntax
+    disallowed_tools: tuple[str, ...] = ()  # --disallowedTools
+    # Read-only shell commands run unasked: MINI_CLAUDE_READ_ONLY_COMMANDS over permissions.readOnlyCommands.
+    read_only_commands: bool = True
     plain: bool = False
     early_recall: bool = True  # recall on the draft while the user types (MINI_CLAUDE_EARLY_RECALL)
     # Automatic memory (the index, recall, the model's saves): MINI_CLAUDE_MEMORY over the
@@ -199,7 +203,7 @@ def load_settings(
 ) -> Settings:
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
-    session_retention_days), which win over defaults. `origins` says which gave each."""
+    session_retention_days, read_only_commands), which win over defaults. `origins` says which gave each."""
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
@@ -237,6 +241,9 @@ def load_settings(
         max_retries=int(env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
         side_query_timeout=env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
+        read_only_commands=env_switch(
+            ENV_NAMES["read_only_commands"], default=bool(from_files("read_only_commands", True))
+        ),
         plain=plain,
         early_recall=env_switch("MINI_CLAUDE_EARLY_RECALL", default=bool(from_files("early_recall", True))),
         memory_mode=memory_mode(default="on" if from_files("memory_enabled", True) else "off"),
@@ -259,6 +266,7 @@ ENV_NAMES = {
     "early_recall": "MINI_CLAUDE_EARLY_RECALL",
     "memory_enabled": "MINI_CLAUDE_MEMORY",
     "session_retention_days": "MINI_CLAUDE_SESSION_RETENTION_DAYS",
+    "read_only_commands": "MINI_CLAUDE_READ_ONLY_COMMANDS",
 }
 
 

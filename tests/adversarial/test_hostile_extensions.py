@@ -265,20 +265,21 @@ def test_allowed_tools_cannot_open_the_shell(
         project_dir,
         "status",
         "Shows the git status",
-        "Run git status.",
-        **{"allowed-tools": "Bash(git status:*)"},
+        "Run mkdir -p out.",
+        **{"allowed-tools": "Bash(mkdir -p out:*)"},
     )
     harness = configured_harness(trusted=trusted, interactive=False)
     api_env.stream_replies += [
         tool_reply("skill", {"name": "status"}),
-        tool_reply("run_shell", {"command": "git status"}),
-        tool_reply("run_shell", {"command": "git status; touch pwned"}),
-        tool_reply("run_shell", {"command": "git status $(touch pwned2)"}),
+        tool_reply("run_shell", {"command": "mkdir -p out"}),
+        tool_reply("run_shell", {"command": "mkdir -p out; touch pwned"}),
+        tool_reply("run_shell", {"command": "mkdir -p out $(touch pwned2)"}),
         text_reply("done"),
     ]
     harness.turn("status please")
     results = [tool_results_in(call)[0] for call in main_calls(api_env)[2:]]
     assert bool(results[0].get("is_error")) is not trusted  # print mode: allowed only when trusted
+    assert (project_dir / "out").is_dir() is trusted
     assert all(result.get("is_error") for result in results[1:])
     assert not (project_dir / "pwned").exists() and not (project_dir / "pwned2").exists()
 
@@ -299,7 +300,7 @@ def test_a_hook_cannot_allow_past_the_protections(api_env: FakeAnthropic, projec
 
 
 def _shell(command: str) -> PermissionRequest:
-    return PermissionRequest("run_shell", "shell", command, "run a shell command")
+    return PermissionRequest("run_shell", "shell", command, "run a shell command", always="allow it")
 
 
 @case(
@@ -341,9 +342,7 @@ def test_approvals_never_answer_a_protected_question() -> None:
     approvals = Approvals()
     approvals.allow_for_turn(("Write", "Bash"), "skill x")
     approvals.approve_call("toolu_1", "a hook allowed it")
-    protected = PermissionRequest(
-        "write_file", "write", "/p/.git/hooks/pre-commit", "git", allow_always=False
-    )
+    protected = PermissionRequest("write_file", "write", "/p/.git/hooks/pre-commit", "git")  # no "always"
     assert approvals.approved(protected) is None
     assert approvals.approved(_shell("ls")) == "a hook allowed it"
     approvals.end_call()

@@ -18,18 +18,17 @@ from mini_claude.memory.listing import list_lines
 from mini_claude.memory.provenance import PROVENANCE_KEYS
 from tests.adversarial.cases import case
 from tests.adversarial.world import (
-    last_tool_result,
     snapshot_but_transcripts,
 )
 from tests.agent_harness import Harness, hold_replies_until_recall_settles
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import (
     choose,
+    last_result_in_conversation,
     main_calls,
     memory_text,
     prompt_index_lines,
     reminders_in,
-    result_text,
     system_text,
     user_texts,
 )
@@ -44,7 +43,8 @@ def model_writes(harness: Harness, fake: FakeAnthropic, tool: str, tool_input: d
     """One turn in which the model calls `tool`; returns the tool result the model got back."""
     fake.stream_replies.extend([tool_reply(tool, tool_input), text_reply("Done.")])
     harness.turn("please remember this for later")
-    return result_text(last_tool_result(fake))
+    fake.stream_replies.clear()  # a no ended the turn before the model's last reply was asked for
+    return last_result_in_conversation(harness.session.agent.messages)
 
 
 def memory_files(folder: Path) -> list[str]:
@@ -87,7 +87,7 @@ def test_memory_path_escaping_with_dotdot(harness: Harness, api_env: FakeAnthrop
         harness, api_env, "write_file", {"file_path": f"{folder}/{escape}", "content": memory_text()}
     )
 
-    assert "denied permission" in result
+    assert "refused permission" in result
     [question] = harness.questions
     assert question.reason in ("mini-claude's own settings", "a dotfile in your home folder")
     assert not question.allow_always
@@ -141,7 +141,7 @@ def test_memory_symlink_pointing_outside(harness: Harness, api_env: FakeAnthropi
         {"file_path": str(folder / "project_link.md"), "content": memory_text()},
     )
 
-    assert "denied permission" in result
+    assert "refused permission" in result
     assert [q.target for q in harness.questions] == [str(outside)]
     assert "OUTSIDE-BODY" in outside.read_text()
     assert "project_link.md" not in (folder / "MEMORY.md").read_text()

@@ -41,6 +41,10 @@ LATER_PARTS = {
 }
 
 
+# A mode a project's file may start in without trust: they ask as much as the default or more.
+UNGATED_MODES = (None, "ask", "plan")
+
+
 class TrustFileError(OSError):
     """The trust file cannot be used; the message says why and how to fix it."""
 
@@ -52,10 +56,12 @@ def gated_parts(values: FileValues) -> list[str]:
     if allow:
         parts.append("allow without asking: " + _few(allow))
     mode = values.scalars.get("permission_mode")
-    if mode not in (None, "ask"):
+    if mode not in UNGATED_MODES:
         parts.append(f"start in {mode} mode" + (" (nothing asks first)" if mode == "bypass" else ""))
     if values.additional_dirs:
         parts.append("treat as part of the project: " + _few(values.additional_dirs))
+    if values.scalars.get("read_only_commands") is True:
+        parts.append("run read-only commands without asking (ls, cat, git status, …)")
     if values.env:
         parts.append(
             "set environment variables: " + _few([f"{k}={_short(v)}" for k, v in values.env.items()])
@@ -99,8 +105,10 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
         values.problems,
         [],
     )
-    if kept.scalars.get("permission_mode") not in (None, "ask"):
+    if kept.scalars.get("permission_mode") not in UNGATED_MODES:
         del kept.scalars["permission_mode"]
+    if kept.scalars.get("read_only_commands") is True:  # turning them off needs no trust
+        del kept.scalars["read_only_commands"]
     removed = [
         name
         for name, present in (
@@ -110,6 +118,7 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
             ("hooks", bool(values.hooks)),
+            ("readOnlyCommands", values.scalars.get("read_only_commands") is True),
             *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
         if present

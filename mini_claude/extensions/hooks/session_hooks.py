@@ -205,7 +205,7 @@ class SessionHooks:
         reason = "a PreToolUse hook asks" + (f": {why}" if why else "")
         action = ACTIONS.get(name, "read")
         shown = visible_text(target, keep="\n\t")
-        request = PermissionRequest(name, action, shown, reason, allow_always=False)
+        request = PermissionRequest(name, action, shown, reason)  # no "always"
         return None if self.ask(request) in ("y", "a") else "the user refused"
 
     def _join_start(self) -> None:

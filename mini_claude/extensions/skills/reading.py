@@ -14,7 +14,7 @@ from mini_claude.core.config import protected_dirs
 from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.frontmatter.block import locate_block
-from mini_claude.safety.permissions import private_reason
+from mini_claude.safety.protections import private_reason
 
 HEADER_MAX_BYTES = 16 * 1024
 BODY_MAX_BYTES = 100_000  # about 25,000 tokens: past that, the file says so where it was cut

@@ -14,7 +14,7 @@ from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_store import MemoryFile
 
-MANIFEST_MAX_MEMORIES = 200  # the most relevant to the message (see ranking.py)
+MANIFEST_MAX_MEMORIES = 100  # the most relevant to the message (see ranking.py)
 MANIFEST_DESCRIPTION_MAX_BYTES = 120
 # With its line break; the description is cut to fit (only a hand-made long file name exceeds it).
 MANIFEST_LINE_MAX_BYTES = 200

@@ -1,4 +1,5 @@
-"""`/memory` and its actions: list, show, edit, rm, path, recalled."""
+"""`/memory` and its actions: list, show, edit, rm, promote, demote, share, path, recalled, search,
+undo (tidy: tidy.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from mini_claude.memory.listing import (
     show_text,
 )
 from mini_claude.memory.moves import move
+from mini_claude.memory.recall.search import hit_lines, search_memories
+from mini_claude.memory.recall.terms import terms
 from mini_claude.ui.commands.memory_actions import (
     delete_memory,
     delete_question,
@@ -46,11 +49,15 @@ ACTION_HELP = {
     "share": "move a memory to the team's folder in the repository (to be committed)",
     "path": "the memory directory",
     "recalled": "memories recalled this session",
+    "search": "memories matching words, best first, as recall ranks them",
     "tidy": "review the memories with the model: merge, fix, date, add (asks first)",
     "undo": "undo the last change: a tidy, an rm, a save, a move",
 }
 NAMED_ACTIONS = ("show", "edit", "rm", "promote", "demote", "share")
-MEMORY_HELP = "List memories, or: show|edit|rm|promote|demote|share NAME, path, recalled, tidy [FOCUS], undo"
+MEMORY_HELP = (
+    "List memories, or: show|edit|rm|promote|demote|share NAME, path, recalled, search QUERY,"
+    " tidy [FOCUS], undo"
+)
 
 
 def _say(ctx: CommandContext, text: str) -> None:
@@ -113,6 +120,13 @@ def memory_notes(session: Session) -> list[str]:
         notes.append(f"Automatic memory is off ({off_by}): nothing is recalled, the model saves nothing.")
     elif mode == "ask":
         notes.append("Every save the model makes asks you first (MINI_CLAUDE_MEMORY=ask).")
+    return notes + unused_memory_notes(session)
+
+
+def unused_memory_notes(session: Session) -> list[str]:
+    """Memories there are but not used (so neither listed nor searched): the team's in a folder
+    not trusted, the project's withheld (another repository at its path)."""
+    notes = []
     if unloaded := session.memories.unloaded_team_memories():
         notes.append(
             f"{unloaded} team memories in the repository are not loaded: this folder is not trusted."
@@ -183,6 +197,22 @@ def _recalled(ctx: CommandContext, name: str) -> None:
     _say(ctx, "\n".join(lines))
 
 
+def _search(ctx: CommandContext, query: str) -> None:
+    """`/memory search QUERY`: as `mini-claude memory search`, over the scopes this session uses."""
+    memories = ctx.session.memories
+    if not terms(query):
+        what = "has no word to search for (words like 'the' or 'how' are skipped)" if query else "needs words"
+        _say(ctx, f"/memory search {what}: /memory search QUERY.")
+        return
+    if not memories.has_memories():
+        lines = ["No memories saved yet."]
+    elif hits := search_memories(memories, query):
+        lines = [line for hit in hits for line in hit_lines(hit)]
+    else:
+        lines = [f"No memory matches {visible_text(repr(query))}."]
+    _say(ctx, "\n".join(lines + unused_memory_notes(ctx.session)))
+
+
 _ACTIONS = {
     "list": _list,
     "show": _show,
@@ -193,6 +223,7 @@ _ACTIONS = {
     "share": _move("share"),
     "path": _path,
     "recalled": _recalled,
+    "search": _search,
     "tidy": tidy_action,
     "undo": _undo,
 }

@@ -190,6 +190,7 @@ KEYS_HELP = (
     ("Alt+Enter, Ctrl+J", "insert a newline"),
     ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
     ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
+    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan"),
     ("Esc", "interrupt the reply or the running tool"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
     ("Ctrl+D", "exit"),

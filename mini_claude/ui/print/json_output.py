@@ -41,6 +41,7 @@ SUBTYPES = {
     "error": "error_during_execution",
     "interrupted": "error_interrupted",
     "stopped": "error_stopped_by_hook",
+    "refused_by_user": "success",  # a user's no at a question: only in the REPL, listed for completeness
 }
 INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"
 
@@ -145,7 +146,7 @@ class JsonOutput:
             error = None
             if ended.reason == "interrupted":
                 error = INTERRUPTED_ERROR
-            elif ended.reason != "done":
+            elif ended.reason not in ("done", "refused_by_user"):
                 error = ended.problem
             costs = [estimate_cost(s.model, llm.usage_total)]
             if llm.side_queries:
@@ -153,7 +154,7 @@ class JsonOutput:
             result = {
                 "type": "result",
                 "subtype": SUBTYPES[ended.reason],
-                "is_error": ended.reason != "done",
+                "is_error": ended.reason not in ("done", "refused_by_user"),
                 "exit_reason": ended.reason,
                 "exit_code": exit_code,
                 "result": ended.final_text,

@@ -24,17 +24,27 @@ from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, extensions, init, memory, status  # noqa: F401 - register commands
+from mini_claude.tools.base import PlanAnswer, PlanProposal
+from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    context,
+    extensions,
+    init,
+    memory,
+    permissions,
+    status,
+)
 from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
+from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.repl.mention_completion import MentionCompleter
+from mini_claude.ui.repl.mode_line import add_mode_line, bind_mode_cycle
 from mini_claude.ui.repl.shell_line import run_shell_line
 from mini_claude.ui.repl.terminal_keys import read_shift_enter_as_line_break
 from mini_claude.ui.repl.turn_keys import TurnKeys
@@ -49,6 +59,7 @@ T = TypeVar("T")
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w:-]*(\s|$)")  # `/name`, `/namespace:name`
 EXIT_HINT = "Press Ctrl+C again to exit."
+REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
 
 
@@ -114,22 +125,27 @@ class Repl:
         self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
-        self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
+        self.session: Session = build_session(
+            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan
+        )
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
         completer = merge_completers(
             [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
         )
+        bindings = _key_bindings(self.exit_guard)
+        bind_mode_cycle(bindings, self.session.permissions.next_mode)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
-            key_bindings=_key_bindings(self.exit_guard),
+            key_bindings=bindings,
             completer=completer,
             complete_while_typing=True,
             enable_open_in_editor=False,
             prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
             color_depth=ColorDepth.DEPTH_1_BIT if self.plain else None,  # menus without colour
         )
+        add_mode_line(self.prompt, lambda: self.session.permissions.mode, plain=self.plain)
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
@@ -236,6 +252,8 @@ class Repl:
         ended = self._interruptible(lambda: self.session.agent.run_turn(text))
         if ended is not None and ended.reason == "interrupted":
             self._interrupted()
+        elif ended is not None and ended.reason == "refused_by_user":
+            self.console.print(REFUSED_NOTE, style="dim", markup=False, highlight=False)
 
     def _interruptible(self, work: Callable[[], T]) -> T | None:
         """`work()` with Esc and Ctrl+C stopping it (then None, and it says so), keys typed
@@ -256,6 +274,10 @@ class Repl:
         # Keys typed before the question are a message for the next prompt, not its answer.
         with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
             return ask_permission(request, self.console, plain=self.plain)
+
+    def present_plan(self, proposal: PlanProposal) -> PlanAnswer:
+        with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
+            return present_plan(proposal, self.console, plain=self.plain)
 
     def confirm(self, question: str) -> bool | None:
         """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is;

@@ -1,5 +1,6 @@
-"""`mini-claude memory list|show|edit|rm|promote|demote|share|undo|path`: the memory commands for the
-shell (no API key needed), over every scope (as `/memory`; `memory projects` is ui/subcommands/projects.py).
+"""`mini-claude memory list|show|edit|rm|promote|demote|share|undo|path|search`: the memory commands
+for the shell (no API key needed), over every scope (as `/memory`; `memory projects` is
+ui/subcommands/projects.py).
 `edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory_actions.py`); `rm` asks
 on a terminal, and without one deletes only with `--yes`; `undo` does not ask. `show` prints the
 file on stdout and what is known of it (its scope, who wrote it) on stderr.
@@ -19,6 +20,8 @@ from mini_claude.core.untrusted import marked_lines, visible_text
 from mini_claude.memory import identity
 from mini_claude.memory.listing import NO_MEMORIES, NameNotFound, about_lines, list_lines, resolve, show_text
 from mini_claude.memory.moves import TARGETS, move
+from mini_claude.memory.recall.search import DEFAULT_LIMIT, hit_json, hit_lines, search_memories
+from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.ui.commands.memory_actions import (
     delete_memory,
@@ -27,8 +30,11 @@ from mini_claude.ui.commands.memory_actions import (
     edit_memory,
     undo_last_change,
 )
+from mini_claude.ui.print.json_output import json_line
 
 LIST_COMMAND = "mini-claude memory list"
+_NO_QUERY = "memory search: give the words to search for: mini-claude memory search QUERY"
+_NO_SEARCH_TERM = "memory search: the query has no word to search for (words like 'the' or 'how' are skipped)"
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
@@ -41,8 +47,7 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
         if action == "path":
             print(visible_path(str(store.root)))
             return 0
-        if memories.project_root is not None and (withheld := identity.settle(store, memories.project_root)):
-            print(visible_text(withheld), file=sys.stderr)
+        _settle(memories)
         if action == "list":
             _list(memories, settings)
         elif action == "show":
@@ -70,6 +75,50 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
     return 0
 
 
+def run_search_command(settings: Settings, query: str, limit: str | None, *, as_json: bool = False) -> int:
+    """`memory search QUERY [--limit N] [--json]`: matching memories of every scope in use, best
+    first. A query with no search term, a bad --limit (exit 2) and no memories (exit 1) are one
+    line each; what `memory list` says of withheld or unloaded memories goes to stderr."""
+    count = DEFAULT_LIMIT if limit is None else _limit(limit)
+    if count is None:
+        return _fail(f"memory search: --limit takes a whole number of at least 1, not {limit!r}", EXIT_USAGE)
+    if not terms(query):
+        return _fail(_NO_SEARCH_TERM if query.strip() else _NO_QUERY, EXIT_USAGE)
+    memories = MemoryScopes.for_settings(settings)
+    _settle(memories)
+    if unloaded := memories.unloaded_team_memories():
+        print(_unloaded_line(unloaded), file=sys.stderr)
+    if not memories.has_memories():
+        root = visible_path(str(memory_project_root(settings.project_dir)))
+        looked = ", ".join(visible_path(str(store.root)) for store in memories.stores())
+        return _fail(f"no memories to search for {root} (looked in {looked or 'no folder that can be used'})")
+    hits = search_memories(memories, query, count)
+    if as_json:
+        print(json_line([hit_json(hit) for hit in hits]))
+    elif hits:
+        print("\n".join(line for hit in hits for line in hit_lines(hit)))
+    else:
+        print(visible_text(f"No memory matches {query!r}."))
+    return 0
+
+
+def _settle(memories: MemoryScopes) -> None:
+    """Whose memories these are: those of another repository at the project's path are withheld,
+    which one line on stderr says (as a session's start-up does)."""
+    if memories.project_root is not None and (
+        withheld := identity.settle(memories.project, memories.project_root)
+    ):
+        print(visible_text(withheld), file=sys.stderr)
+
+
+def _limit(text: str) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
+
+
 def _fail(text: str, status: int = EXIT_FAILED) -> int:
     print(f"mini-claude: {visible_text(text)}", file=sys.stderr)
     return status
@@ -81,13 +130,15 @@ def _list(memories: MemoryScopes, settings: Settings) -> None:
     lines = list_lines(memories)
     store.save_headers()
     if unloaded := memories.unloaded_team_memories():
-        lines.append(
-            f"({unloaded} team memories in the repository are not loaded: this folder is not trusted.)"
-        )
+        lines.append(_unloaded_line(unloaded))
     if lines == [NO_MEMORIES]:
         root = visible_path(str(memory_project_root(settings.project_dir)))
         lines = [f"No memories saved yet for {root} (looked in {visible_path(str(store.root))})."]
     print("\n".join(visible_text(line) for line in lines))
+
+
+def _unloaded_line(count: int) -> str:
+    return f"({count} team memories in the repository are not loaded: this folder is not trusted.)"
 
 
 def _edit(memories: MemoryScopes, name: str) -> int:

@@ -26,6 +26,11 @@ def build_command_parser() -> argparse.ArgumentParser:
         ("share", "move a memory to the team's folder in the repository (to be committed)"),
     ):
         actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
+    search = actions.add_parser("search", help="memories matching QUERY, best first, as recall ranks them")
+    search.add_argument("query", nargs="*", help="the words to search for")
+    # Checked by the command, so that a bad value is one line, as every memory command's errors are.
+    search.add_argument("--limit", metavar="N", help="show at most N memories (default: 10)")
+    search.add_argument("--json", action="store_true", help="print a JSON list: file, name, scope, score, …")
     actions.add_parser("path", help="print the memory directory")
     projects = actions.add_parser(
         "projects", help="every project with memories or sessions: memory count and path"
