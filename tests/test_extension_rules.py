@@ -26,6 +26,8 @@ from mini_claude.safety.permissions import PermissionRequest
         ("Glob", "list_files", True),
         ("LS", "list_files", True),
         ("Grep", "grep_search", True),
+        ("Skill", "skill", True),
+        ("ExitPlanMode", "exit_plan_mode", True),
         ("bash", "run_shell", False),  # names are case-sensitive, as in Claude Code
         ("Bas", "run_shell", False),  # a name is whole
         ("^Ba", "run_shell", True),  # a regex is searched for

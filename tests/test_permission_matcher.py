@@ -313,6 +313,7 @@ def test_claude_code_tool_names_are_aliases_and_mcp_rules_match_their_tools(tmp_
     def rule(text: str):  # type: ignore[no-untyped-def]
         return parse_rule(RuleEntry(text, "allow", "s.json", tmp_path), tmp_path)
 
+    assert rule("Skill").tool == "skill" and rule("ExitPlanMode").tool == "exit_plan_mode"
     assert [rule(name).tool for name in ("Bash", "Read", "Edit", "Write", "Glob", "LS", "Grep")] == [
         "run_shell",
         "read_file",

@@ -21,8 +21,8 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
-from mini_claude.extensions.tool_names import our_name
 from mini_claude.safety.permissions import PermissionRequest
+from mini_claude.safety.tool_names import our_name
 
 _RULE = re.compile(r"(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<spec>.*)\))?", re.DOTALL)
 # What makes a command more than one simple command, or lets it run another (bash's syntax).

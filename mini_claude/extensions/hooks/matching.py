@@ -1,7 +1,7 @@
 """A hook's `matcher`, as Claude Code reads it: empty or `*` matches everything; letters, digits,
 `_` and `|` only (`Edit|Write`) name values exactly; anything else is a regular expression searched
 for in the value (`Notebook.*`, `^mcp__`). For tool events the value is the tool, under each of its
-names (`Bash` and `run_shell` alike: extensions/tool_names.py)."""
+names (`Bash` and `run_shell` alike: safety/tool_names.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 from functools import cache
 from typing import Any
 
-from mini_claude.extensions.tool_names import names_of
+from mini_claude.safety.tool_names import names_of
 
 MATCH_ALL = ("", "*")
 _NAMES_ONLY = re.compile(r"[A-Za-z0-9_|]+")

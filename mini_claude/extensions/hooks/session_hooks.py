@@ -22,8 +22,8 @@ from mini_claude.core.untrusted import attribute, visible_text, wrap
 from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.hooks.outcome import Outcome, shown_command
 from mini_claude.extensions.hooks.runner import HookRunner
-from mini_claude.extensions.tool_names import claude_name
 from mini_claude.safety.permissions import Action, AskCallback, PermissionRequest
+from mini_claude.safety.tool_names import claude_name
 
 HOOK_OUTPUT_TAG = "hook-output"
 TARGET_KEYS = ("command", "file_path", "path", "pattern")  # what a hook's question shows of a call

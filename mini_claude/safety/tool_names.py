@@ -1,6 +1,7 @@
-"""Claude Code's names for our tools, as users' hook matchers, hook scripts and `allowed-tools`
-write them: Bash is run_shell, Read read_file, Edit (and MultiEdit) edit_file, Write write_file,
-Glob and LS list_files, Grep grep_search. Ours work everywhere too."""
+"""Claude Code's names for our tools, the one table that permission rules (`Bash(npm test:*)`),
+hook matchers (`Edit|Write`), hooks' `tool_name` and skills' `allowed-tools` all read: Bash is
+run_shell, Read read_file, Edit (and MultiEdit) edit_file, Write write_file, Glob and LS
+list_files, Grep grep_search, Skill skill. Ours work everywhere too."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ CLAUDE_NAMES: dict[str, tuple[str, ...]] = {
     "write_file": ("Write",),
     "list_files": ("Glob", "LS"),
     "grep_search": ("Grep",),
+    "web_fetch": ("WebFetch",),
+    "exit_plan_mode": ("ExitPlanMode",),
     "skill": ("Skill",),
 }
-OURS = {alias: ours for ours, aliases in CLAUDE_NAMES.items() for alias in aliases}
+# Claude Code's → ours.
+TOOL_ALIASES = {alias: ours for ours, aliases in CLAUDE_NAMES.items() for alias in aliases}
 
 
 def names_of(tool: str) -> tuple[str, ...]:
@@ -29,4 +33,4 @@ def claude_name(tool: str) -> str:
 
 def our_name(name: str) -> str:
     """Our tool for a name in either spelling (an unknown name is returned as it is)."""
-    return OURS.get(name, name)
+    return TOOL_ALIASES.get(name, name)
