@@ -1,15 +1,19 @@
-"""The small rules of extensions, as tables: a hook's matcher, what `allowed-tools` cover (and the
-ways around them), `$ARGUMENTS` and `$1`…`$9`, and the YAML forms frontmatter takes."""
+"""The small rules of extensions, as tables: a hook's matcher, what `allowed-tools` allow (judged as
+the permission rules they are), `$ARGUMENTS` and `$1`…`$9`, and the YAML forms frontmatter takes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
+from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.frontmatter.codec import parse
-from mini_claude.extensions.approvals import covers
+from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.hooks.matching import MatcherError, check_matcher, matches
 from mini_claude.extensions.skills.arguments import substitute
-from mini_claude.safety.permissions import PermissionRequest
+from mini_claude.safety.permissions import Permissions
 
 
 @pytest.mark.parametrize(
@@ -46,28 +50,66 @@ def test_a_matcher_that_is_no_regex_is_refused_and_values_match_exactly() -> Non
     assert matches("startup|resume", "resume") and not matches("startup", "clear")
 
 
-def _shell(command: str) -> PermissionRequest:
-    return PermissionRequest("run_shell", "shell", command, "run a shell command")
+def _approved(rules: tuple[str, ...], project: Path, check: Callable[[Permissions], None]) -> bool:
+    """Whether `check` passes without a question once a skill's `allowed-tools` are `rules`
+    (no one can answer here: a question is a refusal)."""
+    permissions = Permissions(project, mode="ask", ask=None, home=project / "home")
+    Approvals(permissions, project).allow_for_turn(rules, "skill x (SKILL.md)")
+    try:
+        check(permissions)
+    except PermissionDenied:
+        return False
+    return True
+
+
+def _shell(command: str) -> Callable[[Permissions], None]:
+    return lambda permissions: permissions.check_shell("run_shell", command)
+
+
+def _read(path: str) -> Callable[[Permissions], None]:
+    return lambda permissions: permissions.check_read("read_file", Path(path))
+
+
+def _edit(relative: str, tool: str = "edit_file") -> Callable[[Permissions], None]:
+    return lambda permissions: permissions.check_write(tool, permissions.project_dir / relative)
 
 
 @pytest.mark.parametrize(
-    ("rule", "request_", "expected"),
+    ("rule", "check", "expected"),
     [
-        ("Bash", _shell("anything at all; really"), True),
-        ("Bash(git status)", _shell("git status"), True),
-        ("Bash(git status)", _shell("git status -s"), False),
+        ("Bash", _shell("make build; make test"), True),
+        ("Bash(make build)", _shell("make build"), True),
+        ("Bash(make build)", _shell("make build -j"), False),
         ("Bash(npm run *)", _shell("npm run test"), True),
-        ("Read", PermissionRequest("read_file", "read", "/etc/hosts", "outside the project"), True),
-        ("read_file", PermissionRequest("read_file", "read", "/etc/hosts", "outside the project"), True),
-        ("Read(/etc/**)", PermissionRequest("read_file", "read", "/etc/hosts", "outside the project"), False),
-        ("Write", PermissionRequest("edit_file", "write", "/p/a.py", "edit a project file"), False),
-        ("Edit", PermissionRequest("edit_file", "write", "/p/a.py", "edit a project file"), True),
-        ("Read", _shell("cat x"), False),
-        ("not a rule(", _shell("x"), False),
+        ("Bash(npm run:*)", _shell("npm run test && curl x | sh"), False),  # every command on its own
+        ("Read", _read("/etc/hosts"), True),  # outside the project
+        ("read_file", _read("/etc/hosts"), True),
+        ("Read(//etc/**)", _read("/etc/hosts"), True),
+        ("Read(//usr/**)", _read("/etc/hosts"), False),
+        ("Edit", _edit("a.py"), True),
+        ("Edit(src/**)", _edit("src/a.py"), True),
+        ("Edit(src/**)", _edit("lib/a.py"), False),
+        ("Edit(src/**)", _edit("src/a.py", "write_file"), True),  # a path rule covers every writer
+        ("Write", _edit("a.py"), False),  # a bare rule names one tool
+        ("Read", _shell("make"), False),
     ],
 )
-def test_what_a_rule_covers(rule: str, request_: PermissionRequest, expected: bool) -> None:
-    assert covers(rule, request_) is expected
+def test_allowed_tools_are_judged_as_permission_rules(
+    tmp_path: Path, rule: str, check: Callable[[Permissions], None], expected: bool
+) -> None:
+    assert _approved((rule,), tmp_path.resolve(), check) is expected
+
+
+def test_allowed_tools_end_with_the_turn_and_a_rule_that_does_not_parse_is_skipped(tmp_path: Path) -> None:
+    permissions = Permissions(tmp_path, mode="ask", ask=None, home=tmp_path / "home")
+    approvals = Approvals(permissions, tmp_path)
+    approvals.allow_for_turn(("Bsh(make)", "Bash(make:*)"), "/build (build.md)")
+    assert approvals.turn_rules == ("Bash(make:*)",)
+    permissions.check_shell("run_shell", "make all")
+    approvals.end_turn()
+    assert approvals.turn_rules == () and list(permissions.rules.rules) == []
+    with pytest.raises(PermissionDenied):
+        permissions.check_shell("run_shell", "make all")
 
 
 @pytest.mark.parametrize(

@@ -103,21 +103,68 @@ def test_deny_blocks_and_ask_asks_even_what_would_run_unasked(
     )
     (project_dir / "deny.txt").write_text("x")
     (project_dir / "readme.txt").write_text("hello")
-    harness = configured_harness(answers=["n", "y"])
+    harness = configured_harness(answers=["y", "n"])
     api_env.stream_replies += [
         tool_reply("read_file", {"file_path": "deny.txt"}),
         tool_reply("read_file", {"file_path": "readme.txt"}),  # a read in the project never asks…
-        _write("out.txt"),  # …and this write would ask, but the hook's yes covers the call
+        _write("out.txt"),  # …and this write would ask once, the hook's question being the one
+        text_reply("done"),
+    ]
+
+    ended = harness.turn("go")
+
+    results = [tool_results_in(call)[0] for call in main_calls(api_env)[1:]]
+    assert "not that one" in result_text(results[0]) and results[0]["is_error"]
+    assert "hello" in result_text(results[1]) and not results[1].get("is_error")
+    assert ended.reason == "refused_by_user" and not (project_dir / "out.txt").exists()  # a no ends it
+    reason = "ask rule {} in a PreToolUse hook (check this one)"
+    assert [q.reason for q in harness.questions] == [reason.format("Read"), reason.format("Write")]
+    assert harness.session.permissions.rules.rules == []  # each hook's rule ended with its call
+
+
+def test_a_hooks_answer_is_one_input_to_the_rules_deny_wins_and_ask_asks_in_bypass(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    allow, ask = decision("allow", "fine"), decision("ask", "sure?")
+    decide = f"read input; case \"$input\" in *make*) echo '{ask}';; *) echo '{allow}';; esac"
+    hook_script(project_dir / "hooks", "decide.sh", decide)
+    hooks_settings(
+        project_dir,
+        command_hook("PreToolUse", str(project_dir / "hooks/decide.sh"), matcher="Bash"),
+        permissions={"deny": ["Bash(rm:*)"], "defaultMode": "bypassPermissions"},
+    )
+    (project_dir / "victim").write_text("x")
+    harness = configured_harness(answers=["y"])
+    assert harness.session.permissions.mode == "bypass"
+    api_env.stream_replies += [
+        tool_reply("run_shell", {"command": "rm victim"}),  # the hook allows; the deny rule wins
+        tool_reply("run_shell", {"command": "make --version"}),  # bypass, but the hook asks
         text_reply("done"),
     ]
 
     harness.turn("go")
 
     results = [tool_results_in(call)[0] for call in main_calls(api_env)[1:]]
-    assert "not that one" in result_text(results[0]) and results[0]["is_error"]
-    assert "refused" in result_text(results[1]) and results[1]["is_error"]
-    assert (project_dir / "out.txt").read_text() == "hi"
-    assert [q.reason for q in harness.questions] == ["a PreToolUse hook asks: check this one"] * 2
+    assert (project_dir / "victim").exists() and "deny rule Bash(rm:*)" in result_text(results[0])
+    assert [q.target for q in harness.questions] == ["make --version"]
+
+
+def test_a_hooks_ask_about_a_tool_no_rule_judges_is_asked_before_it_runs(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    hooks_settings(
+        project_dir,
+        command_hook("PreToolUse", f"echo '{decision('ask', 'plans need a look')}'", matcher="ExitPlanMode"),
+        permissions={"defaultMode": "plan"},
+    )
+    harness = configured_harness(interactive=False)
+    api_env.stream_replies += [tool_reply("exit_plan_mode", {"plan": "1. do it"}), text_reply("ok")]
+
+    harness.turn("plan it")
+
+    result = tool_results_in(main_calls(api_env)[-1])[0]
+    assert result["is_error"] and "no one can give it" in result_text(result)
+    assert not list((project_dir.parent / "home").rglob("plans/*.md"))  # never ran: no plan saved
 
 
 def test_user_prompt_submit_adds_context_or_keeps_the_message_out(

@@ -356,3 +356,20 @@ def test_a_tool_known_by_name_is_judged_by_its_rules(
     assert decision.behaviour == expected
     if expected == "ask" and not specs:
         assert decision.always is not None and decision.always.rules == (tool,)
+
+
+@pytest.mark.parametrize(
+    ("specs", "mode", "expected"),
+    [
+        ([], "ask", "allow"),  # loading a skill changes nothing: no question
+        ([], "plan", "allow"),
+        (["deny:Skill"], "bypass", "deny"),
+        (["ask:Skill"], "accept-edits", "ask"),
+        (["deny:skill", "allow:Skill"], "ask", "deny"),
+    ],
+)
+def test_a_tool_that_changes_nothing_runs_unless_a_rule_says_otherwise(
+    tmp_path: Path, specs: list[str], mode: str, expected: str
+) -> None:
+    decision = decide_tool("skill", mode, rules(specs, tmp_path, tmp_path), "load a skill", changes=False)
+    assert decision.behaviour == expected

@@ -72,6 +72,24 @@ def test_a_skill_only_the_user_may_run_is_refused_to_the_model(
     assert result["is_error"] and "can only be run by the user" in result_text(result)
 
 
+def test_the_skill_tool_obeys_rules_naming_it_and_loads_in_plan_mode(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    skill(project_dir, "notes", "Takes notes", "Write notes.")
+    settings = project_dir / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"defaultMode": "plan"}}))
+    api_env.stream_replies += [tool_reply("skill", {"name": "notes"}), text_reply("ok")]
+    configured_harness().turn("take notes")  # plan mode: loading a skill changes nothing
+    assert "Write notes." in result_text(tool_results_in(main_calls(api_env)[-1])[0])
+
+    settings.write_text(json.dumps({"permissions": {"deny": ["Skill"]}}))
+    api_env.stream_replies += [tool_reply("skill", {"name": "notes"}), text_reply("ok")]
+    configured_harness().turn("take notes")
+    refused = tool_results_in(main_calls(api_env)[-1])[0]
+    assert refused["is_error"] and "deny rule Skill" in result_text(refused)
+    assert "Write notes." not in result_text(refused)
+
+
 def test_a_skill_added_or_edited_during_a_session_reaches_the_model_at_the_next_message(
     api_env: FakeAnthropic, project_dir: Path
 ) -> None:
@@ -110,7 +128,10 @@ def test_a_custom_command_fills_arguments_runs_its_commands_and_attaches_files(
     assert 'Everything: "error handling" tests' in message
     assert '<command-output command="echo api.py">\napi.py' in message
     assert any("def handler()" in text for text in texts[:-1])  # attached, as @ at the prompt
-    assert harness.session.extensions.approvals.extra_allow_rules == ()  # ended with the turn
+    assert harness.session.extensions.approvals.turn_rules == ()  # ended with the turn
+    assert not any(
+        rule.entry.source.startswith("/review") for rule in harness.session.permissions.rules.rules
+    )
 
 
 def test_a_command_in_an_untrusted_folder_asks_before_its_commands_run(
@@ -160,6 +181,16 @@ def test_ours_win_over_claude_codes_and_a_broken_one_says_why(
     assert reasons[".claude/skills/empty"] == "no SKILL.md in it"
     assert reasons[".claude/skills/nodesc/SKILL.md"].startswith("no description in its frontmatter")
     assert "which wins" in reasons[".claude/skills/docs/SKILL.md"]
+
+
+def test_allowed_tools_that_are_no_rules_are_named_and_skipped(project_dir: Path) -> None:
+    skill(project_dir, "lint", "Lints", "Run the linter.", **{"allowed-tools": "Bsh(ruff:*), Bash(ruff:*)"})
+    harness = configured_harness()
+    [entry] = harness.session.extensions.catalog.refresh().entries
+    assert entry.allowed_tools == ("Bash(ruff:*)",)
+    [note] = entry.notes
+    assert note.startswith("allowed-tools: allow rule 'Bsh(ruff:*)' is not valid: no tool is called Bsh")
+    assert note.endswith("(skipped)")
 
 
 def test_allowed_tools_take_every_form_claude_code_files_use() -> None:

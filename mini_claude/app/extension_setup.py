@@ -16,7 +16,7 @@ from mini_claude.extensions.hooks.session_hooks import SessionHooks
 from mini_claude.extensions.skills import skill_tool
 from mini_claude.extensions.skills.catalog import Catalog
 from mini_claude.extensions.skills.telling import SkillTelling
-from mini_claude.safety.permissions import Answer, AskCallback, PermissionRequest
+from mini_claude.safety.permissions import Answer, AskCallback, PermissionRequest, Permissions
 from mini_claude.tools.registry import ToolRegistry
 
 # Claude Code's names for the permission modes, as hooks are told them (`permission_mode`).
@@ -51,14 +51,15 @@ class Extensions:
         return [*lines, *listing.notes]
 
 
-def build_extensions(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Extensions:
-    """`ask` is the UI's question (None in print mode). The hooks' common fields (`hooks.info`)
-    are the session's to give, once it has them."""
+def build_extensions(settings: Settings, *, sink: EventSink, permissions: Permissions) -> Extensions:
+    """What skills, commands and hooks allow becomes rules of `permissions` while it holds. The
+    hooks' common fields (`hooks.info`) are the session's to give, once it has them."""
     project_dir = Path(os.path.realpath(settings.project_dir))
-    catalog = Catalog(memory_project_root(project_dir), Path.home(), trusted=settings.folder_trusted)
-    approvals = Approvals()
+    root = memory_project_root(project_dir)
+    catalog = Catalog(root, Path.home(), trusted=settings.folder_trusted)
+    approvals = Approvals(permissions, root)
     runner = HookRunner(settings.hooks, project_dir)
-    hooks = SessionHooks(runner, sink=sink, info=dict, approvals=approvals, ask=ask)
+    hooks = SessionHooks(runner, sink=sink, info=dict, approvals=approvals)
     return Extensions(catalog, SkillTelling(catalog), approvals, hooks)
 
 

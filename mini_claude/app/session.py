@@ -147,12 +147,11 @@ def build_session(
         model=settings.model, warn=warn,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
-    extensions = build_extensions(settings, sink=sink, ask=ask)
     root, home = memory_project_root(project_dir), Path.home()
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
-        ask=notifying(extensions, ask),
+        ask=None,  # below: the question tells the Notification hooks
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
         home=home,
@@ -161,6 +160,8 @@ def build_session(
         more_memory_dirs=[settings.user_memory_dir] if remembers else [],
         additional_dirs=settings.additional_dirs,
     )
+    extensions = build_extensions(settings, sink=sink, permissions=permissions)
+    permissions.ask = notifying(extensions, ask)
 
     def hook_fields() -> dict[str, Any]:  # what every hook is told, as of the moment it runs
         return {
@@ -169,7 +170,6 @@ def build_session(
         }  # fmt: skip
 
     extensions.hooks.info = hook_fields
-    permissions.approved = extensions.approvals.approved  # skills' allowed-tools, hooks' allow
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
     memory_startup = MemoryStartup(memories, warn, hint=hint)

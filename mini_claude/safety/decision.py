@@ -4,7 +4,7 @@ deny, with the reason, and what an "always" answer to the question would mean.
 Precedence, for every tool: deny rules, then plan mode's refusals, then ask rules, then the
 protections (no allow rule opens them; only bypass passes some), then allow rules, then the mode.
 Shell commands are judged in `shell_decision.py`, command by command, with the same rules; a
-tool known only by its name (an MCP server's) by `decide_tool`.
+tool known only by its name (an MCP server's, the skill tool) by `decide_tool`.
 """
 
 from __future__ import annotations
@@ -137,21 +137,22 @@ def decide_file(
     )
 
 
-def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str) -> Decision:
+def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str, *, changes: bool = True) -> Decision:
     """Whether a tool judged by its name alone may run (an MCP server's, `mcp__server__tool`: a
-    rule `mcp__server` covers every tool of that server). Plan mode refuses it, since whether it
-    changes anything is unknown; "always" saves a rule for that one tool."""
+    rule `mcp__server` covers every tool of that server; the skill tool). Plan mode refuses it
+    unless it `changes` nothing (when unknown, it may); without a rule, one that changes nothing
+    runs and another asks, and "always" saves a rule for that one tool."""
     rule = rules.first("deny", lambda r: r.names_tool(tool))
     if rule is not None:
         return Decision("deny", rule_reason(rule), rule)
-    if mode == "plan":
+    if mode == "plan" and changes:
         return Decision("deny", PLAN_REASON, plan=True)
     rule = rules.first("ask", lambda r: r.names_tool(tool)) or rules.first(
         "allow", lambda r: r.names_tool(tool)
     )
     if rule is not None:
         return Decision(rule.behaviour, rule_reason(rule), rule)
-    if mode == "bypass":
+    if mode == "bypass" or not changes:
         return ALLOW
     return Decision("ask", reason, always=Always(f"allow {tool} in this project", rules=(tool,)))
 

@@ -22,7 +22,7 @@ from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.paths import display_path, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file
+from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file, decide_tool
 from mini_claude.safety.home_dotfiles import SearchHiding, private_places
 from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the rest of the code names them
     GIT_CONFIG_REASON,
@@ -66,8 +66,6 @@ class PermissionRequest:
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
-# Says why a question needs not be asked (what a skill or a hook approved in advance), or None.
-ApprovedCallback = Callable[[PermissionRequest], "str | None"]
 # Builds a write's preview; called only when a question is asked (it may read the file).
 PreviewBuilder = Callable[[], "ChangePreview"]
 # Saves an "always" rule (allow, for the project) where later sessions read it, and adds it to
@@ -107,8 +105,6 @@ class Permissions:
         self.scope = Scope((self.project_dir, *self.additional_dirs))
         self.shell = ShellJudge(self.project_dir, self.home, self.protections)
         self._mode_before_answer: str | None = None  # set while an answer changed the mode
-        # Consulted before a question is asked; set by app/ (extensions/approvals.py decides).
-        self.approved: ApprovedCallback | None = None
 
     @property
     def mode(self) -> str:
@@ -179,6 +175,13 @@ class Permissions:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
         self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
 
+    def check_tool(self, tool: str, target: str, reason: str, *, changes: bool = False) -> None:
+        """A tool judged by its name alone, about `target` (the skill it loads): by the rules
+        naming it, then plan mode if it `changes` something; one that changes nothing runs
+        when no rule says otherwise."""
+        decision = decide_tool(tool, self.mode, self.rules, reason, changes=changes)
+        self._answer(decision, PermissionRequest(tool, "read", visible_text(target), decision.reason))
+
     def hidden_from_search(self) -> SearchHiding | None:
         """What a search walk skips, as check_read would ask for or refuse it, or None when it
         may see it all (bypass without read rules): listing or grepping `~` must not read
@@ -223,15 +226,12 @@ class Permissions:
             raise PermissionDenied(
                 prompts.notice(key, tool=request.tool, verb=verb, target=told, reason=decision.reason)
             )
-        always = decision.always
-        request = replace(request, always=always.label if always is not None else None)
-        if self.approved is not None and (why := self.approved(request)) is not None:
-            log.info("permission %s %s %r: %s", request.tool, request.action, request.target, why)
-            return
         if self.ask is None:
             raise PermissionDenied(
                 prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)
             )
+        always = decision.always
+        request = replace(request, always=always.label if always is not None else None)
         if preview is not None:
             request = replace(request, preview=_built(preview))
         answer = self.ask(request)

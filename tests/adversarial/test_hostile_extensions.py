@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.extensions.approvals import Approvals, covers
+from mini_claude.core.errors import PermissionDenied
+from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.skills.reading import BODY_MAX_BYTES, HEADER_MAX_BYTES
-from mini_claude.safety.permissions import PermissionRequest
+from mini_claude.safety.decision import RuleSet
+from mini_claude.safety.permissions import Permissions
+from mini_claude.safety.rules import RuleEntry, parse_rule
 from tests.adversarial.cases import case
 from tests.adversarial.test_hostile_instructions import huge, peak_allocation
 from tests.cli_harness import Cli
@@ -299,53 +302,68 @@ def test_a_hook_cannot_allow_past_the_protections(api_env: FakeAnthropic, projec
     assert len(harness.questions) == 1
 
 
-def _shell(command: str) -> PermissionRequest:
-    return PermissionRequest("run_shell", "shell", command, "run a shell command", always="allow it")
-
-
 @case(
     "paths",
-    "allowed-tools Bash(git status:*): the command and its flags, never a second command by any syntax",
+    "allowed-tools Bash(npm test:*): the command and its flags, never a second command by any syntax",
 )
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("git status", True),
-        ("git status --short", True),
-        ("git statusx", False),
-        ("git status; rm -rf ~", False),
-        ("git status && rm -rf ~", False),
-        ("git status || rm x", False),
-        ("git status | sh", False),
-        ("git status & rm x", False),
-        ("git status\nrm x", False),
-        ("git status $(rm x)", False),
-        ("git status `rm x`", False),
-        ("git status > ~/.bashrc", False),
-        ("git status <(rm x)", False),
-        ("git status ${IFS}x", False),
-        ("git status \\\nrm", False),
-        ("  git status  ", True),
-        ("env git status", False),
-        ("git  status", False),
+        ("npm test", True),
+        ("npm test --watch", True),
+        ("npm testx", False),
+        ("npm test; rm -rf ~", False),
+        ("npm test && rm -rf ~", False),
+        ("npm test || rm x", False),
+        ("npm test | sh", False),
+        ("npm test & rm x", False),
+        ("npm test\nrm x", False),
+        ("npm test $(rm x)", False),
+        ("npm test `rm x`", False),
+        ("npm test > ~/.bashrc", False),
+        ("npm test <(rm x)", False),
+        ("npm test ${IFS}x", True),  # an argument, whatever it expands to
+        ("  npm test  ", True),
+        ("env npm test", True),  # env runs what it names: judged as that
+        ("PATH=/tmp/evil npm test", False),  # an assignment that changes what runs
+        ("bash -c 'npm test; rm x'", False),
+        ("npm  test", True),  # words as bash splits them
     ],
 )
-def test_a_prefix_rule_covers_one_simple_command(command: str, expected: bool) -> None:
-    assert covers("Bash(git status:*)", _shell(command)) is expected
+def test_a_prefix_rule_covers_one_command_whatever_the_syntax(
+    tmp_path: Path, command: str, expected: bool
+) -> None:
+    permissions = Permissions(tmp_path, mode="ask", ask=None, home=tmp_path / "home")
+    Approvals(permissions, tmp_path).allow_for_turn(("Bash(npm test:*)",), "skill x")
+    try:
+        permissions.check_shell("run_shell", command)
+    except PermissionDenied:
+        assert not expected
+    else:
+        assert expected
 
 
 @case(
     "paths",
-    "allowed-tools and a hook's allow never answer a question that offers no 'always' (the protections)",
+    "allowed-tools and a hook's allow are rules: a deny rule still refuses, a protection still asks, "
+    "and they end with their turn or call",
 )
-def test_approvals_never_answer_a_protected_question() -> None:
-    approvals = Approvals()
+def test_approvals_never_pass_a_deny_rule_or_a_protection(tmp_path: Path) -> None:
+    project = tmp_path.resolve()
+    (project / ".git" / "hooks").mkdir(parents=True)
+    deny = parse_rule(RuleEntry("Bash(rm:*)", "deny", "settings.json", project), project)
+    permissions = Permissions(project, mode="ask", ask=None, home=project / "home", rules=RuleSet([deny]))
+    approvals = Approvals(permissions, project)
     approvals.allow_for_turn(("Write", "Bash"), "skill x")
-    approvals.approve_call("toolu_1", "a hook allowed it")
-    protected = PermissionRequest("write_file", "write", "/p/.git/hooks/pre-commit", "git")  # no "always"
-    assert approvals.approved(protected) is None
-    assert approvals.approved(_shell("ls")) == "a hook allowed it"
+    approvals.decide_call("run_shell", "allow", "a hook allowed it")
+    with pytest.raises(PermissionDenied, match="refused by the user's settings"):
+        permissions.check_shell("run_shell", "rm -rf build")
+    with pytest.raises(PermissionDenied):
+        permissions.check_write("write_file", project / ".git/hooks/pre-commit")
+    permissions.check_shell("run_shell", "make")
     approvals.end_call()
-    assert approvals.approved(_shell("ls")) == "allowed by Bash (skill x)"
+    permissions.check_shell("run_shell", "make")  # the skill's Bash, until the turn ends
     approvals.end_turn()
-    assert approvals.approved(_shell("ls")) is None
+    with pytest.raises(PermissionDenied):
+        permissions.check_shell("run_shell", "make")
+    assert list(permissions.rules.rules) == [deny]

@@ -16,18 +16,22 @@ from collections.abc import Callable
 from typing import Any
 
 from mini_claude.core import prompts
+from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.events import EventSink, Notice
 from mini_claude.core.hook_points import PASS, HookVerdict
 from mini_claude.core.untrusted import attribute, visible_text, wrap
-from mini_claude.extensions.approvals import Approvals
-from mini_claude.extensions.hooks.outcome import Outcome, shown_command
+from mini_claude.extensions.approvals import HOOK_SOURCE, Approvals
+from mini_claude.extensions.hooks.outcome import Outcome, first_line, shown_command
 from mini_claude.extensions.hooks.runner import HookRunner
-from mini_claude.safety.permissions import Action, AskCallback, PermissionRequest
 from mini_claude.safety.tool_names import claude_name
 
 HOOK_OUTPUT_TAG = "hook-output"
-TARGET_KEYS = ("command", "file_path", "path", "pattern")  # what a hook's question shows of a call
-ACTIONS: dict[str, Action] = {"run_shell": "shell", "write_file": "write", "edit_file": "write"}
+TARGET_KEYS = ("command", "file_path", "path", "pattern", "name")  # what a hook's question shows
+# The tools whose calls the permission checker judges: there a hook's allow or ask is a rule for
+# the call. For the others, a hook's ask is asked before the call runs.
+CHECKED_TOOLS = frozenset(
+    {"run_shell", "read_file", "write_file", "edit_file", "list_files", "grep_search", "skill"}
+)
 
 log = logging.getLogger("mini_claude")
 
@@ -37,15 +41,13 @@ SessionInfo = Callable[[], dict[str, Any]]
 
 class SessionHooks:
     def __init__(
-        self, runner: HookRunner, *, sink: EventSink, info: SessionInfo, approvals: Approvals,
-        ask: AskCallback | None,
-    ) -> None:  # fmt: skip
-        """`ask` is the UI's question (None: nobody can answer), for a PreToolUse hook's `ask`."""
+        self, runner: HookRunner, *, sink: EventSink, info: SessionInfo, approvals: Approvals
+    ) -> None:
+        """A PreToolUse hook's permission decision reaches the permission checker through `approvals`."""
         self.runner = runner
         self.sink = sink
         self.info = info
         self.approvals = approvals
-        self.ask = ask
         self._starting: threading.Thread | None = None
         self._session_context: list[str] = []  # SessionStart's, for the next message
         self._lock = threading.Lock()
@@ -131,15 +133,12 @@ class SessionHooks:
             )
             return HookVerdict(block=text, context=context)
         why = "; ".join(outcome.permission_reasons)
-        if outcome.permission == "ask":
+        if outcome.permission in ("allow", "ask"):
+            self.approvals.decide_call(name, outcome.permission, first_line(why))
+        if outcome.permission == "ask" and name not in CHECKED_TOOLS:
             refused = self._ask_user(name, tool_input, why)
             if refused is not None:
-                return HookVerdict(
-                    block=_fill("hook_refused_tool", tool=attribute(name), how=refused), context=context
-                )
-            self.approvals.approve_call(call_id, "approved at a PreToolUse hook's question")
-        elif outcome.permission == "allow":
-            self.approvals.approve_call(call_id, "allowed by a PreToolUse hook" + (f": {why}" if why else ""))
+                return HookVerdict(block=refused, context=context)
         return HookVerdict(context=context)
 
     def after_tool(
@@ -196,17 +195,18 @@ class SessionHooks:
         return [_context(spec.event, spec.command, text) for spec, text in outcome.context]
 
     def _ask_user(self, name: str, tool_input: dict[str, Any], why: str) -> str | None:
-        """The user's answer to a hook's `ask`: None for yes, else how it was refused (for the model)."""
-        if self.ask is None:
-            return "no one can answer here (non-interactive mode)"
+        """A hook's `ask` about a tool the permission checker does not judge otherwise, asked by
+        it (the hook's rule decides, unless a deny rule does): None for yes, else the refusal the
+        model reads."""
         target = next(
             (str(tool_input[key]) for key in TARGET_KEYS if isinstance(tool_input.get(key), str)), name
         )
-        reason = "a PreToolUse hook asks" + (f": {why}" if why else "")
-        action = ACTIONS.get(name, "read")
-        shown = visible_text(target, keep="\n\t")
-        request = PermissionRequest(name, action, shown, reason)  # no "always"
-        return None if self.ask(request) in ("y", "a") else "the user refused"
+        reason = HOOK_SOURCE + " asks" + (f": {why}" if why else "")
+        try:
+            self.approvals.permissions.check_tool(name, target, reason)
+        except PermissionDenied as refusal:
+            return str(refusal)
+        return None
 
     def _join_start(self) -> None:
         starting = self._starting

@@ -12,6 +12,7 @@ from typing import Literal
 from mini_claude.core.frontmatter.codec import Frontmatter
 from mini_claude.core.frontmatter.fields import split_list
 from mini_claude.core.untrusted import visible_text
+from mini_claude.safety.rules import RuleEntry, RuleError, parse_rule
 
 Kind = Literal["skill", "command"]
 Scope = Literal["user", "project"]
@@ -76,6 +77,7 @@ def entry_from(
     tools = tool_list(header, "allowed-tools")
     if len(tools) > ALLOWED_TOOLS_MAX:
         notes.append(f"allowed-tools: only the first {ALLOWED_TOOLS_MAX} are used")
+    tools = _valid_rules(tools[:ALLOWED_TOOLS_MAX], root, notes)
     invocable = True
     flag = fields.get("disable-model-invocation", "").lower()
     if flag in TRUE_WORDS:
@@ -91,7 +93,7 @@ def entry_from(
         kind, name, description, path, source, scope, root,
         argument_hint=fields.get("argument-hint", "")[:HINT_MAX_CHARS],
         model=model,
-        allowed_tools=tools[:ALLOWED_TOOLS_MAX],
+        allowed_tools=tools,
         model_invocable=invocable and kind == "skill",
         notes=tuple(notes),
     )  # fmt: skip
@@ -108,6 +110,20 @@ def tool_list(header: Frontmatter, key: str) -> tuple[str, ...]:
     if "," in value or value.startswith("["):
         return tuple(split_list(value))
     return tuple(_space_separated(value))
+
+
+def _valid_rules(texts: tuple[str, ...], root: Path, notes: list[str]) -> tuple[str, ...]:
+    """The `allowed-tools` that are permission rules (as the settings files' are read); a note
+    for each that is not, which is skipped."""
+    valid = []
+    for text in texts:
+        try:
+            parse_rule(RuleEntry(text, "allow", "allowed-tools", root), root)
+        except RuleError as error:
+            notes.append(f"{error} (skipped)")
+            continue
+        valid.append(text)
+    return tuple(valid)
 
 
 def _space_separated(value: str) -> list[str]:

@@ -1,6 +1,7 @@
 """The `skill` tool: the model loads a skill by name and gets its instructions (its `$ARGUMENTS`
 filled), wrapped in a tag they cannot leave, with the skill's folder and the files in it, so it
-can read them. The skill's `allowed-tools` hold from then until the turn ends."""
+can read them. The skill's `allowed-tools` hold from then until the turn ends. Rules naming the
+tool (`Skill`) hold for it: a deny rule refuses every skill; without one, loading asks nothing."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ def skill_tool(catalog: Catalog, approvals: Approvals) -> Callable[..., ToolResu
             raise ToolError(_fill("skill_unknown", name=attribute(name), available=available))
         if not entry.model_invocable:
             raise ToolError(_fill("skill_user_only", name=entry.name))
+        ctx.permissions.check_tool("skill", entry.name, f"load the skill {entry.name}")
         try:
             body = read_body(entry.path, entry.root)
         except NotReadable as problem:
