@@ -15,18 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from mini_claude.agent import endings
 from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
+from mini_claude.agent.conversation import Conversation, Message, text_blocks
 from mini_claude.agent.endings import CUT_OFF, Ending
-from mini_claude.agent.open_calls import OpenToolCalls, tool_use_ids
+from mini_claude.agent.open_calls import OpenToolCalls
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW
 from mini_claude.core.events import (
     ContextCompacted,
-    Event,
     EventSink,
     MemoriesRecalled,
-    MessageAdded,
-    MessageKind,
     Notice,
     RequestStarted,
     TextDone,
@@ -45,8 +43,6 @@ if TYPE_CHECKING:
     from mini_claude.memory.recall.memory_recall import MemoryRecall
 
 log = logging.getLogger("mini_claude")
-
-Message = dict[str, Any]
 
 
 class Agent:
@@ -72,12 +68,11 @@ class Agent:
         self.tools = tools
         self.tool_context = tool_context
         self.sink = sink
-        self.save = save  # the transcript: hears each change to the conversation before the sink
         self.build_system_prompt = build_system_prompt
         self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
         self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
         self.hooks: TurnHooks = hooks or NoHooks()
-        self.messages: list[Message] = []
+        self.conversation = Conversation(save, lambda event: self.sink(event))
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
@@ -87,7 +82,15 @@ class Agent:
         self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event), self.hooks)
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
-        self.context = ContextKeeper(llm, self._tell, view, self.hooks.before_compaction)
+        self.context = ContextKeeper(llm, self.conversation.tell, view, self.hooks.before_compaction)
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.conversation.messages
+
+    @messages.setter
+    def messages(self, value: list[Message]) -> None:
+        self.conversation.messages = value
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
@@ -126,14 +129,14 @@ class Agent:
         user_text = encodable(user_text)
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
         verdict = self.hooks.prompt_submitted(user_text)
-        context, self._context = [*self._context, *_texts(verdict.context)], []
+        context, self._context = [*self._context, *text_blocks(verdict.context)], []
         kept_out = verdict.block or verdict.stop  # a hook keeps the message out of the conversation
         if kept_out is None:
             if self.recall is not None:
                 self.recall.start(user_text)
             if self.turn_reminders is not None and (blocks := self.turn_reminders()):
-                self._add("instructions", blocks)  # the mode's, before the message they are for
-            self._add("user", [*context, {"type": "text", "text": user_text}])
+                self.conversation.add("instructions", blocks)  # the mode's, before the message they are for
+            self.conversation.add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
         try:
             ending = self._steps() if kept_out is None else endings.stopped(kept_out)
@@ -163,7 +166,7 @@ class Agent:
                 if verdict.stop is not None:
                     return endings.stopped(verdict.stop)
                 if verdict.block is not None:
-                    self._add("notice", _texts((verdict.block,)))
+                    self.conversation.add("notice", text_blocks((verdict.block,)))
                     ending, again = None, True
             if ending is not None:
                 return ending
@@ -177,9 +180,9 @@ class Agent:
     def _step(self) -> Ending | None:
         """One model call and the tools it asks for; how the turn ends, or None to go on."""
         if self.reminders is not None and self._system_blocks() and (blocks := self.reminders()):
-            self._add("instructions", blocks)
+            self.conversation.add("instructions", blocks)
         if self.recall is not None and (recalled := self.recall.take_ready()) is not None:
-            self._add("memories", recalled.blocks, tuple(recalled.file_names))
+            self.conversation.add("memories", recalled.blocks, tuple(recalled.file_names))
             self.sink(MemoriesRecalled(tuple(recalled.file_names)))
         response = self._call_model()
         if isinstance(response, Ending):
@@ -196,8 +199,7 @@ class Agent:
             if ends := self._open_calls.run(call, response.refused_tool_calls.get(call["id"])).ends_turn:
                 return endings.BY_TOOL[ends]  # the user said no, or a plan was printed: the rest do not run
             if (stop := self._open_calls.stopped) is not None:
-                self._close_open_calls("hook_stopped")
-                return endings.stopped(stop)
+                return endings.stopped(stop)  # the calls left are answered as the hook stopped them
         self._close_open_calls("interrupted")
         return None
 
@@ -225,7 +227,7 @@ class Agent:
 
     def _stream(self, tokens: int) -> StreamedResponse:
         """Stream one response to a request of about `tokens`, showing it as it comes."""
-        response = self._streaming = StreamedResponse(used_tool_ids=tool_use_ids(self.messages))
+        response = self._streaming = StreamedResponse(used_tool_ids=self.conversation.tool_use_ids())
         self.sink(RequestStarted())
         messages = self.context.view.request(self.messages)
         for update in self.llm.stream(
@@ -250,7 +252,7 @@ class Agent:
             return
         content = response.content()
         if content:
-            self._add("assistant", content)  # merged into a paused reply it goes on with
+            self.conversation.add("assistant", content)  # merged into a paused reply it goes on with
             self._open_calls.open(content)
             texts = [block["text"] for block in self.messages[-1]["content"] if block["type"] == "text"]
             self._last_text = "".join(texts) or self._last_text
@@ -266,27 +268,9 @@ class Agent:
                 self._store_reply()
             answers = self._open_calls.answer_all(unanswered)
             if answers:
-                self._add("tool_results", answers)
+                self.conversation.add("tool_results", answers)
             if note is not None:
-                self._add("notice", [{"type": "text", "text": prompts.notice(note)}])
-
-    def _add(self, kind: MessageKind, blocks: list[dict[str, Any]], files: tuple[str, ...] = ()) -> None:
-        """Add content to the conversation, merged into a trailing message of the same role so roles
-        keep alternating (user content; a paused reply's continuation), then save and tell it."""
-        role = "assistant" if kind == "assistant" else "user"
-        blocks = encodable_value(blocks)  # nothing UTF-8 cannot carry enters the conversation
-        if self.messages and self.messages[-1]["role"] == role:
-            self.messages[-1]["content"].extend(blocks)
-        else:
-            self.messages.append({"role": role, "content": list(blocks)})
-        self._tell(MessageAdded(kind, tuple(blocks), files))
-
-    def _tell(self, event: Event) -> None:
-        """Tell the sink of `event`; a change to the conversation is saved first, so a Ctrl+C that
-        cuts the UI's handling short cannot lose it from the transcript."""
-        if isinstance(event, MessageAdded | ContextCompacted):
-            self.save(event)
-        self.sink(event)
+                self.conversation.add("notice", [{"type": "text", "text": prompts.notice(note)}])
 
     def _system_blocks(self) -> list[dict[str, Any]]:
         # Built once per conversation: the whole prompt is stable, so it is one cached prefix.
@@ -298,7 +282,3 @@ class Agent:
         return RequestParts(
             self.model, self._system_blocks(), self.tools.definitions(), self.max_tokens, self.messages
         )
-
-
-def _texts(texts: Iterable[str]) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": text} for text in texts]

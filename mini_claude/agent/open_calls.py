@@ -95,12 +95,6 @@ class OpenToolCalls:
         self._running = None
 
 
-def tool_use_ids(messages: list[dict[str, Any]]) -> set[str]:
-    """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
-    replies = (message["content"] for message in messages if message["role"] == "assistant")
-    return {block["id"] for content in replies for block in content if block.get("type") == "tool_use"}
-
-
 def _response(result: ToolResult) -> dict[str, Any]:
     """A result as a PostToolUse hook reads it (`tool_response`)."""
     return {"output": result.content, "summary": result.summary, "is_error": result.is_error}
