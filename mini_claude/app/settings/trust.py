@@ -23,7 +23,7 @@ from mini_claude.app.settings.values import FileValues
 from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, private_folder
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.scopes import MemoryScopes
 
@@ -155,6 +155,8 @@ class TrustStore:
             write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
 
     def _read(self) -> dict[str, object]:
+        if (foreign := foreign_entry(self.path)) is not None:  # its answers may have been planted
+            raise TrustFileError(f"{foreign}: not read; remove it to be asked again")
         try:
             data = safe_read.read_bytes(self.path, self.folder, TRUST_MAX_BYTES, follow_symlink=False)
         except (FileNotFoundError, NotADirectoryError):

@@ -9,7 +9,7 @@ import contextlib
 import sys
 import termios
 
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text
 from mini_claude.ui.questions.key_answer import read_key_answer
 
 ANSWERS = {"y": ("yes", "trusted"), "n": ("no", "not trusted")}
@@ -26,7 +26,7 @@ def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
         "Trust this folder? Then they take effect in every session here (its instruction files are",
         "read either way). [y]es, [n]o, Esc: not now",
     ]
-    print("\n".join(visible_text(line) for line in lines), flush=True)
+    print("\n".join(marked_text(line) for line in lines), flush=True)  # a question: nothing unseen
     _drop_keys_typed_ahead()
     try:
         answer = read_key_answer("Trust it? ", ANSWERS, cancel=NOT_NOW, plain=plain)
