@@ -26,7 +26,7 @@ from mini_claude.extensions.hooks.runner import HookRunner
 from mini_claude.safety.tool_names import claude_name
 
 HOOK_OUTPUT_TAG = "hook-output"
-TARGET_KEYS = ("command", "file_path", "path", "pattern", "name")  # what a hook's question shows
+TARGET_KEYS = ("command", "file_path", "path", "pattern")  # what a hook's question shows of a call
 # The tools whose calls the permission checker judges: there a hook's allow or ask is a rule for
 # the call. For the others, a hook's ask is asked before the call runs.
 CHECKED_TOOLS = frozenset(
