@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.agent.loop import Agent
+from mini_claude.agent.side_by_side import relayed
 from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.local_file import unignored_local_file
@@ -176,7 +177,7 @@ def build_session(
         additional_dirs=settings.additional_dirs,
     )
     extensions = build_extensions(settings, sink=sink, permissions=permissions)
-    permissions.ask = notifying(extensions, ask)
+    permissions.ask = relayed(notifying(extensions, ask))  # asked by the turn's thread, whoever asks
 
     def hook_fields() -> dict[str, Any]:  # what every hook is told, as of the moment it runs
         return {
@@ -231,6 +232,7 @@ def build_session(
         reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
         turn_reminders=ModeReminders(permissions),
         hooks=extensions.hooks,
+        max_tool_calls=settings.max_tool_calls,
     )
     session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,

@@ -23,6 +23,7 @@ from mini_claude.core.mcp_options import McpOptions, mcp_options
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_MAX_TURNS = 50
+DEFAULT_MAX_TOOL_CALLS = 64  # run of one reply's calls; the rest are answered unrun
 DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
@@ -150,6 +151,7 @@ class Settings:
     auth_token: str | None = None
     base_url: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS  # per reply: maxToolCallsPerReply
     max_tokens: int = DEFAULT_MAX_TOKENS
     api_timeout: float = DEFAULT_API_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -229,6 +231,7 @@ def load_settings(
             f"{FIXED_PROMPT_TOKENS:,})"
         )
     retention = from_files("session_retention_days", DEFAULT_SESSION_RETENTION_DAYS)
+    calls = _number(from_files("max_tool_calls", DEFAULT_MAX_TOOL_CALLS))
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
@@ -239,6 +242,7 @@ def load_settings(
         base_url=env_base_url(),
         max_turns=max_turns if max_turns is not None else DEFAULT_MAX_TURNS,
         max_tokens=int(env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
+        max_tool_calls=max(1, int(env_number(ENV_NAMES["max_tool_calls"], calls, int))),
         api_timeout=env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),
         max_retries=int(env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
         side_query_timeout=env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
@@ -270,6 +274,7 @@ ENV_NAMES = {
     "memory_enabled": "MINI_CLAUDE_MEMORY",
     "session_retention_days": "MINI_CLAUDE_SESSION_RETENTION_DAYS",
     "read_only_commands": "MINI_CLAUDE_READ_ONLY_COMMANDS",
+    "max_tool_calls": "MINI_CLAUDE_MAX_TOOL_CALLS",
 }
 
 

@@ -94,6 +94,7 @@ SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "earlyRecall": ("early_recall", _switch),
     "autoMemoryEnabled": ("memory_enabled", _switch),
     "cleanupPeriodDays": ("session_retention_days", _whole(0, "days")),
+    "maxToolCallsPerReply": ("max_tool_calls", _whole(1, "calls")),  # ours
     # Claude Code's keys for the servers of .mcp.json (app/mcp/approvals.py).
     "enableAllProjectMcpServers": ("mcp_enable_all", _switch),
     "enabledMcpjsonServers": ("mcp_enabled", _server_names),
