@@ -18,7 +18,7 @@ from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_MAX_TOOL_CALLS
 from mini_claude.core.events import EventSink, Notice, ToolFinished, ToolStarted
 from mini_claude.core.hook_points import NoHooks, TurnHooks
-from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.base import RUNNING_CALL_ID, ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
 
 INTERRUPTED_SUMMARY = "interrupted"  # the result line of a tool call that Ctrl+C stopped
@@ -119,8 +119,12 @@ class OpenToolCalls:
         name = call["name"]
         tool_input = call["input"] if isinstance(call["input"], dict) else {}
         hooked = self.hooks.runs_for(name)
-        with HOOKED_CALLS if hooked else contextlib.nullcontext():
-            return self._run_between_hooks(call, tool_input)
+        token = RUNNING_CALL_ID.set(call["id"])
+        try:
+            with HOOKED_CALLS if hooked else contextlib.nullcontext():
+                return self._run_between_hooks(call, tool_input)
+        finally:
+            RUNNING_CALL_ID.reset(token)
 
     def _run_between_hooks(self, call: dict[str, Any], tool_input: dict[str, Any]) -> ToolResult:
         call_id, name = call["id"], call["name"]

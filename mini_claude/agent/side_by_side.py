@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextvars
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -151,9 +152,14 @@ def show_on_talking_thread(show: Callable[[], None]) -> None:
         box.hand_in(show, wait_for_it=False)
 
 
-def working_for(label: str) -> contextvars.Token[str | None]:
-    """This thread now works for the sub-agent `label`: its questions say so."""
-    return _label.set(label)
+@contextmanager
+def working_for(label: str) -> Iterator[None]:
+    """Within the block, this thread works for the sub-agent `label`: its questions say so."""
+    token = _label.set(label)
+    try:
+        yield
+    finally:
+        _label.reset(token)
 
 
 def relayed(ask: AskCallback | None) -> AskCallback | None:

@@ -22,6 +22,7 @@ from mini_claude.app.mcp.servers import AskServer, SessionServers
 from mini_claude.app.mode_reminders import ModeReminders
 from mini_claude.app.permission_setup import build_rule_set
 from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
+from mini_claude.app.subagent_setup import add_agent_tool
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, TurnEnded, WarningsOnce
@@ -217,6 +218,10 @@ def build_session(
     tools = default_registry()
     add_skill_tool(tools, extensions)
     servers = SessionServers(settings, tools, sink, ask=ask_server)
+    add_agent_tool(
+        tools, settings, llm=llm, tool_context=tool_context, hooks=extensions.hooks, sink=sink,
+        memories=memories, transcript=transcript, warn=warn,
+    )  # fmt: skip
     agent = Agent(
         llm=llm,
         tools=tools,

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from mini_claude.core.events import ToolEnding
 from mini_claude.safety.permissions import Permissions
+
+# The id of the tool call this thread runs (set around each call): a sub-agent names its parent.
+RUNNING_CALL_ID: ContextVar[str] = ContextVar("running_call_id", default="")
 
 
 def count_noun(count: int, noun: str) -> str:

@@ -56,7 +56,8 @@ class ToolRegistry:
         self._handlers = dict(handlers)
         self._sources: list[ToolSource] = []
         self._offered: dict[str, Callable[[], bool]] = {}
-        self._concurrent = {name for name in self._definitions if name in READ_ONLY_TOOLS}
+        self._read_only = {name for name in self._definitions if name in READ_ONLY_TOOLS}
+        self._concurrent = set(self._read_only)
         self._keep: Callable[[str], bool] = lambda name: True  # a subset's filter (`subset`)
 
     def add_source(self, source: ToolSource) -> None:
@@ -69,19 +70,25 @@ class ToolRegistry:
 
     def add(
         self, definition: dict[str, Any], handler: Handler, offered: Callable[[], bool], *,
-        concurrent: bool = False,
+        read_only: bool = False, concurrent: bool = False,
     ) -> None:  # fmt: skip
         """One more tool (a skill tool, built from the user's files by app/), in the requests only
-        while `offered()` says so; `concurrent`: its calls may run beside the other concurrent
-        calls of the same reply (a tool that only reads; the agent tool)."""
+        while `offered()` says so. A `read_only` tool changes nothing (explore agents may use it);
+        its calls, and a `concurrent` tool's (the agent tool), run beside the reply's others."""
         name = definition["name"]
         if name in self._definitions:
             raise ValueError(f"a tool named {name} exists already")
         self._definitions[name] = _fill_descriptions(definition, {})
         self._handlers[name] = handler
         self._offered[name] = offered
-        if concurrent:
+        if read_only:
+            self._read_only.add(name)
+        if read_only or concurrent:
             self._concurrent.add(name)
+
+    def is_read_only(self, name: str) -> bool:
+        """Whether `name` is a tool that changes nothing (an MCP server's is not: its word only)."""
+        return name in self._read_only
 
     def runs_concurrently(self, name: str) -> bool:
         """Whether a call of `name` may run beside the reply's other such calls (a tool from a
@@ -96,6 +103,7 @@ class ToolRegistry:
         part._handlers = {name: h for name, h in self._handlers.items() if keep(name)}
         part._offered, part._sources = dict(self._offered), list(self._sources)
         part._concurrent = {name for name in self._concurrent if keep(name)}
+        part._read_only = {name for name in self._read_only if keep(name)}
         part._keep = lambda name: self._keep(name) and keep(name)
         return part
 

@@ -27,6 +27,7 @@ from mini_claude.sessions.transcript.records import (
     MAX_TRANSCRIPT_BYTES,
     RECORD_ROLES,
     SETTINGS_TYPE,
+    SUBAGENT_TYPE,
     TRANSCRIPT_SUFFIX,
     encode_line,
     header_record,
@@ -106,6 +107,10 @@ class TranscriptWriter:
     def add_compaction(self, summary: list[Block], replaced: int, focus: str | None = None) -> None:
         """A summary standing for the first `replaced` messages of the conversation from now on."""
         self._append(COMPACTION_TYPE, {"replaced": replaced, "focus": focus, "content": summary})
+
+    def add_subagent(self, session_id: str, agent: str, tool_use_id: str) -> None:
+        """A sub-agent's transcript (`session_id`, in the `subagents` folder beside this one) belongs here."""
+        self._append(SUBAGENT_TYPE, {"session_id": session_id, "agent": agent, "tool_use_id": tool_use_id})
 
     def note_settings(self, *, model: str | None = None, cwd: str | os.PathLike[str] | None = None) -> None:
         """The model or working directory changed (before the first record: goes into the header)."""

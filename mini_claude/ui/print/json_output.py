@@ -24,6 +24,7 @@ from mini_claude.core.events import (
     Notice,
     RequestStarted,
     Retrying,
+    SubagentMessage,
     TextDelta,
     ToolFinished,
     ToolStarted,
@@ -119,7 +120,14 @@ class JsonOutput:
             case TextDelta(text=text) if text:
                 return {"type": "text_delta", "text": text}
             case MessageAdded(kind="assistant", content=content):
-                return {"type": "assistant", "message": {"role": "assistant", "content": list(content)}}
+                return {"type": "assistant", "message": {"role": "assistant", "content": list(content)},
+                        "parent_tool_use_id": None}  # fmt: skip
+            case SubagentMessage(parent_tool_use_id=parent, message=MessageAdded(kind=kind, content=content)):
+                role = (
+                    "assistant" if kind == "assistant" else "user"
+                )  # a sub-agent's, as Claude Code shows them
+                return {"type": role, "message": {"role": role, "content": list(content)},
+                        "parent_tool_use_id": parent}  # fmt: skip
             case ToolStarted(tool_use_id=tool_id, name=name, summary=summary):
                 return {"type": "tool_start", "tool_use_id": tool_id, "name": name, "summary": summary,
                         "input": self._tool_inputs.get(tool_id)}  # fmt: skip
