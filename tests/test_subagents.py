@@ -37,6 +37,10 @@ class Route:
             return next(queue.popleft() for key, queue in self.sub.items() if task.startswith(key))
 
 
+def agent_call(prompt: str, subagent_type: str = "general", description: str = "task") -> Reply:
+    return tool_reply("agent", {"description": description, "prompt": prompt, "subagent_type": subagent_type})
+
+
 def subagent_requests(fake: FakeAnthropic) -> list[RecordedRequest]:
     return [r for r in fake.requests if r.stream and SUBAGENT_MARK in system_text(r)]
 
