@@ -4,6 +4,8 @@ carry the sub-agent's system prompt) and its final text is the call's result."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 from collections import deque
 from pathlib import Path
@@ -11,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.events import SubagentProgress
-from tests.agent_harness import Harness
+from tests.agent_harness import Harness, assert_next_turn_works
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
-from tests.kit import main_calls, result_text, system_text, tool_results_in
+from tests.kit import main_calls, must_finish_within, result_text, system_text, tool_results_in
 
 SUBAGENT_MARK = "You were started by the main agent"
 
@@ -216,3 +218,29 @@ def test_a_custom_agent_from_the_project(
     assert "You review code strictly." in system_text(sub)
     agent_tool = next(t for t in main_calls(api_env)[0].tools if t["name"] == "agent")
     assert "- reviewer: Reviews code" in agent_tool["description"]
+
+
+def test_esc_during_parallel_agents_stops_them_all_and_the_next_turn_works(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    route = Route(api_env)
+    held = [text_reply("never one", held=True), text_reply("never two", held=True)]
+    route.sub["one"], route.sub["two"] = deque([held[0]]), deque([held[1]])
+    calls = [("agent", {"description": n, "prompt": n, "subagent_type": "explore"}) for n in ("one", "two")]
+    api_env.stream_replies.append(multi_tool_reply(calls))
+
+    def press_esc_once_both_wait() -> None:
+        if all(reply.holding.wait(20) for reply in held):
+            os.kill(os.getpid(), signal.SIGINT)  # what Esc does in the REPL
+
+    threading.Thread(target=press_esc_once_both_wait, daemon=True).start()
+    with must_finish_within(30):
+        ended = harness.turn("do both")
+
+    assert ended.reason == "interrupted"
+    assert [t.name for t in threading.enumerate() if t.name.startswith("side-by-side")] == []
+    finished = [e.finished for e in harness.of_type(SubagentProgress) if e.finished]
+    assert finished == ["interrupted", "interrupted"]
+    for reply in held:
+        reply.release.set()
+    assert_next_turn_works(harness, api_env)

@@ -69,14 +69,17 @@ class _Mailbox:
                 return
 
     def refuse_waiting(self) -> None:
-        """Once stopped: what is still handed in is not done; its workers stop."""
+        """Once stopped: what a worker waits for is not done (it stops); a line for the screen
+        still shows (how each sub-agent ended)."""
         while True:
             try:
-                _, done = self._items.get_nowait()
+                work, done = self._items.get_nowait()
             except queue.Empty:
                 return
             if done is not None:
                 done.set_exception(KeyboardInterrupt())
+            else:
+                work()
 
 
 def workers_at_once() -> int:
@@ -112,6 +115,8 @@ def run_side_by_side(works: Sequence[Callable[[], T]], on_done: Callable[[int, T
             for future in sorted(done, key=futures.__getitem__):
                 on_done(futures[future], future.result())  # a worker's KeyboardInterrupt: all stop
             stop_if_requested()
+        if serving:
+            box.serve(0)  # what the last of them handed in
     except BaseException:
         stop.set()
         _wind_down(pool, box if serving else None, set(futures))
@@ -131,6 +136,8 @@ def _wind_down(pool: ThreadPoolExecutor, box: _Mailbox | None, futures: set[Futu
         except KeyboardInterrupt:
             continue
     pool.shutdown()
+    if box is not None:
+        box.refuse_waiting()  # what the last of them handed in
 
 
 def on_talking_thread(work: Callable[[], T]) -> T:
