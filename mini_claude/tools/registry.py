@@ -25,7 +25,7 @@ SUMMARY_CHARS = 80
 ERROR_SUMMARY_CHARS = 300
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "description")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")

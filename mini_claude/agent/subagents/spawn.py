@@ -23,7 +23,7 @@ from mini_claude.extensions.agents.definitions import EXPLORE, GENERAL, AgentTyp
 from mini_claude.extensions.skills.reading import NotReadable
 from mini_claude.llm.client import ModelClient
 from mini_claude.sessions.recorder import TranscriptRecorder
-from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.base import ToolContext, ToolResult, count_noun
 from mini_claude.tools.registry import ToolRegistry
 
 AGENT_TOOL = "agent"
@@ -97,7 +97,7 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
     progress.finish(ended.reason)
     if ended.reason == "interrupted":
         raise KeyboardInterrupt  # Esc stopped it: the turn that started it stops as well
-    summary = f"{kind.name}: {progress.tools_used} tools, {progress.tokens:,} tokens"
+    summary = f"{kind.name}: {count_noun(progress.tools_used, 'tool')}, {progress.tokens:,} tokens"
     if ended.reason == "done" and ended.final_text.strip():
         return ToolResult(ended.final_text, summary)
     reason = ended.problem or ended.reason

@@ -26,6 +26,7 @@ from mini_claude.core.events import (
     Notice,
     RequestStarted,
     Retrying,
+    SubagentProgress,
     TextDelta,
     TextDone,
     ToolFinished,
@@ -59,6 +60,7 @@ class Renderer:
         self._discard_text = False  # after interrupt(): late deltas of the cut reply are dropped
         self._spinner_label: str | None = None
         self._pending_tools: dict[str, tuple[str, str]] = {}
+        self._subagents: dict[str, str] = {}  # a live line per running sub-agent, by its call's id
         self._last_output: OutputKind | None = None
         self._paused = 0
 
@@ -83,7 +85,10 @@ class Renderer:
                     self._pending_tools[tool_id] = (name, argument)
                     self._spinner_label = call_label(name, argument)
                 case ToolFinished():
+                    self._subagents.pop(event.tool_use_id, None)
                     self._on_tool_finished(event)
+                case SubagentProgress():
+                    self._on_subagent(event)
                 case Retrying():
                     self._on_retry(event)
                 case Notice(text=text, level=level):
@@ -106,6 +111,7 @@ class Renderer:
                     self._end_text()
                     self._spinner_label = None
                     self._pending_tools.clear()
+                    self._subagents.clear()
                     self._discard_text = False
                     self._last_output = None
             self._sync_live()
@@ -180,6 +186,16 @@ class Renderer:
         for line in event.detail:  # a memory saved: what, where, the change
             style = {"+": "green", "-": "red"}.get(line[:1], "dim") if line[1:2] == " " else "dim"
             self._print_line((DETAIL_INDENT + line, style))
+
+    def _on_subagent(self, event: SubagentProgress) -> None:
+        if event.finished is not None:
+            self._subagents.pop(event.tool_use_id, None)
+        else:
+            tools = f"{event.tools_used} tool{'s' if event.tools_used != 1 else ''}"
+            line = f"{event.agent}: {event.task} · {tools} · {event.tokens:,} tokens"
+            self._subagents[event.tool_use_id] = line
+        if self._subagents:
+            self._spinner_label = "\n".join(self._subagents.values())
 
     def _take_gap(self, kind: OutputKind, *, joins: bool = False) -> bool:
         gap = needs_gap(self._last_output, kind, joins=joins)

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mini_claude.core.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolPreparing, ToolStarted
+from mini_claude.core.events import (
+    Event,
+    MemoriesRecalled,
+    Notice,
+    SubagentProgress,
+    ToolFinished,
+    ToolPreparing,
+    ToolStarted,
+)
 from mini_claude.core.untrusted import MULTILINE_KEEP, visible_lines, visible_text
 
 
@@ -29,6 +37,8 @@ def visible_event(event: Event) -> Event:
             return replace(event, name=visible_text(name), summary=visible_text(_first_line(summary)))
         case Notice(text=text):
             return replace(event, text=visible_text(text))
+        case SubagentProgress(agent=agent, task=task):
+            return replace(event, agent=visible_text(agent), task=visible_text(_first_line(task)))
         case MemoriesRecalled(file_names=names):
             return replace(event, file_names=tuple(visible_text(name) for name in names))
     return event

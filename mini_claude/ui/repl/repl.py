@@ -26,6 +26,7 @@ from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
 from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    agents,
     context,
     extensions,
     init,
