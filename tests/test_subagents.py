@@ -14,6 +14,7 @@ import pytest
 
 from mini_claude.core.events import SubagentProgress
 from tests.agent_harness import Harness, assert_next_turn_works
+from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, multi_tool_reply, text_reply, tool_reply
 from tests.kit import main_calls, must_finish_within, result_text, system_text, tool_results_in
 
@@ -244,3 +245,45 @@ def test_esc_during_parallel_agents_stops_them_all_and_the_next_turn_works(
     for reply in held:
         reply.release.set()
     assert_next_turn_works(harness, api_env)
+
+
+def test_cost_counts_the_subagents_tokens(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    from mini_claude.ui.commands.cost import cost_lines
+
+    route = Route(api_env)
+    route.sub["count"] = deque([text_reply("counted", usage={"input_tokens": 5000, "output_tokens": 700})])
+    api_env.stream_replies.extend(
+        [
+            tool_reply(
+                "agent",
+                {"description": "c", "prompt": "count"},
+                usage={"input_tokens": 10, "output_tokens": 1},
+            ),
+            text_reply("ok", usage={"input_tokens": 20, "output_tokens": 2}),
+        ]
+    )
+
+    harness.turn("go")
+
+    assert cost_lines(harness.session)[0].startswith("Tokens this session: input 5,030, output 703")
+
+
+def test_stream_json_shows_a_subagents_messages_under_its_call(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    route = Route(api_env)
+    route.sub["look"] = deque([text_reply("looked")])
+    api_env.stream_replies.extend([agent_call("look", "explore"), text_reply("Fine.")])
+
+    result = cli.run("--output-format", "stream-json", "-p", "look around")
+
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    [call] = [e for e in events if e["type"] == "tool_start"]
+    under = [e for e in events if e.get("parent_tool_use_id") == call["tool_use_id"]]
+    assert [e["type"] for e in under] == ["user", "assistant"]
+    assert under[-1]["message"]["content"] == [{"type": "text", "text": "looked"}]
+    own = [e for e in events if e["type"] == "assistant" and e.get("parent_tool_use_id") is None]
+    assert len(own) == 2

@@ -46,7 +46,6 @@ Answer = Literal["y", "a", "n"]
 CYCLED_MODES = ("ask", "accept-edits", "plan")  # Shift+Tab; bypass joins only when started in it
 
 log = logging.getLogger("mini_claude")
-
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with"}
 
 
