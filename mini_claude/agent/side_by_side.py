@@ -106,6 +106,8 @@ def run_side_by_side(works: Sequence[Callable[[], T]], on_done: Callable[[int, T
         max_workers=min(workers_at_once(), len(works)), thread_name_prefix="side-by-side"
     )
     futures = {pool.submit(contextvars.copy_context().run, in_scope, work): i for i, work in enumerate(works)}
+    for future in futures:  # a call that ends wakes the waiting thread at once
+        future.add_done_callback(lambda _: box.hand_in(lambda: None, wait_for_it=False))
     pending = set(futures)
     try:
         while pending:
