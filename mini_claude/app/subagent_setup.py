@@ -17,11 +17,10 @@ from mini_claude.llm.client import ModelClient
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.section import memory_index
 from mini_claude.sessions.recorder import TranscriptRecorder
+from mini_claude.sessions.transcript.records import SUBAGENTS_FOLDER
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
-
-SUBAGENTS_FOLDER = "subagents"  # in the sessions folder: each sub-agent's transcript
 
 
 def agent_types(settings: Settings) -> tuple[list[AgentType], list[BrokenAgent]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mini_claude.core.events import ContextCompacted, Event, MessageAdded
 from mini_claude.sessions.retention import remove_expired_sessions
+from mini_claude.sessions.transcript.records import SUBAGENTS_FOLDER
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 
 log = logging.getLogger("mini_claude.sessions")
@@ -75,6 +76,12 @@ class TranscriptRecorder:
 
     def _remove_expired(self, retention_days: int, keep: str) -> None:
         report = remove_expired_sessions(self.sessions_dir, retention_days=retention_days, keep=keep)
+        # Sub-agents' transcripts go as sessions do (one in use is locked: it stays).
+        subagents = remove_expired_sessions(
+            self.sessions_dir / SUBAGENTS_FOLDER, retention_days=retention_days, keep=None
+        )
+        report.removed += subagents.removed
+        report.problems += subagents.problems
         if report.removed:
             log.info("removed %d sessions older than %d days", len(report.removed), retention_days)
         for problem in report.problems:

@@ -42,6 +42,7 @@ RECORD_ROLES = {
 }
 COMPACTION_TYPE = "compaction"  # a summary standing for the first "replaced" messages
 SETTINGS_TYPE = "settings"  # the model or working directory changed from here on
+SUBAGENTS_FOLDER = "subagents"  # in the sessions folder: each sub-agent's own transcript
 SUBAGENT_TYPE = "subagent"  # a sub-agent ran: its transcript's session id (a link, no message)
 RECORD_TYPES = (*RECORD_ROLES, COMPACTION_TYPE, SETTINGS_TYPE, SUBAGENT_TYPE)
 
