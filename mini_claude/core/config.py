@@ -39,9 +39,9 @@ TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, 
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
-# (16.3 KB at 4 bytes a token, the agent tool included; tests/test_context_window.py measures them against it). Requests must
-# hold them, a conversation, and after a compaction a summary and the latest turns, below the 80%
-# that starts the next: a window under about twice their size cannot work.
+# (16.3 KB at 4 bytes a token, the agent tool included; tests/test_context_window.py measures them
+# against it). Requests must hold them, a conversation, and after a compaction a summary and the
+# latest turns, below the 80% that starts the next: a window under about twice their size cannot work.
 FIXED_PROMPT_TOKENS = 4_200
 MIN_CONTEXT_WINDOW = 8_500
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
