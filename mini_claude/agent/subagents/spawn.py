@@ -101,6 +101,11 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
     if ended.reason == "done" and ended.final_text.strip():
         return ToolResult(ended.final_text, summary)
     reason = ended.problem or ended.reason
+    if ended.reason == "refused_by_user":  # the user said no to it: the turn that started it ends too
+        text = _notice("ended", reason="the user refused a permission it asked for", text=ended.final_text)
+        return ToolResult(
+            text, f"{kind.name}: refused", is_error=True, denied=True, ends_turn="refused_by_user"
+        )
     if not ended.final_text.strip():
         return ToolResult(_notice("no_report", reason=reason), summary, is_error=True)
     return ToolResult(_notice("ended", reason=reason, text=ended.final_text), summary, is_error=True)
