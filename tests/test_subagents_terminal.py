@@ -8,8 +8,8 @@ from collections import deque
 from pathlib import Path
 
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.test_subagents import Route, agent_call
+from tests.fake_api import FakeAnthropic, multi_tool_reply, text_reply, tool_reply
+from tests.test_subagents import Route, agent_call, subagent_requests
 
 
 def test_agents_lists_types_and_says_why_a_file_is_not_used(cli: Cli, project_dir: Path) -> None:
@@ -65,3 +65,26 @@ def test_a_running_subagent_has_a_live_line(cli: Cli, api_env: FakeAnthropic, pr
         held.release.set()
         term.expect(r"scan the app\).*explore: 1 tool, ")
         term.expect("Done.")
+
+
+def test_esc_stops_agents_running_side_by_side(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    route = Route(api_env)
+    held = [text_reply("never one", held=True), text_reply("never two", held=True)]
+    route.sub["one"], route.sub["two"] = deque([held[0]]), deque([held[1]])
+    calls = [
+        ("agent", {"description": f"task {n}", "prompt": n, "subagent_type": "explore"})
+        for n in ("one", "two")
+    ]
+    api_env.stream_replies.extend([multi_tool_reply(calls), text_reply("Back again.")])
+    with cli.terminal(columns=120) as term:
+        term.expect_prompt()
+        term.submit("do both")
+        assert all(reply.holding.wait(20) for reply in held)
+        term.type("\x1b")  # Esc
+        term.expect("Interrupted.")
+        term.expect_prompt()
+        for reply in held:
+            reply.release.set()
+        term.submit("again")
+        term.expect("Back again.")
+    assert len(subagent_requests(api_env)) == 2  # nothing ran on after Esc
