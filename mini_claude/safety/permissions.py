@@ -3,9 +3,9 @@ conversation, and asking.
 
 The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
 path as the model wrote it, so a sensitive place reached by another name is still judged by both);
-each either returns (allowed) or raises `PermissionDenied`. What is allowed is decided by
-`decision.decide_file` and `shell_decision.ShellJudge`; asking goes through the `ask` callback,
-which the UI provides; no callback (print mode) means no one can say yes.
+each either returns (allowed) or raises `PermissionDenied`; `check_fetch` judges a web address by
+its domain. What is allowed is decided by `decision` and `shell_decision.ShellJudge`; asking goes
+through the `ask` callback, which the UI provides; no callback (print mode) means no one can say yes.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.paths import display_path, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file
+from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_fetch, decide_file
 from mini_claude.safety.home_dotfiles import SearchHiding, private_places
 from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the rest of the code names them
     GIT_CONFIG_REASON,
@@ -42,20 +42,20 @@ from mini_claude.safety.shell_decision import ShellJudge
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
 
-Action = Literal["read", "write", "shell"]
+Action = Literal["read", "write", "shell", "fetch"]
 Answer = Literal["y", "a", "n"]
 CYCLED_MODES = ("ask", "accept-edits", "plan")  # Shift+Tab; bypass joins only when started in it
 
 log = logging.getLogger("mini_claude")
 
-_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
+_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run", "fetch": "fetch"}
 
 
 @dataclass(frozen=True)
 class PermissionRequest:
     tool: str
     action: Action
-    target: str  # a resolved path, or the shell command, with invisible characters made visible
+    target: str  # a resolved path, the shell command or a web address, invisible characters made visible
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     always: str | None = None  # what answering "always" does ("allow Bash(npm test:*) in this project")
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
@@ -174,6 +174,11 @@ class Permissions:
     def check_shell(self, tool: str, command: str) -> None:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
         self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
+
+    def check_fetch(self, tool: str, url: str, names: tuple[str, ...]) -> None:
+        """`url` leads to the host called `names` (ASCII, then Unicode): judged by its domain."""
+        decision = decide_fetch(names, self.mode, self.rules)
+        self._answer(decision, PermissionRequest(tool, "fetch", visible_text(url), decision.reason))
 
     def hidden_from_search(self) -> SearchHiding | None:
         """What a search walk skips, as check_read would ask for or refuse it, or None when it

@@ -25,7 +25,7 @@ SUMMARY_CHARS = 80
 ERROR_SUMMARY_CHARS = 300
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "url")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
@@ -132,6 +132,7 @@ class ToolRegistry:
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
     from mini_claude.tools import files, patterns, plan, search, shell, walk
+    from mini_claude.tools.web import fetch, transfer
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -141,6 +142,7 @@ def default_registry() -> ToolRegistry:
         "grep_search": search.grep_search,
         "run_shell": shell.run_shell,
         "exit_plan_mode": plan.exit_plan_mode,
+        "web_fetch": fetch.web_fetch,
     }
     limits = {
         "max_lines": files.MAX_LINES,
@@ -155,6 +157,11 @@ def default_registry() -> ToolRegistry:
         "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
         "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
         "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",
+        "max_redirects": fetch.MAX_REDIRECTS,
+        "max_page_mb": transfer.MAX_BODY_BYTES // 2**20,
+        "max_page_chars": f"{fetch.MAX_RESULT_CHARS:,}",
+        "max_prompted_chars": f"{fetch.MAX_PROMPTED_CHARS:,}",
+        "fetch_seconds": f"{fetch.TOTAL_TIMEOUT_S:g}",
     }
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
 
