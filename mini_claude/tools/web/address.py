@@ -169,9 +169,11 @@ def why_not_public(ip: IP) -> str | None:
         return "web_address_link_local"
     if ip.is_multicast:
         return "web_address_multicast"
+    if ip.is_reserved:  # 240.0.0.0/4, the broadcast address, ::/8: Python counts some as private
+        return "web_address_reserved"
     if ip.is_private or (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local):
         return "web_address_private"
-    if ip.is_reserved or not ip.is_global:
+    if not ip.is_global:
         return "web_address_reserved"
     return None
 

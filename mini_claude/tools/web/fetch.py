@@ -5,9 +5,10 @@ answer about it."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 from urllib.parse import urljoin
 
@@ -40,20 +41,29 @@ def web_fetch(ctx: ToolContext, url: str, prompt: str | None = None) -> ToolResu
     allowed: set[str] = set()  # hosts this call may fetch from: one question per host
     hops: list[str] = []
     while True:
-        try:
+        with _hop(hops, target.url):
             addresses = _admitted(ctx, target, clock, allowed)
-        except PermissionDenied:
-            raise
-        except ToolError as problem:  # a redirect's hop: the model is told where it came from
-            if not hops:
-                raise
-            chain = prompts.notice("web_redirected", chain=" → ".join([*hops, target.url]))
-            raise ToolError(f"{problem}\n{chain}") from None
         response = clock.run(target, functools.partial(get, target, addresses))
         if response.status not in REDIRECT_STATUSES:
             break
-        target = _redirected(target, response, hops)
+        location = _redirected(target, response, hops)
+        with _hop(hops, attribute(location)):
+            target = parse_target(location)
     return _result(ctx, target, response, hops, (prompt or "").strip())
+
+
+@contextlib.contextmanager
+def _hop(hops: list[str], url: str) -> Iterator[None]:
+    """A refusal on a redirect's hop names the way it came, under its reason (the user's line)."""
+    try:
+        yield
+    except PermissionDenied:
+        raise
+    except ToolError as problem:
+        if not hops:
+            raise
+        chain = prompts.notice("web_redirected", chain=" → ".join([*hops, url]))
+        raise ToolError(f"{problem}\n{chain}") from None
 
 
 def _admitted(ctx: ToolContext, target: Target, clock: _Clock, allowed: set[str]) -> list[IP]:
@@ -87,23 +97,15 @@ def _refusal(target: Target, reason: str, address: IP | None) -> str:
     return prompts.notice("web_address_refused", host=target.host, at=at, where=where)
 
 
-def _redirected(target: Target, response: Response, hops: list[str]) -> Target:
-    """The next hop of a redirect, parsed and counted (it is judged as the first one was)."""
+def _redirected(target: Target, response: Response, hops: list[str]) -> str:
+    """Where a redirect leads (absolute), counted as a hop; it is judged as the first address was."""
     location = (response.headers.get("Location") or "").strip()
     if not location:
         raise ToolError(prompts.notice("web_redirect_nowhere", url=target.url, status=response.status))
     if len(hops) >= MAX_REDIRECTS:
         raise ToolError(prompts.notice("web_redirect_limit", url=target.url, max=MAX_REDIRECTS))
     hops.append(target.url)
-    following = urljoin(target.url, location)
-    try:
-        return parse_target(following)
-    except ToolError as problem:
-        raise ToolError(
-            prompts.notice(
-                "web_redirect_refused", url=target.url, location=attribute(following), problem=problem
-            )
-        ) from None
+    return urljoin(target.url, location)
 
 
 def _result(ctx: ToolContext, target: Target, response: Response, hops: list[str], prompt: str) -> ToolResult:
@@ -123,12 +125,13 @@ def _result(ctx: ToolContext, target: Target, response: Response, hops: list[str
         return ToolResult("\n".join([*notes, body]), f"answered from {size} of {page.kind}", detail=detail)
     if prompt:
         notes.append(prompts.notice("web_no_side_model"))
-    text = visible_lines(
-        page.text
-    )  # escape codes and invisible characters written out: a page has no use for them
-    if len(text) > MAX_RESULT_CHARS:
-        notes.append(prompts.notice("web_text_cut", shown=f"{MAX_RESULT_CHARS:,}", total=f"{len(text):,}"))
-        text = text[:MAX_RESULT_CHARS]
+    # Escape codes and invisible characters written out (a page has no use for them), on what is
+    # kept only: a page of 5 MB of control characters is not made visible whole.
+    text = visible_lines(page.text[:MAX_RESULT_CHARS])[:MAX_RESULT_CHARS]
+    if len(page.text) > MAX_RESULT_CHARS:
+        notes.append(
+            prompts.notice("web_text_cut", shown=f"{MAX_RESULT_CHARS:,}", total=f"{len(page.text):,}")
+        )
     body = wrap(PAGE_TAG, text, url=target.url, status=status)
     return ToolResult("\n".join([*notes, body]), f"{size} of {page.kind}", detail=detail)
 

@@ -143,6 +143,8 @@ def _read_body(response: http.client.HTTPResponse, target: Target) -> tuple[byte
         size += len(chunk)
         if more or size > MAX_BODY_BYTES or raw > MAX_BODY_BYTES:
             return b"".join(parts)[:MAX_BODY_BYTES], True
+    if response.length:  # read1 takes a connection closed early for the end of the body
+        raise http.client.IncompleteRead(b"", response.length)
     return b"".join(parts), False
 
 
@@ -179,6 +181,8 @@ def _failure(target: Target, error: BaseException) -> str:
     if isinstance(error, ssl.SSLCertVerificationError):
         problem = error.verify_message or _reason(error)
         return prompts.notice("web_certificate", host=target.host, problem=attribute(problem))
+    if isinstance(error, http.client.IncompleteRead):
+        return prompts.notice("web_incomplete", host=target.host)
     if isinstance(error, http.client.HTTPException) and not isinstance(error, http.client.RemoteDisconnected):
         problem = f"{type(error).__name__}: {error}"[:MAX_PROBLEM_CHARS]
         return prompts.notice("web_not_http", host=target.host, problem=attribute(problem))
