@@ -72,7 +72,9 @@ def parse_target(text: str) -> Target:
     if "@" in parts.netloc:
         raise ToolError(prompts.notice("web_url_userinfo", url=shown))
     if port == 0:  # out of range: urlsplit said so already
-        raise ToolError(prompts.notice("web_url_invalid", url=shown, problem="the port is out of range"))
+        raise ToolError(
+            prompts.notice("web_url_invalid", url=shown, problem=prompts.notice("web_problem_port"))
+        )
     port = port or SCHEMES[scheme]
     host, names, literal = _host(hostname, port, shown)
     in_url = f"[{host}]" if ":" in host else host
@@ -86,9 +88,13 @@ def parse_target(text: str) -> Target:
 def _host(hostname: str, port: int, shown: str) -> tuple[str, tuple[str, ...], IP | None]:
     """The host's ASCII form, the names rules know it by, and the address it is, if it is one."""
     if not hostname:
-        raise ToolError(prompts.notice("web_url_invalid", url=shown, problem="it names no host"))
+        raise ToolError(
+            prompts.notice("web_url_invalid", url=shown, problem=prompts.notice("web_problem_no_host"))
+        )
     if "%" in hostname:  # an IPv6 zone (`fe80::1%eth0`), or an escape the resolver would not undo
-        raise ToolError(prompts.notice("web_url_invalid", url=shown, problem="a % in the host"))
+        raise ToolError(
+            prompts.notice("web_url_invalid", url=shown, problem=prompts.notice("web_problem_zone"))
+        )
     if ":" in hostname:
         try:
             literal: IP = ipaddress.IPv6Address(hostname)
@@ -108,7 +114,9 @@ def _host(hostname: str, port: int, shown: str) -> tuple[str, tuple[str, ...], I
                 prompts.notice("web_url_invalid", url=shown, problem=attribute(str(error)))
             ) from None
     if not _NAME.fullmatch(name):
-        raise ToolError(prompts.notice("web_url_invalid", url=shown, problem="the host is not a valid name"))
+        raise ToolError(
+            prompts.notice("web_url_invalid", url=shown, problem=prompts.notice("web_problem_name"))
+        )
     literal_address = _numeric(name, port)
     if literal_address is not None:
         return str(literal_address), (str(literal_address),), literal_address

@@ -84,10 +84,11 @@ def _admitted(ctx: ToolContext, target: Target, clock: _Clock, allowed: set[str]
     addresses = clock.run(
         target, lambda deadline: resolve(target.host, target.port, deadline - time.monotonic())
     )
-    for address in addresses if not opened else []:
-        reason = why_not_public(address)
-        if reason is not None:
-            raise ToolError(_refusal(target, reason, address))
+    if not opened:  # every address the name has: the next connection may pick any of them
+        for address in addresses:
+            reason = why_not_public(address)
+            if reason is not None:
+                raise ToolError(_refusal(target, reason, address))
     return addresses
 
 
@@ -143,11 +144,8 @@ def _error_page(target: Target, response: Response, status: str) -> str:
         text = page_text(response.body, response.headers, response.cut, target.url).text.strip()
     except ToolError:  # a binary error page: the status says enough
         text = ""
-    return (
-        f"{message}\n{wrap(PAGE_TAG, text[:ERROR_PAGE_CHARS], url=target.url, status=status)}"
-        if text
-        else message
-    )
+    text = visible_lines(text[:ERROR_PAGE_CHARS])
+    return f"{message}\n{wrap(PAGE_TAG, text, url=target.url, status=status)}" if text else message
 
 
 def _answer(ctx: ToolContext, page: PageText, prompt: str, url: str) -> str:

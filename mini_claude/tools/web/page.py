@@ -51,7 +51,7 @@ def page_text(body: bytes, headers: Message, cut: bool, url: str) -> PageText:
     """The body of `url` as text (markdown for a page); ToolError when it is binary."""
     media = (headers.get_content_type() if headers.get("Content-Type") else "").lower()
     declared = headers.get_param("charset", header="Content-Type")
-    charset = declared if isinstance(declared, str) else None
+    charset = declared if isinstance(declared, str) and declared.strip() else None
     if media in SNIFFED_TYPES and _LOOKS_HTML.match(body[:META_SCAN_BYTES]):
         media = "text/html"
     if media in HTML_TYPES:

@@ -82,15 +82,17 @@ def _connect(
         except OSError as error:
             problems.append(f"{address}: {attribute(_reason(error))}")
             continue
-        watchdog = _Watchdog(sock, deadline - time.monotonic())
-        sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        watchdog: _Watchdog | None = None
         try:
+            watchdog = _Watchdog(sock, deadline - time.monotonic())
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
             return _opened(target, sock), watchdog
-        except (OSError, ssl.SSLError) as error:
-            watchdog.stop()
+        except OSError as error:  # ssl.SSLError among them
             sock.close()
-            if watchdog.fired:
-                raise TimeoutError from None
+            if watchdog is not None:
+                watchdog.stop()
+                if watchdog.fired:
+                    raise TimeoutError from None
             raise ToolError(_failure(target, error)) from None
     if not problems:
         raise TimeoutError
