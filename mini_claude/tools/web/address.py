@@ -109,7 +109,7 @@ def _host(hostname: str, port: int, shown: str) -> tuple[str, tuple[str, ...], I
 
         try:
             name = idna.encode(name, uts46=True).decode("ascii")
-        except idna.IDNAError as error:
+        except UnicodeError as error:  # idna.IDNAError among them
             raise ToolError(
                 prompts.notice("web_url_invalid", url=shown, problem=attribute(str(error)))
             ) from None
@@ -140,7 +140,7 @@ def _unicode(name: str) -> str:
 
     try:
         return str(idna.decode(name))
-    except idna.IDNAError:
+    except UnicodeError:
         return name
 
 
