@@ -30,8 +30,8 @@ SINGLE_LINE_INDENT = "  "
 # A line longer than twice this (or than two screenfuls) is laid out as a screenful of each of
 # its ends and a count of the characters between: no line costs more work than the screen shows.
 MIN_SLICE_CHARS = 10_000
-VERBS = {"read": "read", "write": "write to", "shell": "run", "fetch": "fetch"}
-NOUNS = {"shell": "command", "fetch": "address"}  # what the target is (else a path)
+VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with", "fetch": "fetch"}
+NOUNS = {"shell": "command", "tool": "input", "fetch": "address"}  # what the target is (else a path)
 
 
 @dataclass(frozen=True)
