@@ -184,7 +184,6 @@ def default_registry() -> ToolRegistry:
         "max_redirects": fetch.MAX_REDIRECTS,
         "max_page_mb": transfer.MAX_BODY_BYTES // 2**20,
         "max_page_chars": f"{fetch.MAX_RESULT_CHARS:,}",
-        "max_prompted_chars": f"{fetch.MAX_PROMPTED_CHARS:,}",
         "fetch_seconds": f"{fetch.TOTAL_TIMEOUT_S:g}",
     }
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
