@@ -24,6 +24,7 @@ from mini_claude.agent.request_view import (
     size_of,
     with_cache_mark,
 )
+from mini_claude.agent.thinking_prefix import without_thinking
 from mini_claude.core import prompts
 from mini_claude.core.config import MIN_CONTEXT_WINDOW
 from mini_claude.core.events import CompactionStarted, CompactionTrigger, ContextCompacted, Event, Notice
@@ -221,7 +222,8 @@ class ContextKeeper:
             # (one huge message) is not sent at all.
             if (size_of(view) + extra_bytes) // BYTES_PER_TOKEN > self.view.window:
                 raise TooBigToSummarise(TOO_BIG_TO_SUMMARISE)
-        marked = with_cache_mark(view)  # the cached prefix of the last request is read, not paid again
+        # Without thinking: the summary asks for text alone, and no prefix check can fail on it.
+        marked = with_cache_mark([without_thinking(message) for message in view])
         last = marked[-1]
         if last["role"] == "user":
             return [*marked[:-1], {**last, "content": [*last["content"], instruction]}]

@@ -33,6 +33,7 @@ from mini_claude.ui.questions.permission_prompt import ask_permission
 from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.render.thinking_view import show_thinking
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
@@ -129,6 +130,7 @@ class Repl:
         )
         bindings = _key_bindings(self.exit_guard)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
+        bindings.add("c-o")(self._show_thinking)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
             key_bindings=bindings,
@@ -215,6 +217,10 @@ class Repl:
             self._interruptible(partial(save_memory_note, text, self.session, self.console))
         else:
             self.send(text)
+
+    def _show_thinking(self, _event: object) -> None:
+        """Ctrl+O at the prompt: the last reply's thinking in full, above the prompt."""
+        run_in_terminal(lambda: show_thinking(self.console, self.renderer.thinking))
 
     def _before_prompt(self) -> None:
         # Only the first call starts anything: work the first message needs, done while the user types.
