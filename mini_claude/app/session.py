@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent.loop import Agent
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.local_file import unignored_local_file
 from mini_claude.app.instructions.reminders import InstructionReminders
@@ -187,6 +188,8 @@ def build_session(
         context_window=settings.context_window,
         reminders=reminders.take,
         turn_reminders=ModeReminders(permissions),
+        thinking=settings.thinking_budget,
+        spend_cap=SpendCap(settings.max_cost, llm),
     )
     session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,

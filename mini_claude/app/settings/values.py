@@ -1,6 +1,7 @@
 """The keys a settings file may hold, each checked: Claude Code's names where they mean the same
-(`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`), and this project's own
-(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`). A value of the wrong kind is
+(`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`, `alwaysThinkingEnabled`),
+and this project's own (`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`, `thinking`,
+`maxCostUsd`). A value of the wrong kind is
 ignored with a line saying what it must be; keys mini-claude does not use are named in one line
 per file (and kept, untouched, for the parts that may read them later: `hooks`, MCP servers)."""
 
@@ -14,6 +15,7 @@ from typing import Any
 from mini_claude.core.config import MIN_CONTEXT_WINDOW, PERMISSION_MODE_ALIASES, PERMISSION_MODES
 from mini_claude.core.config_sources import RULE_KINDS, RuleKind
 from mini_claude.core.untrusted import visible_text
+from mini_claude.llm.thinking import DEFAULT_BUDGET, MIN_BUDGET
 
 IGNORED_SILENTLY = ("$schema",)  # an editor's hint for completion
 PERMISSIONS_KEY = "permissions"
@@ -69,6 +71,21 @@ def _whole(minimum: int, what: str) -> Callable[[object], int]:
     return check
 
 
+def _thinking(value: object) -> int:
+    """A thinking budget in tokens: true for the default one, false (0) for none."""
+    if isinstance(value, bool):
+        return DEFAULT_BUDGET if value else 0
+    if not isinstance(value, int) or value < MIN_BUDGET:
+        raise Wrong(f"must be true, false or a thinking budget of at least {MIN_BUDGET:,} tokens")
+    return value
+
+
+def _dollars(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
+        raise Wrong("must be an amount of US dollars above 0, such as 5 or 0.50")
+    return float(value)
+
+
 def _mode(value: object) -> str:
     if isinstance(value, str) and value in NOT_AVAILABLE_MODES:
         raise Wrong(f"{value!r} is not a mode this version has: {', '.join(PERMISSION_MODES)}")
@@ -85,6 +102,9 @@ SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "earlyRecall": ("early_recall", _switch),
     "autoMemoryEnabled": ("memory_enabled", _switch),
     "cleanupPeriodDays": ("session_retention_days", _whole(0, "days")),
+    "thinking": ("thinking", _thinking),
+    "alwaysThinkingEnabled": ("thinking", lambda value: _thinking(_switch(value))),  # Claude Code's
+    "maxCostUsd": ("max_cost", _dollars),
 }
 PERMISSION_SCALARS = {
     "defaultMode": ("permission_mode", _mode),
