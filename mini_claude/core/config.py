@@ -211,6 +211,8 @@ def load_settings(
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
+    origins.update(thinking=_origin("thinking", "", files, thinking is not None))
+    origins.update(max_cost=_origin("max_cost", "", files, max_cost is not None))
 
     def from_files(name: str, default: object) -> object:
         return files[name][0] if name in files else default

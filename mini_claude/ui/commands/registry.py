@@ -248,7 +248,7 @@ def _model(ctx: CommandContext, argument: str) -> None:
         ctx.console.print(warning, style="yellow", markup=False, highlight=False)
 
 
-@command("think", "Ask the model to think before it answers, or not", usage="[on|off|BUDGET]")
+@command("think", "Ask the model to think before it answers, or not", usage="[on|off|N]")
 def _think(ctx: CommandContext, argument: str) -> None:
     from mini_claude.ui.commands.think import think
 

@@ -11,7 +11,7 @@ from mini_claude.llm.thinking import DEFAULT_BUDGET, budget_problem, room_note
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
 
-USAGE = "/think switches thinking on or off; /think on, /think off, or /think BUDGET (tokens, at least 1,024)"
+USAGE = "/think switches thinking on or off; /think on, /think off, or /think N (a budget of N tokens)"
 
 
 def think(session: Session, argument: str) -> str:
