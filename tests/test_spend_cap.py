@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+from mini_claude.core.events import Notice
+from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls
@@ -134,3 +136,21 @@ def test_the_settings_give_a_cap_and_wrong_values_are_refused(
     for bad in ("0", "abc"):
         flag = cli.run("-p", "--max-cost", bad, "hi")
         assert flag.returncode == 2 and "--max-cost" in flag.stderr
+
+
+def test_a_summary_that_could_pass_the_cap_is_not_asked_for(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    harness = Harness().start(max_cost=0.20)
+    api_env.stream_replies.append(
+        text_reply("A long answer.", usage={"input_tokens": 1_000, "output_tokens": 13_000})
+    )
+    assert harness.turn("explain everything").reason == "done"
+
+    assert harness.session.agent.compact() is None  # /compact
+
+    [notice] = [event.text for event in harness.of_type(Notice) if "spend cap" in event.text]
+    assert notice.startswith(
+        "Stopped: the next model call could cost up to $0.08, past the spend cap of $0.20"
+    )
+    assert len(main_calls(api_env)) == 1

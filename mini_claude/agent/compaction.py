@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from mini_claude.agent.endings import TurnStopped
 from mini_claude.agent.request_view import (
     BYTES_PER_TOKEN,
     CLEAR_STEP,
@@ -24,6 +25,7 @@ from mini_claude.agent.request_view import (
     size_of,
     with_cache_mark,
 )
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.agent.thinking_prefix import without_thinking
 from mini_claude.core import prompts
 from mini_claude.core.config import MIN_CONTEXT_WINDOW
@@ -64,12 +66,20 @@ class TooBigToSummarise(CompactionFailed):
 
 
 class ContextKeeper:
-    """Owns the RequestView and the summary calls; `emit` tells the agent's sink."""
+    """Owns the RequestView and the summary calls; `emit` tells the agent's sink. A summary call
+    that could pass the spend cap is not made (TurnStopped, as for the agent's own calls)."""
 
-    def __init__(self, llm: ModelClient, emit: Callable[[Event], None], view: RequestView) -> None:
+    def __init__(
+        self,
+        llm: ModelClient,
+        emit: Callable[[Event], None],
+        view: RequestView,
+        spend: SpendCap | None = None,
+    ) -> None:
         self.llm = llm
         self.emit = emit
         self.view = view
+        self.spend = spend or SpendCap(None, llm)
         self._auto_failed_at: int | None = None  # tokens when an automatic compaction last failed
 
     def before_call(self, parts: RequestParts) -> int:
@@ -128,6 +138,8 @@ class ContextKeeper:
             self.emit(Notice(str(failure), "error"))
         except KeyboardInterrupt:
             self.emit(Notice(CANCELLED, "warning"))
+        except TurnStopped as stopped:  # the spend cap
+            self.emit(Notice(stopped.ending.notice, "warning"))
         return None
 
     def _compact(
@@ -141,6 +153,9 @@ class ContextKeeper:
         cut = self._cut(messages, start)
         max_tokens = min(SUMMARY_MAX_TOKENS, parts.max_tokens, int(SUMMARY_WINDOW_SHARE * self.view.window))
         request = self._summary_request(parts, start, cut, focus, max_tokens)
+        self.spend.before_call(
+            parts.model, self.view.tokens_of(size_of(request), parts.fixed_bytes), max_tokens
+        )
         self.emit(CompactionStarted(trigger))
         response = StreamedResponse()
         try:

@@ -86,7 +86,7 @@ class Agent:
         self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event))
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
-        self.context = ContextKeeper(llm, self._tell, view)
+        self.context = ContextKeeper(llm, self._tell, view, self.spend)
 
     @property
     def compaction(self) -> Compaction | None:
