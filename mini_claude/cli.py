@@ -17,7 +17,7 @@ from mini_claude.app.settings.flag_values import dollars, thinking_budget, think
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
 from mini_claude.core.env_values import ConfigError
 
-COMMANDS = ("memory", "sessions")
+COMMANDS = ("memory", "sessions", "mcp")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PRINT_FLAGS = ("-p", "--print")
 USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, is the first message)
@@ -30,7 +30,8 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s memory search QUERY [--limit N] [--json]
        %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
-       %(prog)s sessions [list]"""
+       %(prog)s sessions [list]
+       %(prog)s mcp [list | get NAME | remove NAME | add [-t http|sse] [-s project] NAME -- CMD… | URL]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
 --max-turns limit, 4 when the reply was cut at max_tokens, 5 when the model declined, 7 at the
 --max-cost cap, 130 when interrupted. Environment:
@@ -254,6 +255,10 @@ def _run_command(
                 parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
             return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
         return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
+    if command.command == "mcp":
+        from mini_claude.ui.subcommands.mcp import run_mcp_command
+
+        return run_mcp_command(settings, command)
     from mini_claude.ui.subcommands.sessions import run_sessions_command
 
     return run_sessions_command(settings, command.action or "list")

@@ -20,7 +20,7 @@ from mini_claude.core.config import ANTHROPIC_API_URL, Settings
 from mini_claude.core.events import Notice, Retrying, UsageReport
 from mini_claude.core.untrusted import encodable, visible_text
 from mini_claude.llm import model_errors
-from mini_claude.llm.context_overflow import Overflow, context_overflow
+from mini_claude.llm.context_overflow import context_overflow
 from mini_claude.llm.deadline import bound_connections, within
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.reading import OutOfTime, json_or_none, until
@@ -69,6 +69,13 @@ class ModelClient:
             self._preload_thread = threading.Thread(target=self._get_client, name="sdk-preload", daemon=True)
             self._preload_thread.start()
 
+    def wait_preloaded(self, timeout: float) -> None:
+        """Until the SDK preload has finished (at most `timeout` seconds): other background
+        start-up work waits its turn rather than slow down the prompt with it."""
+        thread = self._preload_thread
+        if thread is not None:
+            thread.join(timeout)
+
     def _get_client(self) -> Any:
         """The SDK client; raises ModelError when there is nothing to call it with."""
         if not self.configured:
@@ -104,16 +111,9 @@ class ModelClient:
                 self.usage_by_model[model] = self.usage_by_model.get(model, UsageReport()) + usage
 
     def stream(
-        self,
-        *,
-        model: str,
-        system: list[dict[str, Any]],
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        max_tokens: int,
-        response: StreamedResponse,
-        thinking: int | None = None,
-    ) -> Iterator[StreamUpdate]:
+        self, *, model: str, system: list[dict[str, Any]], messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]], max_tokens: int, response: StreamedResponse, thinking: int | None = None,
+    ) -> Iterator[StreamUpdate]:  # fmt: skip
         """Stream one response into `response`, yielding what the user should see as it arrives.
         `thinking`: a thinking budget to ask for (llm/thinking.py), None for the model's default.
         Ends with ModelError once the server has sent no content for the API timeout, pings or not."""
@@ -147,11 +147,13 @@ class ModelClient:
             if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
                 raise ModelError(model_errors.stream_ended_early(response.started))
         except Exception as error:
-            if self.thinking.refused(model, thinking, *_status_and_detail(error)):
+            status, detail = _status_and_detail(error)
+            if self.thinking.refused(model, thinking, status, detail):
                 raise BudgetRefused from error
             why = describe_error(error, s, s.api_timeout, "MINI_CLAUDE_API_TIMEOUT", retries.made, model)
             why = encodable(why)  # it quotes the server's own words
-            too_long = prompt_too_long(error)
+            # Refused as too long for the context window (llm/context_overflow.py has the wordings)?
+            too_long = context_overflow(status, detail, getattr(error, "body", None)) if status else None
             if too_long is not None:
                 raise PromptTooLong(why, too_long.tokens, too_long.window) from error
             raise ModelError(why) from error
@@ -291,10 +293,3 @@ def _status_and_detail(error: BaseException) -> tuple[int, str]:
         return 0, ""
     body, message = getattr(error, "body", None), str(getattr(error, "message", error))
     return error.status_code, model_errors.error_detail(body, message, OVERFLOW_DETAIL_MAX_CHARS)
-
-
-def prompt_too_long(error: BaseException) -> Overflow | None:
-    """For a refusal because the request does not fit the context window (the wordings of the
-    servers we know: llm/context_overflow.py), what the server said of its size; else None."""
-    status, detail = _status_and_detail(error)
-    return context_overflow(status, detail, getattr(error, "body", None)) if status else None

@@ -35,10 +35,11 @@ SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
 SHOWN_VALUE_CHARS = 40
 # Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
 # a project's need trust as much as its allow rules.
-LATER_PARTS = {
-    "hooks": "run commands on events (hooks)",
-    "enableAllProjectMcpServers": "start every MCP server of .mcp.json",
-    "enabledMcpjsonServers": "start MCP servers of .mcp.json",
+LATER_PARTS = {"hooks": "run commands on events (hooks)"}
+# Values that start a project's MCP servers without asking: they run commands too.
+MCP_APPROVALS = {
+    "mcp_enable_all": "start every MCP server of .mcp.json without asking",
+    "mcp_enabled": "start MCP servers of .mcp.json without asking",
 }
 
 
@@ -69,6 +70,10 @@ def gated_parts(values: FileValues) -> list[str]:
         )
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
+    for key, what in MCP_APPROVALS.items():
+        value = values.scalars.get(key)
+        if value:
+            parts.append(what + (": " + _few(list(value)) if isinstance(value, tuple) else ""))
     for key, what in LATER_PARTS.items():
         value = values.unused.get(key)
         if value:
@@ -94,7 +99,7 @@ def team_memory_parts(root: Path) -> list[str]:
 def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
     """`values` less what needs trust, and the names of what was taken out."""
     kept = FileValues(
-        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days",)},
+        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days", *MCP_APPROVALS)},
         {},
         [(kind, rule) for kind, rule in values.rules if kind != "allow"],
         [],
@@ -113,6 +118,8 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("additionalDirectories", bool(values.additional_dirs)),
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
+            ("enableAllProjectMcpServers", bool(values.scalars.get("mcp_enable_all"))),
+            ("enabledMcpjsonServers", bool(values.scalars.get("mcp_enabled"))),
             ("readOnlyCommands", values.scalars.get("read_only_commands") is True),
             *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )

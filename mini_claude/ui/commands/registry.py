@@ -30,6 +30,8 @@ class CommandContext:
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
     # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
     send: Callable[[str], None] | None = None
+    # Runs a turn on text as it is, no mention in it attached (an MCP server's prompt).
+    run_turn: Callable[[str], None] | None = None
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
@@ -49,6 +51,10 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}  # by name and alias
+# Commands that come and go (an MCP server's prompts): (run it if it is one, returning whether it
+# was; its completions for a name being typed).
+DynamicRun = Callable[[CommandContext, str, str], bool]
+DYNAMIC_COMMANDS: list[tuple[DynamicRun, ArgumentCompleter]] = []
 MIN_PREFIX_CHARS = 2  # `/me` suggests `/memory`; `/m` is too little to go on
 SHORT_NAME_CHARS = 4  # up to this long, one typo away; longer, two
 MAX_SUGGESTIONS = 3
@@ -83,6 +89,8 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     """Run `/name args`; an unknown name gets one line naming the closest match."""
     name, _, argument = line.strip().removeprefix("/").partition(" ")
     entry = COMMANDS.get(name.lower())
+    if entry is None and any(run(ctx, name, argument.strip()) for run, _ in DYNAMIC_COMMANDS):
+        return
     if entry is None:
         close = close_commands(name.lower(), list(COMMANDS))
         hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
@@ -148,6 +156,8 @@ class CommandCompleter(Completer):
                     yield Completion(
                         "/" + candidate, start_position=-len(text), display_meta=entry.description
                     )
+        for _, complete in DYNAMIC_COMMANDS:
+            yield from complete(self.session, name)
 
 
 KEYS_HELP = (
@@ -250,7 +260,7 @@ def _model(ctx: CommandContext, argument: str) -> None:
 
 @command("think", "Ask the model to think before it answers, or not", usage="[on|off|N]")
 def _think(ctx: CommandContext, argument: str) -> None:
-    from mini_claude.ui.commands.think import think
+    from mini_claude.ui.commands.cost import think
 
     ctx.console.print(think(ctx.session, argument), markup=False, highlight=False)
 

@@ -27,7 +27,7 @@ def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
         "read either way). [y]es, [n]o, Esc: not now",
     ]
     print("\n".join(marked_text(line) for line in lines), flush=True)  # a question: nothing unseen
-    _drop_keys_typed_ahead()
+    drop_keys_typed_ahead()
     try:
         answer = read_key_answer("Trust it? ", ANSWERS, cancel=NOT_NOW, plain=plain)
     except (EOFError, OSError):  # no terminal to answer on: nothing decided
@@ -35,7 +35,7 @@ def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
     return None if answer == NOT_NOW[0] else answer == "yes"
 
 
-def _drop_keys_typed_ahead() -> None:
+def drop_keys_typed_ahead() -> None:
     """Keys typed before the question showed (a message started at once) must not answer it:
     the terminal still holds them, unread, until the question reads keys."""
     with contextlib.suppress(termios.error, OSError, ValueError):
