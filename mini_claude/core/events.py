@@ -107,10 +107,19 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
-# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a question;
-# "spend_cap": the next call could pass, or the last one passed, the --max-cost cap.
+# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a
+# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`); "spend_cap": the
+# next call could pass, or the last one passed, the --max-cost cap.
 TurnEndReason = Literal[
-    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user", "spend_cap"
+    "done",
+    "interrupted",
+    "error",
+    "turn_cap",
+    "max_tokens",
+    "refused",
+    "refused_by_user",
+    "stopped",
+    "spend_cap",
 ]
 # A tool call that ends its turn: the user said no at its question, or a plan was printed where no
 # one can answer it (print mode).

@@ -1,9 +1,9 @@
 """The keys a settings file may hold, each checked: Claude Code's names where they mean the same
 (`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`, `alwaysThinkingEnabled`),
 and this project's own (`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`, `thinking`,
-`maxCostUsd`), and Claude Code's keys for the servers of `.mcp.json`. A value of the wrong kind is
-ignored with a line saying what it must be; keys mini-claude does not use are named in one line per
-file (and kept, untouched, for the parts that may read them later: `hooks`)."""
+`maxCostUsd`), `hooks` (extensions/hooks/config.py checks them) and Claude Code's keys for the
+servers of `.mcp.json`. A value of the wrong kind is ignored with a line saying what it must be;
+keys mini-claude does not use are named in one line per file."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude.core.config import MIN_CONTEXT_WINDOW, PERMISSION_MODE_ALIASES, PERMISSION_MODES
-from mini_claude.core.config_sources import RULE_KINDS, RuleKind
+from mini_claude.core.config_sources import RULE_KINDS, HookSpec, RuleKind
 from mini_claude.core.untrusted import visible_text
+from mini_claude.extensions.hooks.config import HOOKS_KEY, parse_hooks
 from mini_claude.llm.thinking import DEFAULT_BUDGET, MIN_BUDGET
 
 IGNORED_SILENTLY = ("$schema",)  # an editor's hint for completion
@@ -42,8 +43,9 @@ class FileValues:
     env: dict[str, str] = field(default_factory=dict)
     rules: list[tuple[RuleKind, str]] = field(default_factory=list)
     additional_dirs: list[str] = field(default_factory=list)
-    unused: dict[str, Any] = field(default_factory=dict)  # keys kept for later parts (hooks, …)
+    unused: dict[str, Any] = field(default_factory=dict)  # keys mini-claude does not use, kept
     problems: list[str] = field(default_factory=list)  # one line each, naming the key
+    hooks: list[HookSpec] = field(default_factory=list)  # their source and scope set by merge
 
 
 def _model(value: object) -> str:
@@ -133,6 +135,9 @@ def check_values(data: dict[str, Any]) -> FileValues:
             _env(found, value)
         elif key == PERMISSIONS_KEY:
             _permissions(found, value, unknown)
+        elif key == HOOKS_KEY:
+            found.hooks, problems = parse_hooks(value)
+            found.problems += problems
         elif key not in IGNORED_SILENTLY:
             found.unused[key] = value
             unknown.append(key)

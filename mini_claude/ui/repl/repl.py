@@ -25,8 +25,16 @@ from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
-from mini_claude.ui.commands import context, init, mcp, memory, permissions, status  # noqa: F401 - register commands
-from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    context,
+    extensions,
+    init,
+    mcp,
+    memory,
+    permissions,
+    status,
+)
+from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
@@ -53,7 +61,7 @@ from mini_claude.ui.repl.typeahead import (
 
 T = TypeVar("T")
 PROMPT = "> "
-_COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
+_COMMAND_WORD = re.compile(r"/[A-Za-z][\w:-]*(\s|$)")  # `/name`, `/namespace:name`
 EXIT_HINT = "Press Ctrl+C again to exit."
 REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
@@ -149,8 +157,10 @@ class Repl:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.turn_keys = TurnKeys(self.prompt.input)
         self.commands = CommandContext(
-            self.console, self.session, self.renderer, self.confirm, send=self.send, run_turn=self.run_turn
-        )
+            self.console, self.session, self.renderer, self.confirm, send=self.send,
+            run_turn=self.run_turn, interruptible=self._interruptible,
+        )  # fmt: skip
+        self.session.extensions.catalog.reserved = frozenset(COMMANDS)  # a built-in wins its name
         self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
     def run(self, first_message: str | None = None) -> int:
@@ -158,7 +168,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.close()
+            self.session.end("prompt_input_exit")
 
     def _run(self, first_message: str | None) -> int:
         opened = None
