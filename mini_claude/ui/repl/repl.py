@@ -30,10 +30,10 @@ from mini_claude.ui.commands import (  # noqa: F401 - register commands
     extensions,
     init,
     mcp,
-    memory,
     permissions,
     status,
 )
+from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
