@@ -294,13 +294,6 @@ def _model(ctx: CommandContext, argument: str) -> None:
         ctx.console.print(warning, style="yellow", markup=False, highlight=False)
 
 
-@command("think", "Ask the model to think before it answers, or not", usage="[on|off|N]")
-def _think(ctx: CommandContext, argument: str) -> None:
-    from mini_claude.ui.commands.cost import think
-
-    ctx.console.print(think(ctx.session, argument), markup=False, highlight=False)
-
-
 @command("exit", "Leave mini-claude", aliases=("quit",))
 def _exit(ctx: CommandContext, argument: str) -> None:
     ctx.should_exit = True

@@ -13,6 +13,7 @@ from mini_claude.core.events import ThinkingBlock
 from mini_claude.core.untrusted import visible_lines
 
 if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyBindings
     from rich.console import Console
 
 SHOW_KEY = "Ctrl+O"
@@ -44,6 +45,13 @@ def thinking_line(block: ThinkingBlock) -> str | None:
     if not words:
         return None
     return f"✻ Thinking, {words:,} word{'s' if words != 1 else ''} ({SHOW_KEY} shows it)"
+
+
+def bind_show_key(bindings: KeyBindings, console: Console, kept: ThinkingKept) -> None:
+    """SHOW_KEY at the prompt prints `kept` in full above it."""
+    from prompt_toolkit.application import run_in_terminal
+
+    bindings.add("c-o")(lambda _event: run_in_terminal(lambda: show_thinking(console, kept)))
 
 
 def show_thinking(console: Console, kept: ThinkingKept) -> None:

@@ -32,6 +32,7 @@ from mini_claude.ui.commands import (  # noqa: F401 - register commands
     mcp,
     permissions,
     status,
+    think,
 )
 from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
@@ -42,7 +43,7 @@ from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
-from mini_claude.ui.render.thinking_view import show_thinking
+from mini_claude.ui.render.thinking_view import bind_show_key
 from mini_claude.ui.repl.attachments import attachments, wait_for_servers
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
@@ -141,7 +142,7 @@ class Repl:
         completer = merge_completers([CommandCompleter(self.session), mentions])
         bindings = _key_bindings(self.exit_guard)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
-        bindings.add("c-o")(self._show_thinking)
+        bind_show_key(bindings, self.console, self.renderer.thinking)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
             key_bindings=bindings,
@@ -230,10 +231,6 @@ class Repl:
             self._interruptible(partial(save_memory_note, text, self.session, self.console))
         else:
             self.send(text)
-
-    def _show_thinking(self, _event: object) -> None:
-        """Ctrl+O at the prompt: the last reply's thinking in full, above the prompt."""
-        run_in_terminal(lambda: show_thinking(self.console, self.renderer.thinking))
 
     def _before_prompt(self) -> None:
         # Only the first call starts anything: work the first message needs, done while the user types.
