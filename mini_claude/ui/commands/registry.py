@@ -193,6 +193,7 @@ KEYS_HELP = (
     ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
     ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
     ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan"),
+    ("Ctrl+O", "show the thinking of the last reply in full"),
     ("Esc", "interrupt the reply or the running tool"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
     ("Ctrl+D", "exit"),
@@ -287,6 +288,10 @@ def _model(ctx: CommandContext, argument: str) -> None:
     ctx.console.print(
         f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
     )
+    from mini_claude.agent.spend_cap import unchecked_warning
+
+    if (cap := agent.spend.cap) is not None and (warning := unchecked_warning(cap, [argument])):
+        ctx.console.print(warning, style="yellow", markup=False, highlight=False)
 
 
 @command("exit", "Leave mini-claude", aliases=("quit",))

@@ -32,6 +32,7 @@ from mini_claude.ui.commands import (  # noqa: F401 - register commands
     mcp,
     permissions,
     status,
+    think,
 )
 from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
@@ -42,6 +43,7 @@ from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.render.thinking_view import bind_show_key
 from mini_claude.ui.repl.attachments import attachments, wait_for_servers
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
@@ -140,6 +142,7 @@ class Repl:
         completer = merge_completers([CommandCompleter(self.session), mentions])
         bindings = _key_bindings(self.exit_guard)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
+        bind_show_key(bindings, self.console, self.renderer.thinking)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
             key_bindings=bindings,
