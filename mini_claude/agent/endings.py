@@ -31,6 +31,14 @@ class Ending:
         return "error" if self.reason in ("error", "refused") else "warning"
 
 
+class TurnStopped(Exception):
+    """Raised anywhere in a step to end the turn with `ending` (a limit reached: the spend cap)."""
+
+    def __init__(self, ending: Ending) -> None:
+        super().__init__(ending.notice)
+        self.ending = ending
+
+
 DONE = Ending("done")
 INTERRUPTED = Ending("interrupted", note="user_interrupted")
 REPLY_CUT = Ending(
@@ -53,6 +61,11 @@ def model_failed(why: str, *, window_unknown: bool = False) -> Ending:
     """The model call failed (after our retries); `why` is one line for the user. `window_unknown`:
     the request was too long for a window the server never said the size of."""
     return Ending("error", why + (WINDOW_NOT_SAID if window_unknown else ""), "stream_failed")
+
+
+def stopped(why: str) -> Ending:
+    """A hook stopped the turn (`continue: false`, a blocked prompt); `why` is for the user."""
+    return Ending("stopped", why, "hook_stopped")
 
 
 # A tool call ended the turn: the user said no at its question (the model is not called again; the

@@ -157,6 +157,7 @@ def open_session(session: Session, summary: SessionSummary) -> Opened:
         raise ResumeError(f"Session {short_id} cannot be resumed: {summary.problem}")
     recorder = session.transcript
     fields = {"cwd": recorder.cwd, "project": recorder.project, "model": recorder.model}
+    session.extensions.started = True  # SessionStart hooks hear "resume" once it is loaded
     try:
         if summary.path.parent != recorder.sessions_dir:  # of a project folder no longer there
             copy = copy_transcript(
@@ -209,4 +210,5 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     )
     if loaded.appended:
         writer.add("tool_results", loaded.appended)
+    session.extensions.start("resume")
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.config_sources import HookSpec, PermissionRule, SettingsFileReport
 from mini_claude.core.env_values import (
     ConfigError,
     MemoryMode,
@@ -178,11 +178,14 @@ class Settings:
     append_system_prompt: str | None = None  # --append-system-prompt
     system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
     permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
+    hooks: tuple[HookSpec, ...] = ()  # the settings files' hooks that count (a trusted folder's)
     folder_trusted: bool = False  # whether the project's files may do more than instruct
     mcp: McpOptions = field(default_factory=McpOptions)
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
+    thinking_budget: int | None = None  # --thinking, or `thinking` in the settings files (None: off)
+    max_cost: float | None = None  # --max-cost, or `maxCostUsd`: the spend cap in US dollars
 
     @property
     def memory_enabled(self) -> bool:
@@ -201,13 +204,18 @@ def load_settings(
     permission_mode: str | None = None,
     plain: bool = False,
     files: Mapping[str, Sourced] | None = None,
+    thinking: int | None = None,
+    max_cost: float | None = None,
 ) -> Settings:
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
-    session_retention_days, read_only_commands), which win over defaults. `origins` says which gave each."""
+    session_retention_days, read_only_commands, thinking, max_cost), which win over defaults.
+    `origins` says which gave each. `thinking`: a budget, 0 for off (None: not given)."""
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
+    origins.update(thinking=_origin("thinking", "", files, thinking is not None))
+    origins.update(max_cost=_origin("max_cost", "", files, max_cost is not None))
 
     def from_files(name: str, default: object) -> object:
         return files[name][0] if name in files else default
@@ -257,6 +265,8 @@ def load_settings(
         context_window=context_window,
         mcp=mcp_options(files),
         origins=origins,
+        thinking_budget=int(_number(thinking if thinking is not None else from_files("thinking", 0))) or None,
+        max_cost=max_cost if max_cost is not None else _optional(from_files("max_cost", None)),
     )
 
 
@@ -279,6 +289,10 @@ def _origin(name: str, variable: str, files: Mapping[str, Sourced], flag: object
     if os.environ.get(variable, "").strip():
         return variable
     return files[name][1] if name in files else DEFAULT_ORIGIN
+
+
+def _optional(value: object) -> float | None:
+    return None if value is None else _number(value)
 
 
 def _number(value: object) -> float:

@@ -25,7 +25,7 @@ SUMMARY_CHARS = 80
 ERROR_SUMMARY_CHARS = 300
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "url")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
@@ -62,6 +62,7 @@ class ToolRegistry:
         self._definitions = {d["name"]: _fill_descriptions(d, limits or {}) for d in definitions}
         self._handlers = dict(handlers)
         self._sources: list[ToolSource] = []
+        self._offered: dict[str, Callable[[], bool]] = {}
 
     def add_source(self, source: ToolSource) -> None:
         """Tools that come and go (an MCP server's): sent and run beside the built-in ones."""
@@ -71,12 +72,22 @@ class ToolRegistry:
         for source in self._sources:
             source.new_conversation()
 
+    def add(self, definition: dict[str, Any], handler: Handler, offered: Callable[[], bool]) -> None:
+        """One more tool (a skill tool, built from the user's files by app/), in the requests only
+        while `offered()` says so."""
+        name = definition["name"]
+        if name in self._definitions:
+            raise ValueError(f"a tool named {name} exists already")
+        self._definitions[name] = _fill_descriptions(definition, {})
+        self._handlers[name] = handler
+        self._offered[name] = offered
+
     @property
     def names(self) -> list[str]:
         return list(self._definitions)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """The API `tools` parameter: name, description, input_schema for every tool."""
+        """The API `tools` parameter: name, description, input_schema for every tool offered now."""
         built_in = [
             {
                 "name": d["name"],
@@ -84,6 +95,7 @@ class ToolRegistry:
                 "input_schema": copy.deepcopy(d["input_schema"]),
             }
             for d in self._definitions.values()
+            if d["name"] not in self._offered or self._offered[d["name"]]()
         ]
         return built_in + self._source_definitions()
 
@@ -156,7 +168,7 @@ class ToolRegistry:
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
     from mini_claude.tools import files, patterns, plan, search, shell, walk
-    from mini_claude.tools.web import fetch, transfer
+    from mini_claude.tools.web import fetch
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -181,10 +193,7 @@ def default_registry() -> ToolRegistry:
         "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
         "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
         "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",
-        "max_redirects": fetch.MAX_REDIRECTS,
-        "max_page_mb": transfer.MAX_BODY_BYTES // 2**20,
-        "max_page_chars": f"{fetch.MAX_RESULT_CHARS:,}",
-        "fetch_seconds": f"{fetch.TOTAL_TIMEOUT_S:g}",
+        **fetch.DESCRIBED_LIMITS,
     }
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
 

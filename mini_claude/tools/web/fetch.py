@@ -33,6 +33,13 @@ ANSWER_TIMEOUT_S = 60.0
 PAGE_TAG = "web-page"
 ANSWER_TAG = "web-page-answer"
 T = TypeVar("T")
+# What web_fetch's definition (prompts/tools.toml) quotes, filled in by the registry.
+DESCRIBED_LIMITS = {
+    "max_redirects": MAX_REDIRECTS,
+    "max_page_mb": MAX_BODY_BYTES // 2**20,
+    "max_page_chars": f"{MAX_RESULT_CHARS:,}",
+    "fetch_seconds": f"{TOTAL_TIMEOUT_S:g}",
+}
 
 
 def web_fetch(ctx: ToolContext, url: str, prompt: str | None = None) -> ToolResult:

@@ -37,9 +37,11 @@ SUBTYPES = {
     "done": "success",
     "max_tokens": "error_max_tokens",
     "refused": "error_refusal",
+    "spend_cap": "error_max_budget_usd",  # the subtype Claude Code gives a run stopped by its budget
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",
+    "stopped": "error_stopped_by_hook",
     "refused_by_user": "success",  # a user's no at a question: only in the REPL, listed for completeness
 }
 INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"

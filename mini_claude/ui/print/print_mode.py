@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
+from mini_claude.app.invocation import invoked, prepare, run_prepared
 from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
@@ -39,6 +40,8 @@ EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
 EXIT_TURN_CAP = 3
 EXIT_MAX_TOKENS = 4
 EXIT_REFUSED = 5  # the model declined (stop reason `refusal`)
+EXIT_STOPPED = 6  # a hook stopped it: the prompt blocked, or `continue: false`
+EXIT_SPEND_CAP = 7  # stopped at the --max-cost cap
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_CODES = {
     "done": EXIT_OK,
@@ -46,7 +49,9 @@ EXIT_CODES = {
     "turn_cap": EXIT_TURN_CAP,
     "max_tokens": EXIT_MAX_TOKENS,
     "refused": EXIT_REFUSED,
+    "spend_cap": EXIT_SPEND_CAP,
     "interrupted": EXIT_INTERRUPTED,
+    "stopped": EXIT_STOPPED,
     "refused_by_user": EXIT_OK,  # nobody can refuse at a question here; kept so every ending has a code
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
@@ -143,13 +148,14 @@ def run_print_mode(
         if output is not None:
             output.start(session)
         session.warm_up()
-        try:  # the servers connect (or fail) before the one message is sent
-            session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)
-        except KeyboardInterrupt:
-            return EXIT_INTERRUPTED
-        ended: TurnEnded = session.agent.run_turn(given.message)
+        session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)  # before the message
+        ended = _answer(session, given.message)
+    except KeyboardInterrupt:  # landed outside the turn's own handling (a command of /name running)
+        return EXIT_INTERRUPTED
     finally:
-        session.close()
+        session.end("other")
+    if isinstance(ended, int):
+        return ended
     if plan.text is not None:  # --permission-mode plan: the plan is the answer
         ended = replace(ended, final_text=plan.text)
     exit_code = EXIT_CODES[ended.reason]
@@ -159,6 +165,21 @@ def run_print_mode(
         sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
     return exit_code
+
+
+def _answer(session: Session, message: str) -> TurnEnded | int:
+    """The turn `message` makes, or an exit status when a skill or command it runs (`/name`)
+    could not be sent."""
+    found = invoked(session, message)
+    if found is None:
+        return session.agent.run_turn(message)
+    prepared = prepare(session, *found)
+    for line in [*prepared.shown, *prepared.problems]:
+        print(visible_text(line), file=sys.stderr)
+    if prepared.problems:
+        print(f"mini-claude: /{found[0].name} was not sent", file=sys.stderr)
+        return EXIT_FAILED
+    return run_prepared(session, prepared, session.agent.run_turn)
 
 
 class PrintedPlan:

@@ -28,12 +28,14 @@ from mini_claude.core.events import (
     Retrying,
     TextDelta,
     TextDone,
+    ThinkingBlock,
     ToolFinished,
     ToolPreparing,
     ToolStarted,
     TurnEnded,
 )
 from mini_claude.ui.render.context_view import compaction_announcement, context_indicator
+from mini_claude.ui.render.thinking_view import ThinkingKept, thinking_line
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
@@ -61,6 +63,7 @@ class Renderer:
         self._pending_tools: dict[str, tuple[str, str]] = {}
         self._last_output: OutputKind | None = None
         self._paused = 0
+        self.thinking = ThinkingKept()  # the last turn's, for Ctrl+O
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed
@@ -75,6 +78,10 @@ class Renderer:
                         self._show_text(self._visible.feed(text))
                 case TextDone():
                     self._end_text()
+                case ThinkingBlock():
+                    self.thinking.add(event)
+                    if (line := thinking_line(event)) is not None:
+                        self._print_line((line, "dim"))
                 case ToolPreparing(name=name):
                     self._end_text()  # the model is writing a tool call; it can take a while
                     self._spinner_label = f"{name}(…)"
@@ -108,6 +115,7 @@ class Renderer:
                     self._pending_tools.clear()
                     self._discard_text = False
                     self._last_output = None
+                    self.thinking.turn_ended()
             self._sync_live()
 
     @contextmanager

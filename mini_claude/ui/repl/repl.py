@@ -25,8 +25,17 @@ from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
-from mini_claude.ui.commands import context, init, mcp, memory, permissions, status  # noqa: F401 - register commands
-from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    context,
+    extensions,
+    init,
+    mcp,
+    permissions,
+    status,
+    think,
+)
+from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
+from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
@@ -34,6 +43,7 @@ from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.render.thinking_view import bind_show_key
 from mini_claude.ui.repl.attachments import attachments, wait_for_servers
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
@@ -52,7 +62,7 @@ from mini_claude.ui.repl.typeahead import (
 
 T = TypeVar("T")
 PROMPT = "> "
-_COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
+_COMMAND_WORD = re.compile(r"/[A-Za-z][\w:-]*(\s|$)")  # `/name`, `/namespace:name`
 EXIT_HINT = "Press Ctrl+C again to exit."
 REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
@@ -132,6 +142,7 @@ class Repl:
         completer = merge_completers([CommandCompleter(self.session), mentions])
         bindings = _key_bindings(self.exit_guard)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
+        bind_show_key(bindings, self.console, self.renderer.thinking)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
             key_bindings=bindings,
@@ -147,8 +158,10 @@ class Repl:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
         self.turn_keys = TurnKeys(self.prompt.input)
         self.commands = CommandContext(
-            self.console, self.session, self.renderer, self.confirm, send=self.send, run_turn=self.run_turn
-        )
+            self.console, self.session, self.renderer, self.confirm, send=self.send,
+            run_turn=self.run_turn, interruptible=self._interruptible,
+        )  # fmt: skip
+        self.session.extensions.catalog.reserved = frozenset(COMMANDS)  # a built-in wins its name
         self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
     def run(self, first_message: str | None = None) -> int:
@@ -156,7 +169,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.close()
+            self.session.end("prompt_input_exit")
 
     def _run(self, first_message: str | None) -> int:
         opened = None
