@@ -197,6 +197,7 @@ def build_session(
     tool_context = ToolContext(
         project_dir, permissions, tool_used=reminders.tool_used,
         plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
+        side_model=llm,
     )  # fmt: skip
     # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
     tool_context.memory_writer = MemoryStoreWriter(
