@@ -146,7 +146,7 @@ def test_turn_cap_exits_3(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -
     api_env.stream_replies.append(tool_reply("read_file", {"file_path": "a.txt"}))
     as_json = cli.run("--max-turns", "1", "--output-format", "json", "-p", "look")
 
-    assert text.returncode == 3 and "Stopped after 1 model calls" in text.stderr
+    assert text.returncode == 3 and "Stopped after 1 model call in one turn" in text.stderr
     assert text.stdout == "Looking.\n"
     [answer] = json_lines(as_json.stdout)
     assert as_json.returncode == 3 and answer["subtype"] == "error_max_turns"

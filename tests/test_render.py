@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from mini_claude.core.events import (
+    ContextStatus,
     MemoriesRecalled,
     Notice,
     RequestStarted,
@@ -388,6 +389,30 @@ def test_tool_calls_are_one_line_each() -> None:
     assert len(lines) == 3
 
 
+def test_a_long_path_keeps_its_file_name_and_a_long_command_both_ends() -> None:
+    console = make_console(width=60)
+    renderer = make_renderer(console, plain=False)
+    deep = "src/" + "/".join(f"folder{i}" for i in range(12)) + "/the_file.py"
+    renderer(ToolStarted("t1", "read_file", deep))
+    renderer(ToolFinished("t1", "read_file", "12 lines", is_error=False))
+    renderer(ToolStarted("t2", "run_shell", "pytest -q " + "tests/a " * 20 + "--maxfail=1"))
+    renderer(ToolFinished("t2", "run_shell", "exit 0", is_error=False))
+    renderer(TurnEnded("done", ""))
+
+    path_line, command_line = screen(console).splitlines()
+    assert path_line.startswith("● read_file(…") and path_line.endswith("/the_file.py) → 12 lines")
+    assert command_line.startswith("● run_shell(pytest -q") and "--maxfail=1) → exit 0" in command_line
+    assert len(path_line) <= 60 and len(command_line) <= 60
+
+
+def test_a_level_one_heading_starts_at_the_left() -> None:
+    console = make_console(width=80)
+    renderer = make_renderer(console, plain=False)
+    stream_reply(renderer, "# A title\n\nBody text.\n", [5])
+    renderer(TurnEnded("done", ""))
+    assert screen(console).splitlines()[0] == "A title"
+
+
 def test_tool_errors_are_red() -> None:
     console = make_console(color=True)
     renderer = make_renderer(console, plain=False)
@@ -412,7 +437,8 @@ def test_an_error_reason_is_shown_whole_wrapping_while_results_stay_on_one_line(
     renderer(TurnEnded("done", ""))
 
     *error_lines, success = screen(console).splitlines()
-    assert error_lines[0].startswith("✗ write_file(/tmp/nc-home/") and "tea.md) →" in error_lines[0]
+    # The path is cut from the left: its file name stays.
+    assert error_lines[0].startswith("✗ write_file(…") and "/memory/tea.md) →" in error_lines[0]
     assert " ".join(line.strip() for line in error_lines).endswith(f"→ {reason}")
     assert all(len(line) <= 60 for line in error_lines)
     assert success.startswith("● read_file(a.py) → a long success") and len(success) == 60
@@ -555,3 +581,14 @@ def test_no_color_renders_markdown_live_without_any_colour(monkeypatch: pytest.M
     *reply, tool_line, notice = without_blank_lines(screen(console))
     assert reply == without_blank_lines(rendered_once(REPLY)), "markdown rendered as usual"
     assert [tool_line, notice] == ["✗ bash(false) → exit code 1", "careful"]
+
+
+def test_the_context_line_comes_when_usage_moved_or_passed_a_threshold() -> None:
+    console = make_console(width=80)
+    renderer = make_renderer(console, plain=True)
+    for percent in (3, 8, 12, 15, 21, 24, 49, 51, 55, 71):
+        renderer(ContextStatus(percent * 2_000, 200_000))
+        renderer(TurnEnded("done", ""))
+    shown = [line.split()[1] for line in screen(console).splitlines() if line.startswith("context:")]
+    # 12% moved 10 points from nothing, 24% from 12%, 49% from 24%; 51% and 71% passed a threshold.
+    assert shown == ["12%", "24%", "49%", "51%", "71%"]

@@ -215,6 +215,7 @@ def _help(ctx: CommandContext, argument: str) -> None:
 @command("clear", "Start a new conversation and clear the screen")
 def _clear(ctx: CommandContext, argument: str) -> None:
     ctx.session.new_conversation()
+    ctx.renderer.context_line.reset()
     ctx.console.clear()  # nothing in plain mode (no cursor tricks) or when output is not a terminal
     ctx.console.print("Started a new conversation.", markup=False, highlight=False)
 

@@ -26,6 +26,7 @@ from mini_claude.core.events import (
 )
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
+from mini_claude.tools.base import count_noun
 from mini_claude.ui.print.print_input import InputError, gather_message
 from mini_claude.ui.render.context_view import compaction_announcement
 from mini_claude.ui.render.renderer import retry_label
@@ -90,9 +91,9 @@ class StderrReporter:
         elif isinstance(event, Retrying):
             print(retry_label(event), file=sys.stderr)
         elif isinstance(event, MemoriesRecalled):
-            print(
-                f"recalled {len(event.file_names)} memories: {', '.join(event.file_names)}", file=sys.stderr
-            )
+            count = len(event.file_names)
+            noun = "memory" if count == 1 else "memories"
+            print(f"recalled {count} {noun}: {', '.join(event.file_names)}", file=sys.stderr)
 
 
 def run_print_mode(
@@ -158,7 +159,8 @@ def _resumed(session: Session, request: ResumeRequest) -> bool:
         if warning is not None:
             print(visible_text(warning), file=sys.stderr)
     count = len(resumed.loaded.messages)
-    print(f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count} messages)", file=sys.stderr)
+    shown = f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count_noun(count, 'message')})"
+    print(shown, file=sys.stderr)
     return True
 
 

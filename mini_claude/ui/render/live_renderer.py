@@ -80,7 +80,7 @@ class LiveRenderer(Renderer):
         room = self._console.width - len(event.name) - len(result) - TOOL_LINE_FRAME_CHARS
         if event.is_error and room < MIN_ARGUMENT_CHARS:
             wraps, room = True, self._console.width - len(event.name) - TOOL_LINE_FRAME_CHARS
-        return _fit_middle(first_line(argument), max(room, MIN_ARGUMENT_CHARS)), wraps
+        return fit_argument(first_line(argument), max(room, MIN_ARGUMENT_CHARS)), wraps
 
     def _print_line(self, *parts: tuple[str, str], truncate: bool = False) -> None:
         from rich.text import Text
@@ -145,9 +145,12 @@ class LiveRenderer(Renderer):
         return Text(label, style="dim", no_wrap=True, overflow="ellipsis")
 
 
-def _fit_middle(text: str, width: int) -> str:
-    """`/very/long/…/file.py`: both ends of a path or command say more than its middle."""
+def fit_argument(text: str, width: int) -> str:
+    """A path cut from the left, keeping its file name (`…/render/live_renderer.py`); a command
+    in the middle (`pytest -q … tests/test_x.py`): both its ends say more than its middle."""
     if len(text) <= width:
         return text
+    if "/" in text and not any(char.isspace() for char in text):
+        return "…" + text[len(text) - (width - 1) :]
     head = (width - 1) // 2
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]

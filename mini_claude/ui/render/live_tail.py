@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mini_claude.core.untrusted import visible_lines
 from mini_claude.ui.render.markdown_stream import CodeSlice, Piece, TailSnapshot
@@ -14,6 +15,7 @@ from mini_claude.ui.render.markdown_stream import CodeSlice, Piece, TailSnapshot
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from rich.segment import Segment
+    from rich.text import JustifyMethod
 
 CODE_THEME = "monokai"  # rich Markdown's default, so code slices look like whole code blocks
 # Share of wall time the live region may spend re-rendering a tail that keeps growing: bounds
@@ -64,6 +66,7 @@ class _MarkdownWithoutOuterBlankLines:
         # hyperlinks=False: a link is shown as "text (url)"; as an OSC 8 hyperlink its text could
         # name docs.python.org while a click opens another address.
         markdown = Markdown(self.markdown_text, code_theme=CODE_THEME, hyperlinks=False)
+        markdown.elements = left_aligned_elements()
         segments = list(console.render(markdown, options))
         start = 1 if segments and segments[0].text == "\n" else 0
         end = len(segments)
@@ -77,6 +80,18 @@ class _MarkdownWithoutOuterBlankLines:
             if segment.style is not None and segment.style.link:  # none expected: never a hidden URL
                 segment = Segment(segment.text, segment.style.update_link(None), segment.control)
             yield segment
+
+
+@functools.cache
+def left_aligned_elements() -> dict[str, type[Any]]:
+    """rich centres a level-1 heading; in a terminal transcript every line starts at the left,
+    so a heading reads as the start of what follows, not as a title floating mid-screen."""
+    from rich.markdown import Heading, Markdown
+
+    class LeftHeading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+    return {**Markdown.elements, "heading_open": LeftHeading}
 
 
 def joins_previous(piece: Piece | TailSnapshot) -> bool:

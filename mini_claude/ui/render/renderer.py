@@ -33,7 +33,7 @@ from mini_claude.core.events import (
     ToolStarted,
     TurnEnded,
 )
-from mini_claude.ui.render.context_view import compaction_announcement, context_indicator
+from mini_claude.ui.render.context_view import ContextLineGate, compaction_announcement, context_indicator
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ class Renderer:
         self._pending_tools: dict[str, tuple[str, str]] = {}
         self._last_output: OutputKind | None = None
         self._paused = 0
+        self.context_line = ContextLineGate()  # reset by the REPL for a new or resumed conversation
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed
@@ -95,8 +96,9 @@ class Renderer:
                 case ContextCompacted():
                     self._spinner_label = None
                     self._sync_live()
+                    self.context_line.compacted(event)
                     self._print_line((compaction_announcement(event), "dim"))
-                case ContextStatus():
+                case ContextStatus() if self.context_line.wanted(event):
                     self._print_line((context_indicator(event), "dim"))
                 case MemoriesRecalled(file_names=names) if names:
                     noun = "memory" if len(names) == 1 else "memories"
