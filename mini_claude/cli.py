@@ -26,7 +26,8 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
---max-turns limit, 4 when the reply was cut at max_tokens, 130 when interrupted. Environment:
+--max-turns limit, 4 when the reply was cut at max_tokens, 5 when the model declined, 130 when
+interrupted; any command whose stdout is closed (| head) ends quietly with 141. Environment:
 ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, MINI_CLAUDE_SIDE_MODEL.
 Settings files: ~/.mini-claude/settings.json, .mini-claude/settings.json and Claude Code's .claude/
 twins; instructions: CLAUDE.md and its kin. See docs/configuration.md."""
@@ -65,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=OUTPUT_FORMATS,
         help="print mode's stdout: the answer as text (default), one JSON object, or JSON lines as it runs",
     )
+    parser.add_argument(
+        "--verbose", action="store_true",
+        help="taken for Claude Code's scripts, which pass it with stream-json (the output is the same)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--include-partial-messages", action="store_true",
+        help="stream-json: also the reply's text as it streams (stream_event lines)",
+    )  # fmt: skip
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "-c", "--continue", dest="latest", action="store_true", help="continue the last session"
@@ -73,7 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
         "-r", "--resume", nargs="?", const="", metavar="ID",
         help="resume the session with this id (or a unique start of it); without an id, choose from a list",
     )  # fmt: skip
-    parser.add_argument("--model", help="model to use (default: $ANTHROPIC_MODEL, else a current Sonnet)")
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with -c or -r: go on in a new session, the old one left as it was",
+    )
+    parser.add_argument(
+        "--model",
+        help="model to use: a name, or opus, sonnet, haiku (default: $ANTHROPIC_MODEL, else Sonnet)",
+    )
     parser.add_argument(
         "--max-turns", type=_positive_int, help="model calls allowed per message (default: 50)"
     )
@@ -114,36 +131,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_command_parser() -> argparse.ArgumentParser:
-    """`memory` and `sessions`; without an action, each lists (as `/memory` does in the REPL)."""
-    parser = argparse.ArgumentParser(prog="mini-claude", allow_abbrev=False)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    memory = commands.add_parser("memory", help="this project's memories (list when no action is given)")
-    actions = memory.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("list", help="list memories")
-    for action, what in (("show", "print one memory"), ("edit", "open one memory in $VISUAL or $EDITOR")):
-        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
-    remove = actions.add_parser("rm", help="delete one memory (asks first on a terminal)")
-    remove.add_argument("name", help="the memory's name or file name")
-    remove.add_argument(
-        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
-    )
-    actions.add_parser("path", help="print the memory directory")
-    actions.add_parser("projects", help="every project with memories or sessions: memory count and path")
-    tidy = actions.add_parser("tidy", help="review the memories with the model, then apply what you accept")
-    tidy.add_argument("focus", nargs="*", help="what to pay attention to (e.g. deadlines)")
-    tidy_mode = tidy.add_mutually_exclusive_group()
-    tidy_mode.add_argument("--dry-run", action="store_true", help="print the proposal; change nothing")
-    tidy_mode.add_argument("-y", "--yes", action="store_true", help="apply the whole proposal without asking")
-    actions.add_parser("undo", help="undo the last change to the memories: a tidy, an rm, an update")
-    sessions = commands.add_parser(
-        "sessions", help="this project's saved sessions (list when no action is given)"
-    )
-    sessions_actions = sessions.add_subparsers(dest="action", metavar="ACTION")
-    sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
-    return parser
-
-
 def first_word_index(parser: argparse.ArgumentParser, argv: list[str]) -> int | None:
     """Where the first word that is neither an option nor an option's value stands; None when
     there is none before `--`."""
@@ -161,10 +148,17 @@ def first_word_index(parser: argparse.ArgumentParser, argv: list[str]) -> int | 
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    from mini_claude.ui.print.closed_stdout import stdout_closed_quietly
+
+    return stdout_closed_quietly(partial(_main, sys.argv[1:] if argv is None else list(argv)))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
+        from mini_claude.ui.subcommands.arguments import build_command_parser
+
         options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
         return _run_command(parser, options, command)
     # After `--` everything is the prompt; argparse's intermixed parsing gets `--` wrong (3.11).
@@ -266,16 +260,23 @@ def _run_conversation(
     print_mode = options.print_mode or not sys.stdin.isatty()
     if options.output_format and not print_mode:
         parser.error("--output-format is for print mode: add -p (or pipe the input)")
+    if options.include_partial_messages and options.output_format != "stream-json":
+        parser.error("--include-partial-messages goes with --output-format stream-json")
+    if options.fork_session and not (options.latest or options.resume is not None):
+        parser.error("--fork-session goes with -c or -r: it continues a saved session in a new one")
     if options.system_prompt is not None and not print_mode:
         parser.error(
             "--system-prompt is for print mode (-p); in the REPL, add to ours with --append-system-prompt"
         )
     settings = _settings(parser, options, interactive=not print_mode)
-    resume = ResumeRequest(latest=options.latest, query=options.resume)
+    resume = ResumeRequest(latest=options.latest, query=options.resume, fork=options.fork_session)
     if print_mode:
         from mini_claude.ui.print.print_mode import run_print_mode
 
-        return run_print_mode(settings, prompt, resume, output_format=options.output_format or "text")
+        return run_print_mode(
+            settings, prompt, resume, output_format=options.output_format or "text",
+            partial_messages=options.include_partial_messages,
+        )  # fmt: skip
     from mini_claude.ui.repl.repl import run_repl
 
     return run_repl(settings, resume, first_message=prompt)

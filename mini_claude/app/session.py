@@ -69,8 +69,11 @@ class Session:
         self.transcript.start_new()
 
 
-def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | None) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread)."""
+def build_session(
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None, print_mode: bool = False
+) -> Session:
+    """`sink` hears every event, start-up warnings included (each once, from any thread);
+    `print_mode`: the transcript says so (the session list marks such sessions)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     store = MemoryStore(settings.memory_dir)
@@ -90,7 +93,7 @@ def build_session(settings: Settings, *, sink: EventSink, ask: AskCallback | Non
     recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
     first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
-        model=settings.model, warn=warn,
+        model=settings.model, warn=warn, print_mode=print_mode,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)

@@ -18,6 +18,7 @@ list is rebuilt exactly.
 
 A copy (of a session open elsewhere, or of a moved project's) adds to its header the session it
 was copied from and how many messages it was made with: `"copied_from":"…","copied_messages":4`.
+A session of print mode (`-p`) has `"print_mode":true` in its header.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 
 FORMAT = 1  # bumped when a reader of the old format would misread the new one
 HEADER_TYPE = "session"
+PRINT_MODE_KEY = "print_mode"  # in the header of a session of `-p`
 # Content records and the role their blocks belong to.
 RECORD_ROLES = {
     "user": "user",  # what the user typed

@@ -25,6 +25,7 @@ from mini_claude.core.paths import visible_path
 from mini_claude.sessions.transcript.records import (
     COMPACTION_TYPE,
     MAX_TRANSCRIPT_BYTES,
+    PRINT_MODE_KEY,
     RECORD_ROLES,
     SETTINGS_TYPE,
     TRANSCRIPT_SUFFIX,
@@ -56,11 +57,13 @@ class TranscriptWriter:
         model: str,
         warn: Callable[[str], None] | None = None,
         session_id: str | None = None,
+        print_mode: bool = False,
     ) -> None:
         self.sessions_dir = Path(sessions_dir)
         self.session_id = session_id or new_session_id()
         self.started = now_iso()
         self.cwd, self.project, self.model = os.fspath(cwd), os.fspath(project), model
+        self.print_mode = print_mode  # a session of `-p`: its header says so
         self.stopped: str | None = None  # why saving stopped, once it has
         self.warn = warn or (lambda text: log.warning("%s", text))  # told of the one failure, in a line
         self._lock = threading.Lock()
@@ -196,6 +199,8 @@ class TranscriptWriter:
             self.session_id, started=self.started, cwd=self.cwd, project=self.project,
             model=self.model, version=__version__,
         )  # fmt: skip
+        if self.print_mode:
+            header[PRINT_MODE_KEY] = True
         return encode_line(header)
 
     def _write(self, line: bytes) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from mini_claude.app.mentions import attach, find_mentions
 from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
@@ -27,6 +28,7 @@ from mini_claude.core.events import (
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
 from mini_claude.tools.base import count_noun
+from mini_claude.ui.print.closed_stdout import StdoutClosed
 from mini_claude.ui.print.print_input import InputError, gather_message
 from mini_claude.ui.render.context_view import compaction_announcement
 from mini_claude.ui.render.renderer import retry_label
@@ -102,6 +104,7 @@ def run_print_mode(
     resume: ResumeRequest | None = None,
     *,
     output_format: str = "text",
+    partial_messages: bool = False,
 ) -> int:
     resume = resume or ResumeRequest()
     if resume.pick:
@@ -126,31 +129,57 @@ def run_print_mode(
     if output_format != "text":
         from mini_claude.ui.print.json_output import JsonOutput
 
-        output = JsonOutput(stream=output_format == "stream-json")
+        output = JsonOutput(stream=output_format == "stream-json", partial=partial_messages)
         sink = _both(reporter, output)
-    session = build_session(settings, sink=sink, ask=None)
+    session = build_session(settings, sink=sink, ask=None, print_mode=True)
     try:
         if resume.wanted and not _resumed(session, resume):
             return EXIT_FAILED
+        if not _attached(session, prompt):
+            return EXIT_USAGE
         if output is not None:
             output.start(session)
         session.warm_up()
         ended: TurnEnded = session.agent.run_turn(given.message)
+    except KeyboardInterrupt:  # stdout closed before the turn began (or Ctrl+C just then)
+        if output is not None and output.closed:
+            raise StdoutClosed from None
+        return EXIT_INTERRUPTED
     finally:
         session.transcript.close()
     exit_code = EXIT_CODES[ended.reason]
     if output is not None:
         output.finish(session, ended, exit_code)
+        if output.closed:
+            raise StdoutClosed
     elif ended.final_text:
         sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
     return exit_code
 
 
+def _attached(session: Session, prompt: str | None) -> bool:
+    """The files the prompt mentions (`@path`, as in the REPL) go with the message; False, with a
+    line on stderr for each, when one cannot (nobody here can answer a permission question).
+    Only the prompt is looked at: piped stdin is data, whatever `@` it holds."""
+    agent = session.agent
+    mentions = find_mentions(prompt or "", agent.tool_context.project_dir)
+    if not mentions:
+        return True
+    attached = attach(mentions, agent)
+    for problem in attached.problems:
+        print(f"mini-claude: {visible_text(problem)} (the prompt was not sent)", file=sys.stderr)
+    if attached.problems:
+        return False
+    print(visible_text("Attached " + ", ".join(attached.shown)), file=sys.stderr)
+    agent.add_context(attached.blocks)
+    return True
+
+
 def _resumed(session: Session, request: ResumeRequest) -> bool:
     """Load the session `-c` / `-r ID` names into `session`, saying so on stderr."""
     try:
-        opened = open_session(session, requested_session(session.settings, request))
+        opened = open_session(session, requested_session(session.settings, request), fork=request.fork)
         resumed = finish_resume(session, opened)
     except ResumeError as error:
         print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)

@@ -13,9 +13,8 @@ from mini_claude.core.untrusted import visible_lines
 from mini_claude.ui.render.markdown_stream import CodeSlice, Piece, TailSnapshot
 
 if TYPE_CHECKING:
-    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+    from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
     from rich.segment import Segment
-    from rich.text import JustifyMethod
 
 CODE_THEME = "monokai"  # rich Markdown's default, so code slices look like whole code blocks
 # Share of wall time the live region may spend re-rendering a tail that keeps growing: bounds
@@ -66,7 +65,7 @@ class _MarkdownWithoutOuterBlankLines:
         # hyperlinks=False: a link is shown as "text (url)"; as an OSC 8 hyperlink its text could
         # name docs.python.org while a click opens another address.
         markdown = Markdown(self.markdown_text, code_theme=CODE_THEME, hyperlinks=False)
-        markdown.elements = left_aligned_elements()
+        markdown.elements = left_aligned_elements()  # type: ignore[misc]  # this one's, not the class's
         segments = list(console.render(markdown, options))
         start = 1 if segments and segments[0].text == "\n" else 0
         end = len(segments)
