@@ -19,6 +19,7 @@ from mini_claude.agent.request_view import Compaction
 from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.paths import visible_path
 from mini_claude.sessions.catalog import SessionSummary, most_recent_session
+from mini_claude.sessions.checkpoints.turns import user_turns
 from mini_claude.sessions.loading.loader import LoadedTranscript, load_transcript
 from mini_claude.sessions.lookup import (
     ID_SHOWN_CHARS,
@@ -214,6 +215,7 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     session.agent.continue_conversation(
         loaded.messages, compaction=compaction, recalled=loaded.recalled_files
     )
+    recorder.checkpoints.continue_with(loaded.checkpoints, len(user_turns(loaded.messages)))
     if loaded.appended:
         writer.add("tool_results", loaded.appended)
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

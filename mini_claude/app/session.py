@@ -108,7 +108,11 @@ def build_session(
         llm=llm,
         tools=default_registry(),
         tool_context=ToolContext(
-            project_dir, permissions, MemoryStoreWriter(store) if remembers else None, reminders.tool_used
+            project_dir,
+            permissions,
+            MemoryStoreWriter(store) if remembers else None,
+            reminders.tool_used,
+            before_change=transcript.before_change,
         ),
         sink=sink,
         save=transcript,

@@ -49,3 +49,5 @@ class ToolContext:
     memory_writer: MemoryWriter | None = None
     # Told of each call that succeeded (name, input): a file used may bring instructions with it.
     tool_used: Callable[[str, dict[str, Any]], None] | None = None
+    # Told before a file tool changes a file (its resolved path): a checkpoint keeps what it holds.
+    before_change: Callable[[Path], None] | None = None

@@ -99,7 +99,7 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
         preview=lambda: _write_preview(path, shown, content),
     )
     _check_write_target(path, shown)
-    created = _write(path, content, shown)
+    created = _write(ctx, path, content, shown)
     lines, size = count_lines(content), len(content.encode("utf-8", "surrogateescape"))
     key = "write_created" if created else "write_updated"
     summary = f"{'created' if created else 'updated'}, {count_noun(lines, 'line')}"
@@ -133,7 +133,7 @@ def edit_file(
     if owned:
         assert ctx.memory_writer is not None
         return ctx.memory_writer.save(path, updated, edit=True)
-    _write(path, updated, shown)
+    _write(ctx, path, updated, shown)
     summary = count_noun(replaced, "replacement")
     return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
 
@@ -226,7 +226,7 @@ def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *,
         assert ctx.memory_writer is not None
         return ctx.memory_writer.save(path, content, edit=False)
     _check_write_target(path, shown)
-    _write(path, content, shown)
+    _write(ctx, path, content, shown)
     lines = count_lines(content)
     return ToolResult(
         prompts.notice("edit_created", path=shown, lines=lines), f"created, {count_noun(lines, 'line')}"
@@ -253,7 +253,9 @@ def _check_write_target(path: Path, shown: str) -> None:
         raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
 
 
-def _write(path: Path, content: str, shown: str) -> bool:
+def _write(ctx: ToolContext, path: Path, content: str, shown: str) -> bool:
+    if ctx.before_change is not None:
+        ctx.before_change(path)  # a checkpoint: /rewind can give the file back what it holds now
     try:
         return write_atomic(path, content)
     except (OSError, UnicodeEncodeError) as error:

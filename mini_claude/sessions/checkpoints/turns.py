@@ -1,0 +1,81 @@
+"""The user's turns in a conversation: where each message the user sent starts (what `/rewind` goes
+back to), what they typed, and whether the turn ran shell commands (whose changes no checkpoint
+can undo). A turn is what one message added: the context mini-claude put before it (a `!command`'s
+output, attached files) and the text typed, in one user message; checkpoints count turns the same
+way, from 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mini_claude.sessions.typed_input import SHELL_KEY, added_context, typed_text
+
+SHELL_TOOL = "run_shell"
+
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    number: int  # 0 for the conversation's first message
+    message: int  # the index of the user message it is in
+    block: int  # the index of its first block there (earlier blocks answer the reply before it)
+    text: str  # what the user typed (`!command · text` when they ran a command first)
+    typed: str  # the message itself, without a command run before it
+    ran_commands: bool  # a `!command` of theirs or the model's run_shell ran during it
+
+
+def user_turns(messages: list[Message]) -> list[UserTurn]:
+    turns: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if message.get("role") == "assistant":
+            if turns and any(_is_shell_call(block) for block in message.get("content", [])):
+                turns[-1]["ran_commands"] = True
+            continue
+        start: int | None = None
+        parts: list[str] = []
+        shell = False
+        for position, block in enumerate(message.get("content", [])):
+            typed = typed_text(block)
+            context = _context_kind(block)
+            if typed is None and context is None:
+                start, parts, shell = None, [], False
+                continue
+            start = position if start is None else start
+            shell = shell or context == SHELL_KEY
+            if typed is not None:
+                parts.append(typed)
+            if context is None:  # the typed text ends the turn's blocks
+                turns.append({"message": index, "block": start, "parts": parts, "ran_commands": shell})
+                start, parts, shell = None, [], False
+    return [
+        UserTurn(
+            number,
+            turn["message"],
+            turn["block"],
+            " · ".join(turn["parts"]),
+            turn["parts"][-1],
+            turn["ran_commands"],
+        )
+        for number, turn in enumerate(turns)
+    ]
+
+
+def conversation_before(messages: list[Message], turn: UserTurn) -> list[Message]:
+    """The conversation as it was just before `turn` was sent (a copy of its outer lists)."""
+    kept = [{**message, "content": list(message["content"])} for message in messages[: turn.message]]
+    earlier = messages[turn.message]["content"][: turn.block]
+    if earlier:  # tool results answering the reply before the turn stay with it
+        kept.append({"role": "user", "content": list(earlier)})
+    return kept
+
+
+def _context_kind(block: Any) -> str | None:
+    if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
+        return None
+    return added_context(block["text"])[0]
+
+
+def _is_shell_call(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == SHELL_TOOL

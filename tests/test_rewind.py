@@ -1,0 +1,128 @@
+"""Checkpoints and `/rewind` on a real session: a file tool's change kept before it happens (once a
+turn), the code restored to before any message, the conversation rewound into a new transcript
+(the old one left to resume), shell commands marked, checkpoints surviving a resume."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mini_claude.app.resume import finish_resume, open_session
+from mini_claude.app.rewind import rewind, rewind_points
+from mini_claude.sessions.catalog import list_sessions
+from mini_claude.sessions.checkpoints.file_checkpoints import MAX_KEPT_BYTES
+from mini_claude.sessions.loading.loader import load_transcript
+from tests.agent_harness import Harness
+from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+
+
+def edit(path: str, old: str, new: str) -> object:
+    return tool_reply("edit_file", {"file_path": path, "old_string": old, "new_string": new})
+
+
+def three_turns(harness: Harness, api_env: FakeAnthropic, project_dir: Path) -> None:
+    """app.py edited twice in turn 0, new.py created in turn 1, a command run in turn 2."""
+    (project_dir / "app.py").write_text("version = 1\n")
+    api_env.stream_replies.extend(
+        [
+            edit("app.py", "1", "2"), edit("app.py", "2", "3"), text_reply("Bumped."),
+            tool_reply("write_file", {"file_path": "new.py", "content": "print('new')\n"}), text_reply("Made."),
+            tool_reply("run_shell", {"command": "echo hi > shell.txt"}), edit("app.py", "3", "4"), text_reply("Ran."),
+        ]
+    )  # fmt: skip
+    harness.answers.extend(["a", "a", "a"])  # edit_file always, write_file always, run_shell always
+    for text in ("bump the version", "add new.py", "run a command"):
+        assert harness.turn(text).reason == "done"
+
+
+def test_the_code_goes_back_to_before_a_message(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    three_turns(harness, api_env, project_dir)
+    assert (project_dir / "app.py").read_text() == "version = 4\n"
+
+    points = rewind_points(harness.session)
+
+    assert [p.turn.text for p in points] == ["bump the version", "add new.py", "run a command"]
+    assert [p.ran_commands_since for p in points] == [True, True, True]
+    assert [p.files_changed_then for p in points] == [1, 1, 1]
+    done = rewind(harness.session, points[0], code=True, conversation=False)
+
+    assert (project_dir / "app.py").read_text() == "version = 1\n"  # before the first message
+    assert not (project_dir / "new.py").exists()  # it did not exist then
+    assert (project_dir / "shell.txt").exists()  # a command's change is not undone
+    assert done.restored is not None and sorted(map(os.path.basename, done.restored.written)) == ["app.py"]
+    assert len(harness.session.agent.messages) == 16  # the conversation stays
+
+
+def test_the_conversation_goes_back_into_a_new_session(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    three_turns(harness, api_env, project_dir)
+    old_id = harness.session.transcript.session_id
+    old_file = harness.session.transcript.writer.path
+
+    done = rewind(harness.session, rewind_points(harness.session)[1], code=True, conversation=True)
+
+    assert done.draft == "add new.py" and done.session_id != old_id
+    assert (project_dir / "app.py").read_text() == "version = 3\n" and not (project_dir / "new.py").exists()
+    texts = [
+        b.get("text") for m in harness.session.agent.messages for b in m["content"] if b["type"] == "text"
+    ]
+    assert texts == ["bump the version", "Bumped."]
+    api_env.stream_replies.append(text_reply("Again."))
+    assert harness.turn("something else").reason == "done"
+    assert api_env.requests[-1].validation_error is None
+    harness.session.transcript.close()
+    assert len(load_transcript(old_file).messages) == 16  # the session rewound in stays whole
+    rewound = load_transcript(harness.session.transcript.writer.path)
+    assert len(rewound.messages) == 8 and {c.turn for c in rewound.checkpoints} == {0}
+
+
+def test_checkpoints_survive_a_resume(harness: Harness, api_env: FakeAnthropic, project_dir: Path) -> None:
+    three_turns(harness, api_env, project_dir)
+    harness.session.transcript.close()
+    [summary] = list_sessions(harness.session.settings.sessions_dir)
+    later = Harness().start()
+    finish_resume(later.session, open_session(later.session, summary))
+
+    [first, *_] = rewind_points(later.session)
+    rewind(later.session, first, code=True, conversation=False)
+
+    assert (project_dir / "app.py").read_text() == "version = 1\n"
+
+
+def test_a_file_too_large_to_keep_is_changed_and_said_not_restorable(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    big = project_dir / "big.txt"
+    big.write_bytes(b"x" * (MAX_KEPT_BYTES + 1))
+    api_env.stream_replies.extend(
+        [tool_reply("write_file", {"file_path": "big.txt", "content": "small\n"}), text_reply("ok")]
+    )
+    harness.answers.append("y")
+    harness.turn("shrink it")
+
+    [point] = rewind_points(harness.session)
+    done = rewind(harness.session, point, code=True, conversation=False)
+
+    assert big.read_text() == "small\n"
+    assert done.restored is not None and done.restored.written == []
+    [problem] = done.restored.problems
+    assert "big.txt left as it is" in problem and "MB a checkpoint keeps" in problem
+
+
+def test_checkpoints_are_private_and_go_with_their_transcript(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    three_turns(harness, api_env, project_dir)
+    recorder = harness.session.transcript
+    side = recorder.sessions_dir / f"{recorder.session_id}.files"
+    assert side.stat().st_mode & 0o777 == 0o700
+    assert all(kept.stat().st_mode & 0o777 == 0o600 for kept in side.iterdir())
+    recorder.close()
+    from mini_claude.sessions.retention import remove_expired_sessions
+
+    os.utime(recorder.writer.path, (0, 0))
+    report = remove_expired_sessions(recorder.sessions_dir, retention_days=1, keep=None)
+    assert report.removed == [recorder.session_id] and not side.exists()
