@@ -30,6 +30,7 @@ class CommandContext:
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
     # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
     send: Callable[[str], None] | None = None
+    draft: str = ""  # text a command puts back in the prompt (/rewind: the message rewound to)
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields

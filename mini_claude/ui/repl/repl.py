@@ -27,6 +27,8 @@ from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.ui.commands import context, init, memory, status  # noqa: F401 - register commands
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
+from mini_claude.ui.conversation import commands as conversation_commands  # noqa: F401 - register them
+from mini_claude.ui.conversation.keys import bind_conversation_keys
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
@@ -121,9 +123,11 @@ class Repl:
         completer = merge_completers(
             [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
         )
+        bindings = _key_bindings(self.exit_guard)
+        bind_conversation_keys(bindings, lambda: self.session)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
-            key_bindings=_key_bindings(self.exit_guard),
+            key_bindings=bindings,
             completer=completer,
             complete_while_typing=True,
             enable_open_in_editor=False,
@@ -197,6 +201,7 @@ class Repl:
         wait_for_resume(self.commands, before=text)
         if _looks_like_command(text):
             dispatch(text.strip(), self.commands)
+            self._draft, self.commands.draft = self.commands.draft, ""
         elif text.startswith("!"):
             run = partial(run_shell_line, text[1:], self.session, self.console, self.ask_permission)
             self._interruptible(run)
