@@ -26,8 +26,9 @@ def three_turns(harness: Harness, api_env: FakeAnthropic, project_dir: Path) -> 
     api_env.stream_replies.extend(
         [
             edit("app.py", "1", "2"), edit("app.py", "2", "3"), text_reply("Bumped."),
-            tool_reply("write_file", {"file_path": "new.py", "content": "print('new')\n"}), text_reply("Made."),
-            tool_reply("run_shell", {"command": "echo hi > shell.txt"}), edit("app.py", "3", "4"), text_reply("Ran."),
+            tool_reply("write_file", {"file_path": "new.py", "content": "new\n"}), text_reply("Made."),
+            tool_reply("run_shell", {"command": "echo > x.txt"}),
+            edit("app.py", "3", "4"), text_reply("Ran."),
         ]
     )  # fmt: skip
     harness.answers.extend(["a", "a", "a"])  # edit_file always, write_file always, run_shell always
@@ -50,7 +51,7 @@ def test_the_code_goes_back_to_before_a_message(
 
     assert (project_dir / "app.py").read_text() == "version = 1\n"  # before the first message
     assert not (project_dir / "new.py").exists()  # it did not exist then
-    assert (project_dir / "shell.txt").exists()  # a command's change is not undone
+    assert (project_dir / "x.txt").exists()  # a command's change is not undone
     assert done.restored is not None and sorted(map(os.path.basename, done.restored.written)) == ["app.py"]
     assert len(harness.session.agent.messages) == 16  # the conversation stays
 

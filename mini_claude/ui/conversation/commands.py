@@ -71,9 +71,8 @@ def rewind_summary(point: RewindPoint, session: Session) -> list[str]:
         names = [display_path(Path(c.path), project) for c in point.files[:FILES_NAMED]]
         more = len(point.files) - FILES_NAMED
         shown = ", ".join(names) + (f" and {more} more" if more > 0 else "")
-        lines.append(
-            f"  code: {len(point.files)} file{'s' if len(point.files) != 1 else ''} go back ({shown})"
-        )
+        files = "1 file goes" if len(point.files) == 1 else f"{len(point.files)} files go"
+        lines.append(f"  code: {files} back ({shown})")
     else:
         lines.append("  code: no file was changed by mini-claude's file tools since then")
     lines.append("  conversation: this message and everything after it are taken back")
