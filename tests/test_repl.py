@@ -124,7 +124,9 @@ def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) 
         term.submit("/cots")
         term.expect(r"Unknown command /cots\. Did you mean /cost\?")
         term.submit("/model")
-        term.expect("Model: claude-sonnet-5-5")
+        term.expect("Enter choose")
+        term.type("\x1b")  # Esc: the list closes, nothing changed
+        term.expect(r"Model: claude-sonnet-5-5 \(unchanged\)")
     assert [m["content"][0]["text"] for m in api_env.requests[1].messages] == ["again"]
 
 
@@ -138,7 +140,7 @@ def test_cost_of_a_model_without_a_known_price_shows_tokens_only(cli: Cli, api_e
         term.submit("/cost")
         cost = term.expect(r"tokens only\.")
         term.expect_prompt()
-    assert "input 500, output 20" in cost and "No price known for my-local-model" in cost and "$" not in cost
+    assert "input 500, output 20" in cost and "Price unknown for my-local-model" in cost and "$" not in cost
 
 
 def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.model_names import resolve_model
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -229,7 +230,8 @@ def load_settings(
     def from_files(name: str, default: object) -> object:
         return files[name][0] if name in files else default
 
-    chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or str(from_files("model", DEFAULT_MODEL))
+    chosen = model or env.get("ANTHROPIC_MODEL", "").strip() or str(from_files("model", DEFAULT_MODEL))
+    chosen_model = resolve_model(chosen)
     mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip()
     mode = mode or str(from_files("permission_mode", "ask"))
     mode = PERMISSION_MODE_ALIASES.get(mode, mode)
@@ -249,7 +251,7 @@ def load_settings(
     state_dir = project_state_dir(cwd)
     return Settings(
         model=chosen_model,
-        side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
+        side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "")) or chosen_model,
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
         base_url=_env_base_url(),

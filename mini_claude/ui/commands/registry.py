@@ -228,22 +228,6 @@ def _cost(ctx: CommandContext, argument: str) -> None:
     ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
 
 
-@command("model", "Show or change the model", usage="[name]")
-def _model(ctx: CommandContext, argument: str) -> None:
-    agent = ctx.session.agent
-    if not argument:
-        ctx.console.print(f"Model: {visible_text(agent.model)}", markup=False, highlight=False)
-        return
-    if any(ch.isspace() for ch in argument):
-        ctx.console.print("A model name has no spaces, e.g. /model claude-sonnet-5-5", markup=False)
-        return
-    agent.model = argument
-    ctx.session.transcript.note_model(argument)
-    ctx.console.print(
-        f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
-    )
-
-
 @command("exit", "Leave mini-claude", aliases=("quit",))
 def _exit(ctx: CommandContext, argument: str) -> None:
     ctx.should_exit = True

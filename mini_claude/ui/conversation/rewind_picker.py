@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mini_claude.core.untrusted import visible_text
+from mini_claude.ui.questions.choose_one import choose_one
 from mini_claude.ui.questions.key_answer import read_key_answer
 
 if TYPE_CHECKING:
     from mini_claude.app.rewind import RewindPoint
 
-MAX_ROWS = 10
 MIN_WIDTH = 20
-ESCAPE_WAIT_SECONDS = 0.1
 BOTH, CONVERSATION, CODE, CANCEL = "both", "conversation", "code", "cancel"
 RESTORE_KEYS = {
     BOTH: {"1": (BOTH, "code and conversation"), "b": (BOTH, "code and conversation")},
@@ -42,59 +41,13 @@ def point_row(point: RewindPoint, width: int) -> str:
 
 def pick_point(points: list[RewindPoint]) -> RewindPoint | None:
     """The message chosen (newest first in the list), or None when the user cancelled."""
-    from prompt_toolkit.application import Application, get_app
-    from prompt_toolkit.formatted_text import StyleAndTextTuples
-    from prompt_toolkit.key_binding import KeyBindings
-    from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
-
     newest_first = list(reversed(points))
-    chosen = [0, 0]  # the selection, the first row on screen
-
-    def width() -> int:
-        return max(get_app().output.get_size().columns - 4, MIN_WIDTH)
-
-    def rows() -> StyleAndTextTuples:
-        height = min(MAX_ROWS, len(newest_first))
-        selected, top = chosen
-        top = min(max(top, selected - height + 1), selected)
-        chosen[1] = top
-        lines: StyleAndTextTuples = [("bold", "Rewind to just before which message?\n")]
-        for index in range(top, min(top + height, len(newest_first))):
-            mark = "› " if index == selected else "  "
-            style = "reverse" if index == selected else ""
-            lines.append((style, mark + point_row(newest_first[index], width()) + "\n"))
-        lines.append(("italic", "↑↓ move · Enter choose · Esc cancel"))
-        return lines
-
-    keys = KeyBindings()
-
-    @keys.add("up")
-    @keys.add("c-p")
-    def _up(event) -> None:  # type: ignore[no-untyped-def]
-        chosen[0] = max(0, chosen[0] - 1)
-
-    @keys.add("down")
-    @keys.add("c-n")
-    def _down(event) -> None:  # type: ignore[no-untyped-def]
-        chosen[0] = min(len(newest_first) - 1, chosen[0] + 1)
-
-    @keys.add("enter")
-    def _enter(event) -> None:  # type: ignore[no-untyped-def]
-        event.app.exit(result=newest_first[chosen[0]])
-
-    @keys.add("escape", eager=True)
-    @keys.add("c-c")
-    @keys.add("c-d")
-    def _cancel(event) -> None:  # type: ignore[no-untyped-def]
-        event.app.exit(result=None)
-
-    app: Application[RewindPoint | None] = Application(
-        layout=Layout(HSplit([Window(FormattedTextControl(rows), dont_extend_height=True)])),
-        key_bindings=keys,
-        erase_when_done=True,
+    chosen = choose_one(
+        "Rewind to just before which message?",
+        len(newest_first),
+        lambda i, width: point_row(newest_first[i], width),
     )
-    app.ttimeoutlen = ESCAPE_WAIT_SECONDS
-    return app.run()
+    return None if chosen is None else newest_first[chosen]
 
 
 def ask_what_to_restore(has_code: bool, *, plain: bool) -> str:

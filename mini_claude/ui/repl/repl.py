@@ -22,9 +22,9 @@ from mini_claude.app.resume import ResumeRequest
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
-from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, init, memory, status  # noqa: F401 - register commands
+from mini_claude.ui.commands import context, init, memory, model, status  # noqa: F401 - register commands
+from mini_claude.ui.commands.model import banner
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.conversation import commands as conversation_commands  # noqa: F401 - register them
@@ -159,7 +159,7 @@ class Repl:
                 return started
             opened = started
         self.console.print(
-            f"mini-claude {__version__} · {visible_text(self.session.agent.model)} · /help for commands",
+            banner(__version__, self.session.agent.model, self.settings.base_url),
             style="dim",
             markup=False,
         )
