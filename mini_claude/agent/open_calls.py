@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mini_claude.core import prompts
-from mini_claude.core.events import EventSink, ToolFinished, ToolStarted
+from mini_claude.core.events import EventSink, ToolFinished, ToolOutput, ToolStarted
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
 
@@ -40,7 +40,11 @@ class OpenToolCalls:
         if refused is not None:
             result = ToolResult(prompts.notice(refused), "not run", is_error=True)
         else:
-            result = self.tools.run(name, tool_input, self.tool_context)
+            self.tool_context.output = lambda text: self.sink(ToolOutput(call["id"], text))
+            try:
+                result = self.tools.run(name, tool_input, self.tool_context)
+            finally:
+                self.tool_context.output = None
         self._results[call["id"]] = result
         self._finish_line(call, result)
 
@@ -58,7 +62,11 @@ class OpenToolCalls:
         return [_tool_result(call, results.get(call["id"], missing)) for call in calls]
 
     def _finish_line(self, call: dict[str, Any], result: ToolResult) -> None:
-        self.sink(ToolFinished(call["id"], call["name"], result.summary, result.is_error, result.denied))
+        self.sink(
+            ToolFinished(
+                call["id"], call["name"], result.summary, result.is_error, result.denied, result.detail
+            )
+        )
         self._running = None
 
 

@@ -44,6 +44,15 @@ class ToolFinished:
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
     denied: bool = False  # refused by the permission rules (or by the user at their question)
+    detail: tuple[str, ...] = ()  # lines shown under the tool line (a command's output collapsed, a diff)
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """Output a running tool printed just now (a command's), shown live under its line."""
+
+    tool_use_id: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -143,6 +152,7 @@ Event = (
     | ToolPreparing
     | ToolStarted
     | ToolFinished
+    | ToolOutput
     | UsageReport
     | Retrying
     | Notice

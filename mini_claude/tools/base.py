@@ -21,6 +21,7 @@ class ToolResult:
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
+    detail: tuple[str, ...] = ()  # lines for the user under the tool line (output collapsed, a diff)
 
 
 class MemoryWriter(Protocol):
@@ -51,3 +52,5 @@ class ToolContext:
     tool_used: Callable[[str, dict[str, Any]], None] | None = None
     # Told before a file tool changes a file (its resolved path): a checkpoint keeps what it holds.
     before_change: Callable[[Path], None] | None = None
+    # Told what a running tool prints as it prints it (set around each call by the agent).
+    output: Callable[[str], None] | None = None

@@ -99,11 +99,13 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
         preview=lambda: _write_preview(path, shown, content),
     )
     _check_write_target(path, shown)
+    before = _text_before(path, shown)
     created = _write(ctx, path, content, shown)
     lines, size = count_lines(content), len(content.encode("utf-8", "surrogateescape"))
     key = "write_created" if created else "write_updated"
     summary = f"{'created' if created else 'updated'}, {count_noun(lines, 'line')}"
-    return ToolResult(prompts.notice(key, path=shown, lines=lines, bytes=size), summary)
+    detail = change_preview.collapsed_diff(before, content) if before is not None else ()
+    return ToolResult(prompts.notice(key, path=shown, lines=lines, bytes=size), summary, detail=detail)
 
 
 def edit_file(
@@ -135,7 +137,10 @@ def edit_file(
         return ctx.memory_writer.save(path, updated, edit=True)
     _write(ctx, path, updated, shown)
     summary = count_noun(replaced, "replacement")
-    return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
+    detail = change_preview.collapsed_diff(text, updated)
+    return ToolResult(
+        prompts.notice("edit_done", path=shown, count=replaced, line=line), summary, detail=detail
+    )
 
 
 def _apply_edit(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int, int]:
@@ -173,6 +178,17 @@ def _write_preview(path: Path, shown: str, content: str) -> ChangePreview:
     except ToolError as error:  # binary, too large, not a regular file: no diff, only the new text
         return change_preview.replace_preview(None, content, why_no_diff=str(error))
     return change_preview.replace_preview(before, content)
+
+
+def _text_before(path: Path, shown: str) -> str | None:
+    """A file's text before write_file replaces it, for the diff the user keeps; None when it is
+    new, binary, too large or unreadable (the write reports what matters)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        return _read_text_for_edit(path, shown)
+    except (ToolError, OSError):
+        return None
 
 
 # --- helpers shared by the three tools ----------------------------------------------------

@@ -15,6 +15,7 @@ from mini_claude.ui.commands.registry import CommandContext, command
 from mini_claude.ui.questions.choose_one import choose_one
 
 CURRENT_MARK = " ✔ (in use)"
+HELP_HINT = "/help for commands"
 PRICE_UNKNOWN = "price unknown"
 
 
@@ -66,13 +67,16 @@ def _model(ctx: CommandContext, argument: str) -> None:
     )
 
 
-def banner(version: str, model: str, base_url: str | None) -> str:
-    """The first line of the REPL: the version, the model, the server when it is not Anthropic's."""
-    parts = [f"mini-claude {version}", visible_text(model)]
+def banner(version: str, model: str, base_url: str | None, width: int = 10_000) -> str:
+    """The first line of the REPL: the version, the model, the server when it is not Anthropic's
+    (said more briefly when the line would not fit `width`)."""
     server = other_server(base_url)
-    if server is not None:
-        parts.append(f"server {visible_text(server)}")
-    return " · ".join([*parts, "/help for commands"])
+    forms = [f"server {visible_text(server)}", visible_text(server)] if server is not None else [""]
+    lines = [
+        " · ".join(part for part in (f"mini-claude {version}", visible_text(model), form, HELP_HINT) if part)
+        for form in forms
+    ]
+    return next((line for line in lines if len(line) <= width), lines[-1])
 
 
 def other_server(base_url: str | None) -> str | None:

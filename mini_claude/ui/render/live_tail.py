@@ -125,10 +125,11 @@ class TailView:
         cached_snapshot, cached_gap, cached_width, cached_lines = self._cache
         if snapshot is None:
             return []
+        rows = options.height or max(1, options.size.height - 2)
         if (snapshot, gap_above, options.max_width) == (cached_snapshot, cached_gap, cached_width):
-            return cached_lines
+            return cached_lines[-rows:]
         if self._may_reuse(snapshot, cached_snapshot):
-            return cached_lines
+            return cached_lines[-rows:]
         started = time.perf_counter()
         piece = snapshot.as_piece()
         lines = [] if piece is None else console.render_lines(piece_renderable(piece), options, pad=False)
@@ -139,7 +140,7 @@ class TailView:
         self._rendered_at = time.perf_counter()
         self._render_seconds = self._rendered_at - started
         self._cache = (snapshot, gap_above, options.max_width, lines)
-        return lines
+        return lines[-rows:]
 
     def _may_reuse(self, snapshot: TailSnapshot, cached: TailSnapshot | None) -> bool:
         """A slightly stale frame is fine while one block grows; a replaced block is not."""

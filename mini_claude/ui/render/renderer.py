@@ -34,6 +34,7 @@ from mini_claude.core.events import (
     TurnEnded,
 )
 from mini_claude.ui.render.context_view import ContextLineGate, compaction_announcement, context_indicator
+from mini_claude.ui.render.turn_progress import TurnProgress
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 THINKING_LABEL = "Thinking…"
 COMPACTING_LABEL = "Compacting…"
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+DETAIL_INDENT = "    "  # lines under a tool line
+MORE_HINT = " (ctrl+o to see all)"
 
 OutputKind = Literal["text", "line"]
 
@@ -61,10 +64,13 @@ class Renderer:
         self._last_output: OutputKind | None = None
         self._paused = 0
         self.context_line = ContextLineGate()  # reset by the REPL for a new or resumed conversation
+        self.progress = TurnProgress()
+        self._previewed: set[str] = set()  # calls whose question showed the change they make
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed
         with self._lock:
+            self.progress.on(event)
             match event:
                 case RequestStarted():
                     self._discard_text = False
@@ -107,6 +113,7 @@ class Renderer:
                     self._end_text()
                     self._spinner_label = None
                     self._pending_tools.clear()
+                    self._previewed.clear()
                     self._discard_text = False
                     self._last_output = None
             self._sync_live()
@@ -124,12 +131,20 @@ class Renderer:
                 self._paused -= 1
                 self._sync_live()
 
+    def question_showed_change(self) -> None:
+        """The permission question of the call running now showed the change it makes: its line
+        does not show it again."""
+        with self._lock:
+            if self._pending_tools:
+                self._previewed.add(list(self._pending_tools)[-1])
+
     def interrupt(self) -> None:
         """After Ctrl+C: keep what was shown as final, stop the spinner, print nothing more."""
         with self._lock:
             self._discard_text = True
             self._spinner_label = None
             self._pending_tools.clear()
+            self.progress.reset()
             self._end_text()
             self._sync_live()
 
@@ -178,6 +193,12 @@ class Renderer:
             (f" → {result}" if result else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
+        if event.tool_use_id in self._previewed:
+            return
+        for line in event.detail:  # a command's output collapsed, a change made without a question
+            style = {"+": "green", "-": "red"}.get(line[:1], "dim") if line[1:2] == " " else "dim"
+            more = MORE_HINT if line.startswith("… +") else ""
+            self._print_line((DETAIL_INDENT + line + more, style))
 
     def _take_gap(self, kind: OutputKind, *, joins: bool = False) -> bool:
         gap = needs_gap(self._last_output, kind, joins=joins)

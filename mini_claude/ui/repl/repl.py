@@ -159,7 +159,7 @@ class Repl:
                 return started
             opened = started
         self.console.print(
-            banner(__version__, self.session.agent.model, self.settings.base_url),
+            banner(__version__, self.session.agent.model, self.settings.base_url, self.console.width),
             style="dim",
             markup=False,
         )
