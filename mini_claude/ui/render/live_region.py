@@ -22,7 +22,7 @@ QUEUED_SHOWN = 3  # the latest queued messages; the others counted
 DRAFT_LINES_SHOWN = 4  # the draft's last lines
 OUTPUT_MARK = "  ⎿ "
 QUEUED_MARK = "  ↳ queued: "
-PROMPT = "> "
+PROMPT = "  > "  # indented: the live line is not the prompt, which starts at the left
 CURSOR = "▏"
 RESERVED_ROWS = 2
 SPINNER_CELLS = 3  # the spinner's frame and its space, and a cell to spare
@@ -50,7 +50,9 @@ class LiveRegion:
         self._spinner: Spinner | None = None
 
     def wanted(self) -> bool:
-        return self.text_open or self.label is not None or bool(self.typed())
+        """A reply streaming or a status to show (typed text shows with them, never alone: once
+        the turn is over it is the prompt's)."""
+        return self.text_open or self.label is not None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.segment import Segment
@@ -107,7 +109,7 @@ class LiveRegion:
             lines.append(Text(QUEUED_MARK + first, style="dim", no_wrap=True, overflow="ellipsis"))
         draft = typed.draft.split("\n")[-DRAFT_LINES_SHOWN:]
         for index, line in enumerate(draft):
-            start = PROMPT if index == 0 else " " * len(PROMPT)
+            start = PROMPT if index == 0 else " " * len(PROMPT)  # later lines line up with the first
             cursor = CURSOR if index == len(draft) - 1 else ""
             lines.append(Text(start + visible_text(line) + cursor, no_wrap=True, overflow="ellipsis"))
         return lines

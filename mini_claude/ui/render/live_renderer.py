@@ -5,11 +5,10 @@ block, each finished block once, above a live region that holds only the unfinis
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mini_claude.core.events import ToolFinished
-from mini_claude.ui.render.live_region import LiveRegion, Typed
+from mini_claude.ui.render.live_region import LiveRegion
 from mini_claude.ui.render.live_tail import TailView, joins_previous, piece_renderable
 from mini_claude.ui.render.markdown_stream import MarkdownStream, Piece
 from mini_claude.ui.render.renderer import Renderer, first_line, needs_gap
@@ -36,7 +35,6 @@ class LiveRenderer(Renderer):
         self._unprinted: list[Piece] = []  # finished but not printed yet (survives a Ctrl+C)
         self._live: Live | None = None
         self._redraws = threading.Event()  # set: the live display's redraw thread should end
-        self.typed: Callable[[], Typed] = Typed  # what the user types during a turn (the REPL's)
         self._region = LiveRegion(self._tail, self.progress, lambda: self.typed())
 
     # -- text ---------------------------------------------------------------------------------

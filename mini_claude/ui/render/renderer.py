@@ -13,7 +13,7 @@ The caller owns the console; `ui/render/console.py` makes the right console and 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -34,6 +34,7 @@ from mini_claude.core.events import (
     TurnEnded,
 )
 from mini_claude.ui.render.context_view import ContextLineGate, compaction_announcement, context_indicator
+from mini_claude.ui.render.live_region import Typed
 from mini_claude.ui.render.turn_progress import TurnProgress
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
@@ -66,6 +67,7 @@ class Renderer:
         self.context_line = ContextLineGate()  # reset by the REPL for a new or resumed conversation
         self.progress = TurnProgress()
         self._previewed: set[str] = set()  # calls whose question showed the change they make
+        self.typed: Callable[[], Typed] = Typed  # what the user types during a turn (the REPL's)
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed
@@ -130,6 +132,9 @@ class Renderer:
             with self._lock:
                 self._paused -= 1
                 self._sync_live()
+
+    def typed_changed(self) -> None:
+        """What the user types during the turn changed (shown by the live renderer only)."""
 
     def question_showed_change(self) -> None:
         """The permission question of the call running now showed the change it makes: its line

@@ -137,7 +137,8 @@ class Repl:
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
-        self.turn_keys = TurnKeys(self.prompt.input)
+        self.turn_keys = TurnKeys(self.prompt.input, on_change=self.renderer.typed_changed)
+        self.renderer.typed = self.turn_keys.snapshot
         self.commands = CommandContext(
             self.console, self.session, self.renderer, self.confirm, send=self.send
         )
@@ -257,6 +258,8 @@ class Repl:
 
     def ask_permission(self, request: PermissionRequest) -> Answer:
         # Keys typed before the question are a message for the next prompt, not its answer.
+        if request.preview is not None:
+            self.renderer.question_showed_change()  # its tool line will not show the change again
         with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
             return ask_permission(request, self.console, plain=self.plain)
 
