@@ -316,7 +316,8 @@ def test_pause_hides_the_spinner_and_brings_it_back() -> None:
         assert "Thinking" not in screen(console)
         console.print("Allow bash(rm -rf build)? [y/n]", markup=False)
     question, spinner = screen(console).splitlines()
-    assert question == "Allow bash(rm -rf build)? [y/n]" and spinner.endswith(" Thinking… (0s · esc to interrupt)")
+    assert question == "Allow bash(rm -rf build)? [y/n]"
+    assert spinner.endswith(" Thinking… (0s · esc to interrupt)")
     renderer(TurnEnded("done", ""))
     assert screen(console) == "Allow bash(rm -rf build)? [y/n]"
 
