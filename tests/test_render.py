@@ -593,3 +593,17 @@ def test_the_context_line_comes_when_usage_moved_or_passed_a_threshold() -> None
     shown = [line.split()[1] for line in screen(console).splitlines() if line.startswith("context:")]
     # 12% moved 10 points from nothing, 24% from 12%, 49% from 24%; 51% and 71% passed a threshold.
     assert shown == ["12%", "24%", "49%", "51%", "71%"]
+
+
+def test_the_live_region_is_the_tail_then_the_status_line_with_no_padding() -> None:
+    console = make_console(width=80)
+    renderer = make_renderer(console, plain=False)
+    renderer(RequestStarted())
+    renderer(UsageReport(output_tokens=1_200))
+    renderer(TextDelta("Steps:\n\n- first UNIQUE-A\n- second UNIQUE-B\n"))  # a list still open: the tail
+
+    lines = screen(console).splitlines()
+
+    assert lines[0] == "Steps:" and lines[-3:-1] == [" • first UNIQUE-A", " • second UNIQUE-B"]
+    assert lines[-1][1:] == " Writing… (0s · ↓ 1.2k tokens · esc to interrupt)"  # after a spinner frame
+    assert len(lines) <= 6  # the tail is as tall as its text, never padded to the screen

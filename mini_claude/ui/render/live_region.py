@@ -15,7 +15,7 @@ from mini_claude.ui.render.turn_progress import TurnProgress
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
-    from rich.spinner import Spinner
+    from rich.segment import Segment
     from rich.text import Text
 
 QUEUED_SHOWN = 3  # the latest queued messages; the others counted
@@ -26,7 +26,9 @@ PROMPT = "  > "  # indented: the live line is not the prompt, which starts at th
 CURSOR = "▏"
 RESERVED_ROWS = 2
 SPINNER_CELLS = 3  # the spinner's frame and its space, and a cell to spare
-MIN_LABEL_CHARS = 10  # kept free above the region so it can be redrawn in place
+MIN_LABEL_CHARS = 10
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"  # rich's "dots", drawn here so that a frame can be cached
+SPINNER_INTERVAL_S = 0.08  # kept free above the region so it can be redrawn in place
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class LiveRegion:
         self.typed = typed
         self.text_open = False
         self.label: str | None = None  # None: no status line
-        self._spinner: Spinner | None = None
+        self._below_cache: tuple[object, list[Segment]] = (None, [])
 
     def wanted(self) -> bool:
         """A reply streaming or a status to show (typed text shows with them, never alone: once
@@ -56,43 +58,54 @@ class LiveRegion:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.segment import Segment
-        from rich.text import Text
 
-        below: list[Text] = []
-        if self.label is not None:  # what runs, then what it prints under it
-            below.append(self._status(console, options.max_width))
-            output = self.progress.running_output()
-            for index, line in enumerate(output.shown() if output is not None else []):
-                mark = OUTPUT_MARK if index == 0 else " " * len(OUTPUT_MARK)
-                below.append(Text(mark + line, style="dim", no_wrap=True, overflow="ellipsis"))
-        below += self._typed_lines()
-        height = options.height or options.size.height
+        below = self._below(console, options.max_width)
+        rows = below.count(Segment.line()) + 1 if below else 0
         if self.text_open:
-            room = max(1, height - RESERVED_ROWS - len(below))
+            room = max(1, (options.height or options.size.height) - RESERVED_ROWS - rows)
             yield from console.render(self.tail, options.update(height=room))
             if below:
                 yield Segment.line()
-        if below:
-            yield from console.render(
-                Text("\n").join(below), options.update(no_wrap=True, overflow="ellipsis")
-            )
+        yield from below
 
-    def _status(self, console: Console, width: int) -> Text:
-        from rich.spinner import Spinner
+    def _below(self, console: Console, width: int) -> list[Segment]:
+        """The lines under the tail, as segments; drawn again only when what they say changed (the
+        region is drawn at every print above it, and a reply prints often)."""
         from rich.text import Text
 
-        suffix = " " + self.progress.suffix()
+        frame = SPINNER_FRAMES[int(console.get_time() / SPINNER_INTERVAL_S) % len(SPINNER_FRAMES)]
+        output = self.progress.running_output() if self.label is not None else None
+        shown = tuple(output.shown()) if output is not None else ()
+        suffix = self.progress.suffix() if self.label is not None else ""
+        key = (self.label, suffix, frame, shown, self.typed(), width)
+        if key == self._below_cache[0]:
+            return self._below_cache[1]
+        lines: list[Text] = []
+        if self.label is not None:  # what runs, then what it prints under it
+            lines.append(self._status(frame, " " + suffix, width))
+            for index, line in enumerate(shown):
+                mark = OUTPUT_MARK if index == 0 else " " * len(OUTPUT_MARK)
+                lines.append(Text(mark + line, style="dim", no_wrap=True, overflow="ellipsis"))
+        lines += self._typed_lines()
+        segments: list[Segment] = []
+        if lines:
+            options = console.options.update(width=width, no_wrap=True, overflow="ellipsis")
+            segments = list(console.render(Text("\n").join(lines), options))
+            while segments and segments[-1].text == "\n":  # the caller lays out the lines around
+                segments.pop()
+        self._below_cache = (key, segments)
+        return segments
+
+    def _status(self, frame: str, suffix: str, width: int) -> Text:
+        from rich.text import Text
+
         room = max(MIN_LABEL_CHARS, width - len(suffix) - SPINNER_CELLS)
-        label_text = self.label or ""
-        if len(label_text) > room:  # the time and the interrupt hint stay in sight
-            label_text = label_text[: room - 1] + "…"
-        label = Text.assemble((label_text, "dim"), (suffix, "dim"))
-        label.no_wrap, label.overflow = True, "ellipsis"
-        if self._spinner is None:
-            self._spinner = Spinner("dots", style="cyan")
-        self._spinner.update(text=label)
-        rendered = self._spinner.render(console.get_time())
-        return rendered if isinstance(rendered, Text) else label
+        label = self.label or ""
+        if len(label) > room:  # the time and the interrupt hint stay in sight
+            label = label[: room - 1] + "…"
+        status = Text.assemble((frame, "cyan"), " ", (label, "dim"), (suffix, "dim"))
+        status.no_wrap, status.overflow = True, "ellipsis"
+        return status
 
     def _typed_lines(self) -> list[Text]:
         from rich.text import Text

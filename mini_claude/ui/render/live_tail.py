@@ -132,7 +132,8 @@ class TailView:
             return cached_lines[-rows:]
         started = time.perf_counter()
         piece = snapshot.as_piece()
-        lines = [] if piece is None else console.render_lines(piece_renderable(piece), options, pad=False)
+        unbounded = options.update(height=None)  # a height would pad the tail with blank lines to it
+        lines = [] if piece is None else console.render_lines(piece_renderable(piece), unbounded, pad=False)
         # Newest lines only: a live region taller than the screen cannot be redrawn in place.
         lines = lines[-max(1, options.size.height - 2) :]
         if gap_above and lines:
