@@ -126,3 +126,22 @@ def test_an_edit_made_without_a_question_keeps_its_diff(
         term.expect("Bumped.")
         term.expect_prompt()
         assert "● edit_file(app.py) → 1 replacement\n    - version = 1\n    + version = 2" in screen.text()
+
+
+def test_an_edit_whose_question_showed_the_diff_does_not_show_it_again(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / "app.py").write_text("version = 1\n")
+    edit = {"file_path": "app.py", "old_string": "version = 1", "new_string": "version = 2"}
+    api_env.stream_replies.extend([tool_reply("edit_file", edit), text_reply("Bumped.")])
+    with cli.terminal(columns=COLUMNS, rows=ROWS) as term:
+        screen = Screen(term)
+        term.wait_until_ready()
+        term.submit("bump it")
+        term.expect(r"\[y\]es, \[a\]lways for this tool, \[n\]o:")
+        term.type("y")
+        term.expect("Bumped.")
+        term.expect_prompt()
+        text = screen.text()
+    assert text.count("+ version = 2") == 1  # in the question, not under the tool line again
+    assert "● edit_file(app.py) → 1 replacement\n\nBumped." in text
