@@ -127,3 +127,29 @@ def test_checkpoints_are_private_and_go_with_their_transcript(
     os.utime(recorder.writer.path, (0, 0))
     report = remove_expired_sessions(recorder.sessions_dir, retention_days=1, keep=None)
     assert report.removed == [recorder.session_id] and not side.exists()
+
+
+def test_a_folder_turned_into_a_link_is_not_written_through(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path, tmp_path: Path
+) -> None:
+    (project_dir / "src").mkdir()
+    (project_dir / "src" / "app.py").write_text("one\n")
+    api_env.stream_replies.extend(
+        [
+            tool_reply("edit_file", {"file_path": "src/app.py", "old_string": "one", "new_string": "two"}),
+            text_reply("ok"),
+        ]
+    )
+    harness.answers.append("y")
+    harness.turn("change it")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project_dir / "src").rename(project_dir / "old-src")
+    (project_dir / "src").symlink_to(elsewhere)  # the folder now leads somewhere else
+
+    [point] = rewind_points(harness.session)
+    done = rewind(harness.session, point, code=True, conversation=False)
+
+    assert done.restored is not None and done.restored.written == []
+    assert "reached through a symlink" in done.restored.problems[0]
+    assert list(elsewhere.iterdir()) == []

@@ -30,6 +30,9 @@ def restore_files(checkpoints: list[Checkpoint], sessions_dir: Path, session_id:
         if checkpoint.problem:
             restored.problems.append(f"{shown} left as it is: {checkpoint.problem}")
             continue
+        if (moved := _folder_moved(Path(checkpoint.path))) is not None:
+            restored.problems.append(f"{shown} left as it is: {moved}")
+            continue
         try:
             if checkpoint.digest is None:
                 if _remove(Path(checkpoint.path)):
@@ -42,6 +45,18 @@ def restore_files(checkpoints: list[Checkpoint], sessions_dir: Path, session_id:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             restored.problems.append(f"{shown} left as it is: {reason}")
     return restored
+
+
+def _folder_moved(path: Path) -> str | None:
+    """Why the file's folder is no longer where the checkpoint saw it, or None. Paths were resolved
+    when kept: a folder now missing (a moved project) is not made again, and one now reached
+    through a symlink is not written through (it could lead anywhere)."""
+    folder = path.parent
+    if not folder.is_dir():
+        return "its folder is gone"
+    if os.path.realpath(folder) != os.fspath(folder):
+        return "its folder is now reached through a symlink"
+    return None
 
 
 def _remove(path: Path) -> bool:
