@@ -8,11 +8,13 @@ with `-p` so are they all (`mini-claude -p memory`)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from functools import partial
 
 from mini_claude import __version__
-from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, ConfigError, Settings
+from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
+from mini_claude.core.env_values import ConfigError
 
 COMMANDS = ("memory", "sessions")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -22,7 +24,10 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        CMD | %(prog)s [options] [PROMPT]  the same: stdin that is not a terminal means print mode
        %(prog)s [options] -- PROMPT       a prompt that starts with - or is a command's name
        %(prog)s -c | -r [ID] [options]    continue a saved session (-r alone: choose one)
-       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]
+       %(prog)s memory [list | show NAME | edit NAME | rm [-y] NAME | path]
+       %(prog)s memory promote | demote | share NAME
+       %(prog)s memory search QUERY [--limit N] [--json]
+       %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
        %(prog)s sessions [list]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
@@ -98,9 +103,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         choices=(*PERMISSION_MODES, *PERMISSION_MODE_ALIASES),
         metavar="MODE",
-        help="ask (default), accept-edits, or bypass; Claude Code's default, acceptEdits and "
-        "bypassPermissions work too",
+        help="ask (default), accept-edits, plan (read-only: it plans, you approve) or bypass; Claude "
+        "Code's default, acceptEdits and bypassPermissions work too",
     )
+    for flag, dest, what in (
+        ("--allowedTools", "allowed_tools", "allow without asking"),
+        ("--disallowedTools", "disallowed_tools", "refuse"),
+    ):
+        dashed = "--" + re.sub(r"([A-Z])", r"-\1", flag[2:]).lower()
+        parser.add_argument(
+            flag, dashed, dest=dest, action="append", default=[], metavar="RULES",
+            help=f"permission rules to {what}, in Claude Code's syntax (\"Bash(npm test:*)\", Read, "
+            "\"Edit(src/**)\"): comma- or space-separated, repeatable",
+        )  # fmt: skip
     parser.add_argument(
         "--dangerously-skip-permissions",
         action="store_true",
@@ -157,7 +172,7 @@ def _main(argv: list[str]) -> int:
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
-        from mini_claude.ui.subcommands.arguments import build_command_parser
+        from mini_claude.ui.subcommands.parser import build_command_parser
 
         options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
         return _run_command(parser, options, command)
@@ -195,7 +210,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
         model=options.model, max_turns=options.max_turns, permission_mode=_permission_mode(parser, options),
         plain=options.plain, settings=options.settings, add_dirs=tuple(options.add_dir),
         append_system_prompt=options.append_system_prompt, system_prompt=options.system_prompt,
-        trust_folder=options.trust_folder,
+        trust_folder=options.trust_folder, allowed_tools=tuple(options.allowed_tools),
+        disallowed_tools=tuple(options.disallowed_tools),
     )  # fmt: skip
     ask = None
     if interactive:
@@ -229,18 +245,11 @@ def _run_command(
     settings = _settings(parser, options, interactive=False)
     for note in settings.notes:  # no session tells them here
         print(_visible(note), file=sys.stderr)
-    if command.command == "memory" and command.action == "tidy":
-        from mini_claude.ui.subcommands.tidy import run_tidy_command
+    if command.command == "memory" and command.action == "projects" and command.deal and not command.folder:
+        parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
+    from mini_claude.ui.subcommands.parser import run_command
 
-        return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
-    if command.command == "memory":
-        from mini_claude.ui.subcommands.memory import run_memory_command
-
-        action, name = command.action or "list", getattr(command, "name", None)
-        return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
-    from mini_claude.ui.subcommands.sessions import run_sessions_command
-
-    return run_sessions_command(settings, command.action or "list")
+    return run_command(settings, command)
 
 
 def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None) -> int:

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mini_claude.app.session import Session, build_session
+from mini_claude.app.settings.configure import Flags, configure
 from mini_claude.core.config import load_settings
 from mini_claude.core.events import Event, TextDelta, ToolFinished, ToolStarted, TurnEnded
 from mini_claude.safety.permissions import PermissionRequest
 from tests.fake_api import FakeAnthropic, RecordedRequest, text_reply
 from tests.kit import main_calls
+
+LOAD_PARAMETERS = set(inspect.signature(load_settings).parameters)
 
 
 @dataclass
@@ -30,8 +34,16 @@ class Harness:
     session: Session = field(init=False)
 
     def start(self, **settings: Any) -> Harness:
+        """`settings`: what load_settings takes, and Settings fields set over it (`folder_trusted`,
+        as configure decides it; `allowed_tools`, …). `files=True`: the settings files read as a
+        run reads them (configure), the rest of `settings` being its flags."""
         ask = self._answer if settings.pop("interactive", True) else None
-        self.session = build_session(load_settings(**settings), sink=self._collect, ask=ask)
+        if settings.pop("files", False):
+            loaded = configure(Flags(**settings))
+        else:
+            given = {name: settings.pop(name) for name in list(settings) if name not in LOAD_PARAMETERS}
+            loaded = replace(load_settings(**settings), **given)
+        self.session = build_session(loaded, sink=self._collect, ask=ask)
         return self
 
     def _collect(self, event: Event) -> None:

@@ -32,6 +32,16 @@ def system_text(request: RecordedRequest) -> str:
     return system if isinstance(system, str) else "".join(block["text"] for block in system or [])
 
 
+def prompt_index_lines(system: str, scope: str = "project") -> list[str]:
+    """The lines of one scope's memory index in a system prompt (`<memory-index folder=…>`, after
+    the scope's title); [] when that scope shows none."""
+    titles = {"project": "This project's memories:", "team": "Team memories", "user": "Your memories"}
+    if titles[scope] not in system:
+        return []
+    after = system.split(titles[scope], 1)[1].split("<memory-index", 1)[1].split(">\n", 1)[1]
+    return after.split("\n</memory-index>", 1)[0].splitlines()
+
+
 def result_text(block: dict[str, Any]) -> str:
     """A tool_result block's content as text."""
     content = block["content"]
@@ -47,6 +57,14 @@ def tool_results_in(request: RecordedRequest) -> list[dict[str, Any]]:
     """The tool_result blocks of the request's last user message."""
     last = request.messages[-1]
     return [b for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def last_result_in_conversation(messages: list[dict[str, Any]]) -> str:
+    """The text of the conversation's last tool result (a no at a question ends the turn before
+    the model is told, so it is in no request yet)."""
+    results = [block for message in messages if message["role"] == "user"
+               for block in message["content"] if block.get("type") == "tool_result"]  # fmt: skip
+    return result_text(results[-1])
 
 
 def message_texts(message: dict[str, Any]) -> list[str]:

@@ -44,6 +44,7 @@ def test_text_turn_streams_and_sends_system_prompt_tools_and_cache_marks(
         "list_files",
         "grep_search",
         "run_shell",
+        "exit_plan_mode",
     }
     assert request.messages[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
@@ -167,10 +168,12 @@ def test_permission_answers(
     assert (project_dir / "out.txt").exists() == written
     [question] = harness.questions
     assert question.tool == "write_file" and question.target == str(project_dir / "out.txt")
-    [result] = tool_results_in(api_env.requests[1])
-    if not written:
-        assert result["is_error"] is True and "denied" in result_text(result)
+    if not written:  # a no ends the turn: the model is not called again until the user speaks
+        assert len(api_env.requests) == 1
+        [result] = [b for b in harness.session.agent.messages[-1]["content"] if b["type"] == "tool_result"]
+        assert result["is_error"] is True and "refused" in result_text(result)
         return
+    [result] = tool_results_in(api_env.requests[1])
     api_env.stream_replies.extend(
         [tool_reply("write_file", {"file_path": "again.txt", "content": "x"}), text_reply("done")]
     )
@@ -201,7 +204,10 @@ def test_accept_edits_mode_writes_without_asking_but_shell_still_asks(
     api_env.stream_replies.extend(
         [
             multi_tool_reply(
-                [("write_file", {"file_path": "a.txt", "content": "a"}), ("run_shell", {"command": "ls"})]
+                [
+                    ("write_file", {"file_path": "a.txt", "content": "a"}),
+                    ("run_shell", {"command": "touch made"}),
+                ]
             ),
             text_reply("ok"),
         ]

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from mini_claude.agent.request_view import Compaction
-from mini_claude.core.config import ConfigError, load_settings
+from mini_claude.core.config import load_settings
+from mini_claude.core.env_values import ConfigError
 from mini_claude.core.events import CompactionStarted, ContextCompacted, ContextStatus, Notice
 from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, talk
 from tests.fake_api import FakeAnthropic, RecordedRequest, error_reply, text_reply, tool_reply
@@ -431,7 +432,7 @@ def test_a_long_conversation_stays_inside_a_small_window_with_valid_requests(
     ("value", "problem"),
     [("abc", "is not a number"), ("2e5", "is not a number"), ("-5", "must not be negative"),
      ("0", "must be at least 8,000"), ("3000", "is too small: it must be at least 8,000 tokens (the system "
-     "prompt and tool definitions alone take about 3,500)"), ("nan", "is not a number")],
+     "prompt and tool definitions alone take about 3,800)"), ("nan", "is not a number")],
 )  # fmt: skip
 def test_a_bad_context_window_setting_is_one_clear_line(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch, value: str, problem: str

@@ -17,7 +17,7 @@ from mini_claude.memory.recall.rules import adds_little, draft_covers, grown_eno
 from mini_claude.memory.store.memory_store import MemoryStore
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, error_reply, text_reply
+from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
 from tests.kit import choose, main_calls, reminders_in, side_queries, side_query_message, wait_for_log_line
 
 DRAFT = "how do we deploy the payments service"
@@ -163,7 +163,8 @@ def test_a_message_that_extends_the_draft_a_lot_gets_its_own_recall_too(
     rollbacks = store.save(
         name="rollbacks", description="how to roll back", memory_type="project", body="Use the button.\n"
     ).path.name
-    api_env.plain_replies.extend([choose(deploys), choose(rollbacks)])
+    own = choose(rollbacks, held=True)  # the message's own recall answers after the first request
+    api_env.plain_replies.extend([choose(deploys), own])
     sent = DRAFT + " and its rollbacks too?"
 
     recall.start_draft(DRAFT)
@@ -172,6 +173,7 @@ def test_a_message_that_extends_the_draft_a_lot_gets_its_own_recall_too(
 
     first = recall.take_ready()
     assert first is not None and first.file_names == [deploys]  # for the first request
+    own.release.set()
     assert wait_for_recalls()
     later = recall.take_ready()
     assert later is not None and later.file_names == [rollbacks]  # by the usual poll
@@ -387,15 +389,22 @@ def test_in_the_repl_a_paused_draft_is_recalled_before_enter(
 def test_in_the_repl_the_word_typed_after_the_pause_still_reaches_the_model(
     api_env: FakeAnthropic, project_dir: Path, deploys: str
 ) -> None:
-    # A side model that reads the query: only a query naming the deploy recalls that memory.
+    # A side model that reads the query: only a query naming the deploy recalls that memory. The
+    # reply's first call (a tool call) is answered once that recall is done: its memory joins the
+    # turn's second call (one arriving after the turn would be dropped, not pinned onto the next).
+    streamed = []
+
     def side_model(request):  # type: ignore[no-untyped-def]
         if not request.stream:
             query = side_query_message(request).split("</user-message>")[0]
             return choose(deploys) if "deploy" in query else choose()
+        streamed.append(request)
+        if len(streamed) == 1:
+            wait_for_log_line(log_file(), f"memory recall chose [{deploys!r}]")
         return None
 
     api_env.responder = side_model
-    api_env.stream_replies.extend([text_reply("Let me see."), text_reply("On Thursdays.")])
+    api_env.stream_replies.extend([tool_reply("list_files", {}), text_reply("Let me see.")])
     preamble = PREAMBLE
 
     with Cli(project_dir).terminal() as term:
@@ -404,9 +413,6 @@ def test_in_the_repl_the_word_typed_after_the_pause_still_reaches_the_model(
         wait_for_log_line(log_file(), f"memory recall chose [] for {preamble!r}")  # the pause's draft
         term.submit(" deploy?")  # the word that matters, then Enter at once
         term.expect("Let me see.")
-        wait_for_log_line(log_file(), f"memory recall chose [{deploys!r}]")
-        term.submit("thanks")
-        term.expect("On Thursdays.")
 
     queries = [side_query_message(q) for q in side_queries(api_env)]
     assert any(preamble + " deploy?" in q for q in queries)

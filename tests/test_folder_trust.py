@@ -14,7 +14,7 @@ import pytest
 from mini_claude.app.settings.trust import TRUST_FILE, TrustStore
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
-from tests.kit import main_calls, mode, system_text
+from tests.kit import main_calls, memory_text, mode, prompt_index_lines, system_text
 from tests.test_repl_keys import ESC
 
 QUESTION = r"Trust it\?"
@@ -75,7 +75,7 @@ def test_the_repl_asks_once_shows_what_the_files_would_do_and_remembers_yes(
         term.wait_until_ready()
         term.submit("hi")
         term.expect("hello back")
-    assert f"The project settings in {project} would do more than give instructions:" in shown
+    assert f"The project files in {project} would do more than give instructions:" in shown
     assert ".claude/settings.json: allow without asking: Bash(npm test:*), Edit(src/**)" in shown
     assert ".claude/settings.json: start in accept-edits mode" in shown
     assert ".claude/settings.json: set environment variables: ANTHROPIC_MODEL=trusted-model" in shown
@@ -129,3 +129,52 @@ def test_settings_that_only_instruct_or_restrict_ask_nothing(
         shown = term.expect(r"/help for commands")
         term.expect_prompt()
     assert "Trust it?" not in shown and "project-model" in shown
+
+
+@pytest.fixture
+def team_repo(project_dir: Path) -> Path:
+    """A repository whose only project file that does more than instruct is a team memory."""
+    subprocess.run(["git", "init", "-q", str(project_dir)], check=True)
+    team = project_dir / ".mini-claude/memory"
+    team.mkdir(parents=True)
+    (team / "project_deploys.md").write_text(memory_text("deploys", "we ship on thursdays"))
+    return project_dir
+
+
+def test_the_trust_question_names_the_team_memories_and_yes_loads_them(
+    cli: Cli, api_env: FakeAnthropic, team_repo: Path
+) -> None:
+    api_env.stream_replies.append(text_reply("hello back"))
+    with cli.terminal(columns=140) as term:
+        shown = term.expect(QUESTION)
+        term.type("y")
+        term.wait_until_ready()
+        term.submit("hi")
+        term.expect("hello back")
+    assert ".mini-claude/memory: give the model 1 team memory (its memory index and recall)" in shown
+    system = system_text(main_calls(api_env)[-1])
+    assert any("we ship on thursdays" in line for line in prompt_index_lines(system, "team"))
+
+
+def test_team_memories_ask_nothing_with_memory_off(cli: Cli, team_repo: Path) -> None:
+    cli.env["MINI_CLAUDE_MEMORY"] = "off"
+    with cli.terminal(columns=140) as term:
+        shown = term.expect(r"/help for commands")
+        term.expect_prompt()
+    assert "Trust it?" not in shown
+
+
+def test_print_mode_loads_team_memories_only_in_a_trusted_folder(
+    cli: Cli, api_env: FakeAnthropic, team_repo: Path
+) -> None:
+    api_env.stream_replies.extend([text_reply("ok"), text_reply("ok")])
+
+    untrusted = cli.run("-p", "hi")
+    trusted = cli.run("--trust-folder", "-p", "hi")
+
+    assert untrusted.returncode == trusted.returncode == 0, untrusted.stderr + trusted.stderr
+    first, second = (system_text(request) for request in main_calls(api_env))
+    assert "we ship on thursdays" not in first
+    assert "1 team memories in" in untrusted.stderr and "this folder is not trusted" in untrusted.stderr
+    assert "--trust-folder trusts it for one run" in untrusted.stderr
+    assert any("we ship on thursdays" in line for line in prompt_index_lines(second, "team"))

@@ -138,7 +138,7 @@ def test_an_edit_whose_question_showed_the_diff_does_not_show_it_again(
         screen = Screen(term)
         term.wait_until_ready()
         term.submit("bump it")
-        term.expect(r"\[y\]es, \[a\]lways for this tool, \[n\]o:")
+        term.expect(r"\[y\]es, \[a\]lways, \[n\]o:")
         term.type("y")
         term.expect("Bumped.")
         term.expect_prompt()

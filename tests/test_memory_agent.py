@@ -14,6 +14,7 @@ from rich.console import Console
 
 import mini_claude.ui.commands.memory  # noqa: F401  (registers /memory)
 from mini_claude.core.events import MemoriesRecalled
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.ui.commands.registry import CommandContext, dispatch
 from tests.agent_harness import Harness, hold_replies_until_recall_settles, wait_for_recalls
@@ -58,9 +59,12 @@ def test_a_question_recalls_a_memory_into_the_same_turn(
     assert harness.of_type(MemoriesRecalled) == [MemoriesRecalled((deploys.name,))]
 
 
-def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn(
+def test_a_slow_side_query_never_delays_the_reply_and_is_not_pinned_onto_the_next_message(
     harness: Harness, api_env: FakeAnthropic, deploys: Path
 ) -> None:
+    """A recall chosen for one message that arrives after its turn ended is dropped: the next
+    message, about something else, gets only what its own recall chooses; the memory is not spent
+    and comes with a later message that is about it."""
     side_answer = choose(deploys.name, held=True)  # answered only once the turn is over
     api_env.plain_replies.append(side_answer)
     api_env.stream_replies.append(text_reply("Let me think about deploys."))
@@ -72,15 +76,20 @@ def test_a_slow_side_query_never_delays_the_reply_and_lands_before_the_next_turn
     assert reminders_in(first) == []
     side_answer.release.set()
     assert wait_for_recalls()  # the recall settles after the turn's last call
+    api_env.responder = hold_replies_until_recall_settles
     api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
-    api_env.stream_replies.append(text_reply("They go out on Thursdays."))
-    harness.turn("so when is the next one?")
+    api_env.stream_replies.append(text_reply("Lunch is at noon."))
+    harness.turn("what time is lunch in the office today?")
 
-    next_first = main_calls(api_env)[1]
-    [reminder] = reminders_in(next_first)
+    assert reminders_in(main_calls(api_env)[1]) == []
+    assert harness.of_type(MemoriesRecalled) == []
+
+    api_env.plain_replies.append(choose(deploys.name))
+    api_env.stream_replies.extend([tool_reply("list_files", {}), text_reply("They go out on Thursdays.")])
+    harness.turn("so when is the next deploy of payments?")
+
+    [reminder] = reminders_in(main_calls(api_env)[3])
     assert BODY.strip() in reminder
-    last_user = next_first.messages[-1]["content"]
-    assert last_user[0]["text"] == "so when is the next one?" and last_user[1]["text"] == reminder
 
 
 def test_an_old_relevant_memory_is_offered_among_hundreds_of_newer_ones(
@@ -104,7 +113,7 @@ def test_an_old_relevant_memory_is_offered_among_hundreds_of_newer_ones(
     [side_query] = side_queries(api_env)
     manifest = side_query.messages[0]["content"].split("<memories>")[1].split("</memories>")[0]
     lines = manifest.strip().splitlines()
-    assert len(lines) == 200  # the newest 200 would have left the old memory out
+    assert len(lines) == MANIFEST_MAX_MEMORIES  # the newest ones would have left the old memory out
     assert re.fullmatch(
         rf"\[project\] {re.escape(deploys.name)} \(\d+ days ago\): how and when we deploy", lines[0]
     )
@@ -119,7 +128,7 @@ def test_memories_written_by_hand_show_up_in_the_next_sessions_system_prompt(
     (folder / "user_role.md").write_text(
         "---\nname: role\ndescription: senior Go engineer\ntype: user\n---\nx\n"
     )
-    (folder / "user_broken.md").write_text("no frontmatter\n")
+    (folder / "user_broken.md").write_text("---\nname: broken\nnever closed\n")
     api_env.plain_replies.append(text_reply('{"selected_memories": []}'))
     api_env.stream_replies.append(text_reply("Hi."))
 
@@ -139,8 +148,8 @@ def test_a_new_project_session_creates_no_memory_folder(harness: Harness, api_en
 
     assert "No memories saved yet" in system_text(main_calls(api_env)[0])
     assert not harness.session.store.root.exists()
-    # The project's folder holds only the session's transcript.
-    assert [p.name for p in harness.session.store.root.parent.iterdir()] == ["sessions"]
+    # The project's folder holds only the session's transcript and whose project it is.
+    assert sorted(p.name for p in harness.session.store.root.parent.iterdir()) == ["project.json", "sessions"]
     assert side_queries(api_env) == []
 
 

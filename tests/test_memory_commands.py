@@ -44,7 +44,7 @@ def filled(memory_dir: Path) -> Path:
     (memory_dir / "project_tests_ci.md").write_text(
         memory_file("tests in CI", "CI runs the slow suite", "project")
     )
-    (memory_dir / "reference_broken.md").write_text("no frontmatter here\n")
+    (memory_dir / "reference_broken.md").write_text("---\nno frontmatter close here\n")
     return memory_dir
 
 
@@ -233,7 +233,7 @@ def test_edit_with_changes_still_saves(cli: Cli, filled: Path) -> None:
 @pytest.fixture
 def only_broken(memory_dir: Path) -> Path:
     memory_dir.mkdir(parents=True)
-    (memory_dir / "reference_broken.md").write_text("no frontmatter here\n")
+    (memory_dir / "reference_broken.md").write_text("---\nno frontmatter close here\n")
     (memory_dir / "user_half.md").write_text("---\nname: half\n---\nno type or description\n")
     return memory_dir
 
@@ -268,8 +268,9 @@ def test_completion_offers_memory_actions_then_names(project_dir: Path, filled: 
     (filled / "user_cafe_notes.md").write_bytes(LATIN1_MEMORY)
 
     actions = memory_completions(session, "/memory ")
+    moves = ("promote", "demote", "share")
     assert [text for text, _ in actions] == [
-        f"/memory {a}" for a in ("show", "edit", "rm", "path", "recalled", "tidy", "undo")
+        f"/memory {a}" for a in ("show", "edit", "rm", *moves, "path", "recalled", "search", "tidy", "undo")
     ]
     assert all(description for _, description in actions)
     assert memory_completions(session, "/memory r") == [

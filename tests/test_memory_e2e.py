@@ -110,13 +110,15 @@ def test_a_slow_side_query_delays_neither_the_reply_nor_the_exit(
     assert reminders_in(main_call) == []
 
 
-def test_a_late_recall_is_injected_before_the_next_turns_first_call(
+def test_a_late_recall_is_not_pinned_onto_the_next_unrelated_message(
     cli: Cli, api_env: FakeAnthropic, memory_dir: Path
 ) -> None:
+    """The recall for the first message settles after its turn: the next message, about something
+    else, is sent without it (its own recall decides, and chooses nothing)."""
     memory_dir.mkdir(parents=True)
     (memory_dir / "user_role.md").write_text(ROLE_MEMORY)
     side_answer = text_reply('{"selected_memories": ["user_role.md"]}', held=True)  # after the turn
-    api_env.plain_replies.append(side_answer)
+    api_env.plain_replies.extend([side_answer, text_reply('{"selected_memories": []}')])
     api_env.stream_replies.extend([text_reply("Quick first answer."), text_reply("Second answer.")])
     with cli.terminal() as term:
         term.wait_until_ready()
@@ -125,9 +127,8 @@ def test_a_late_recall_is_injected_before_the_next_turns_first_call(
         term.expect_prompt()
         side_answer.release.set()
         wait_for_log_line(log_file(), "memory recall chose ['user_role.md']")  # settled after the turn
-        term.submit("ok")
-        term.expect("Second answer.")
+        term.submit("what is the capital of portugal?")
+        assert "recalled" not in term.expect("Second answer.")
     calls = main_calls(api_env)
-    assert reminders_in(calls[0]) == []
-    [reminder] = reminders_in(calls[1])
-    assert "fluent in pandas" in reminder
+    assert reminders_in(calls[0]) == [] and reminders_in(calls[1]) == []
+    assert all("fluent in pandas" not in str(call.messages) for call in calls)

@@ -139,12 +139,20 @@ def test_settings_key_the_memories_by_the_root_and_keep_the_project_at_the_worki
 
 @pytest.fixture
 def git_spy(tmp_path: Path) -> Path:
-    """A `git` first on PATH that leaves a mark if anything runs it: start-up must not."""
+    """A `git` first on PATH that notes each command it is asked: the project's root is found
+    without git (it is on every start-up path); only the repository's identity is asked of it,
+    off that path (memory/identity.py)."""
     bin_dir, mark = tmp_path / "spy-bin", tmp_path / "git-was-run"
     bin_dir.mkdir()
-    (bin_dir / "git").write_text(f"#!/bin/sh\ntouch {mark}\nexit 1\n")
+    (bin_dir / "git").write_text(f'#!/bin/sh\necho "$@" >> {mark}\nexit 1\n')
     (bin_dir / "git").chmod(0o755)
     return bin_dir
+
+
+def git_asked_only_for_identity(git_spy: Path) -> bool:
+    mark = git_spy.parent / "git-was-run"
+    asked = mark.read_text().splitlines() if mark.exists() else []
+    return all("--is-shallow-repository" in line for line in asked)
 
 
 def cli_in(folder: Path, git_spy: Path) -> Cli:
@@ -195,11 +203,11 @@ def test_a_memory_saved_at_the_root_is_seen_from_a_subfolder(
     answer = from_sub.run("-p", "CI is slow; remember that")
     assert answer.returncode == 0, answer.stderr
     system = next(r for r in api_env.requests if r.stream).system[0]["text"]
-    assert f"memory for this project at `{memory_dir}`" in system
+    assert f"This project: `{memory_dir}`" in system
     assert "user prefers small commits" in system
     assert str(sub) in system  # the project itself is still the working directory
     assert (memory_dir / "project_ci_is_slow.md").exists()
-    assert not (git_spy.parent / "git-was-run").exists()
+    assert git_asked_only_for_identity(git_spy)
 
 
 def test_the_repl_memory_path_from_a_subfolder_is_the_roots(repo: Path, git_spy: Path) -> None:
@@ -208,4 +216,4 @@ def test_the_repl_memory_path_from_a_subfolder_is_the_roots(repo: Path, git_spy:
         term.wait_until_ready()
         term.submit("/memory path")
         term.expect(str(memory_dir).replace(".", r"\."))
-    assert not (git_spy.parent / "git-was-run").exists()
+    assert git_asked_only_for_identity(git_spy)

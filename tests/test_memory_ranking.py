@@ -188,7 +188,7 @@ def test_memories_already_recalled_are_left_out(store: MemoryStore) -> None:
 
 def test_broken_files_and_unprintable_names_are_never_offered(store: MemoryStore) -> None:
     fill(store, 5)
-    (store.root / "project_no_header.md").write_text("kafka retention: topics keep seven days\n")
+    (store.root / "project_no_header.md").write_text("---\nkafka retention: topics keep seven days\n")
     (store.root / "project_bad_type.md").write_text("---\nname: kafka\ndescription: kafka\ntype: nope\n---\n")
     write(store, "project_line\nbreak.md", "kafka retention", "kafka topics keep seven days")
     with open(os.path.join(os.fsencode(store.root), b"project_\xe9.md"), "wb") as handle:
@@ -336,3 +336,59 @@ def test_a_long_message_keeps_its_rare_terms_wherever_they_are(store: MemoryStor
     top = [m.file_name for m in RecallRanking(store).candidates(" ".join(words), 5)]
 
     assert top[0] == "project_vault.md"
+
+
+# --- memories of the same day, and word forms ----------------------------------------------------
+
+
+def test_a_memory_that_says_little_is_found_through_the_day_the_message_is_about(
+    store: MemoryStore,
+) -> None:
+    """Two memories match "reaction" alike; the one saved the day the endorsement deal was
+    recorded comes first, because that day's memories together are about the message."""
+    fill(store, 60, days=5)
+    write(store, "project_deal.md", "endorsement deal", "signed the beverage company endorsement deal",
+          body="The contract covers two seasons.\n", days=40.2)  # fmt: skip
+    write(store, "project_reaction.md", "team reaction", "the reaction was great, it felt crazy", days=40.1)
+    write(store, "project_other.md", "press reaction", "the reaction was mixed, it felt odd", days=2)
+
+    chosen = offered(store, "what was the reaction to sealing the endorsement deal with the beverage firm?")
+
+    assert chosen[:3] == ["project_deal.md", "project_reaction.md", "project_other.md"]
+
+
+def test_a_day_never_brings_in_a_memory_that_matches_no_word(store: MemoryStore) -> None:
+    write(store, "project_deal.md", "endorsement deal", "signed the beverage endorsement deal", days=40)
+    write(store, "project_lunch.md", "lunch order", "sandwiches for the team", days=40)
+    write(store, "project_other.md", "old contract", "a beverage supplier contract", days=300)
+
+    found = [memory.file_name for memory, _ in RecallRanking(store).search("beverage endorsement", 10)]
+
+    assert found == ["project_deal.md", "project_other.md"]
+
+
+def test_irregular_word_forms_meet_their_base_form(store: MemoryStore) -> None:
+    fill(store, 30)
+    write(store, "project_db.md", "database choice", "we went with Postgres for the ledger", days=100)
+    write(store, "project_kids.md", "family", "the children bought a puppy", days=200)
+
+    assert terms("we went and bought the children toys") == ["go", "buy", "child", "toys"]
+    assert offered(store, "why do we go with this database?")[0] == "project_db.md"
+    assert offered(store, "what did the child buy?")[0] == "project_kids.md"
+
+
+def test_search_scores_are_best_first_and_a_changed_day_is_seen_at_once(store: MemoryStore) -> None:
+    write(store, "project_a.md", "kafka retention", "kafka topics keep events seven days", days=10)
+    write(store, "project_b.md", "kafka consumers", "consumers commit offsets", days=20)
+    ranking = RecallRanking(store)
+
+    first = ranking.search("how long does kafka keep events?", 10)
+    assert [m.file_name for m, _ in first] == ["project_a.md", "project_b.md"]
+    assert first[0][1] > first[1][1] > 0
+
+    # b moves to a's day (a hand edit's new mtime): its day now holds what the message is about,
+    # which counts far more than the few days' recency it gains.
+    when = (store.root / "project_a.md").stat().st_mtime
+    os.utime(store.root / "project_b.md", (when, when))
+    again = {m.file_name: score for m, score in ranking.search("how long does kafka keep events?", 10)}
+    assert again["project_b.md"] > 1.5 * first[1][1]

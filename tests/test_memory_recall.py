@@ -17,7 +17,7 @@ from mini_claude.core.config import load_settings
 from mini_claude.core.debug_log import setup_logging
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.memory_recall import SESSION_INJECTION_BUDGET_BYTES, MemoryRecall
-from mini_claude.memory.recall.selection import SELECTION_MAX_TOKENS
+from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES, SELECTION_MAX_TOKENS
 from mini_claude.memory.store.memory_store import MemoryStore
 from tests.agent_harness import wait_for_recalls
 from tests.fake_api import FakeAnthropic, error_reply, text_reply
@@ -192,16 +192,23 @@ def test_a_newer_message_replaces_an_unfinished_recall_whose_result_is_dropped(
     assert recall.take_ready() is None
 
 
-def test_a_settled_result_not_yet_taken_survives_a_later_message(
+def test_a_settled_result_not_yet_taken_is_dropped_by_a_later_message(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
+    """What a recall chose for one message but did not reach its turn is not pinned onto the next:
+    that message's own recall decides, and may choose it again (it was never spent)."""
     settled = save(store, "deploys")
-    api_env.plain_replies.extend([choose(settled), text_reply(NOTHING, held=True)])
+    api_env.plain_replies.extend([choose(settled), text_reply(NOTHING)])
 
     recall.start(QUESTION)
     assert wait_for_recalls()
     recall.start("a later message while nothing was taken")
+    assert wait_for_recalls()
 
+    assert recall.take_ready() is None
+    api_env.plain_replies.append(choose(settled))
+    recall.start("and the deploy question again")
+    assert wait_for_recalls()
     recalled = recall.take_ready()
     assert recalled is not None and recalled.file_names == [settled]
 
@@ -272,12 +279,13 @@ def test_the_side_query_is_small_non_streaming_without_tools_and_holds_manifest_
     assert "selected_memories" in str(query.system)
 
 
-def test_a_message_matching_no_memory_offers_the_newest_200(
+def test_a_message_matching_no_memory_offers_the_newest_ones_the_manifest_holds(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
     store.root.mkdir(parents=True)
     now = time.time()
-    for i in range(230):
+    total = MANIFEST_MAX_MEMORIES + 30
+    for i in range(total):
         path = store.root / f"project_m{i:03}.md"
         path.write_text(f"---\nname: m{i}\ndescription: number {i}\ntype: project\n---\nx\n")
         os.utime(path, (now - 1000 + i, now - 1000 + i))
@@ -287,15 +295,15 @@ def test_a_message_matching_no_memory_offers_the_newest_200(
 
     assert wait_for_recalls()
     content = side_queries(api_env)[0].messages[0]["content"]
-    offered = [i for i in range(230) if f"project_m{i:03}.md" in content]
-    assert offered == list(range(30, 230))
+    offered = [i for i in range(total) if f"project_m{i:03}.md" in content]
+    assert offered == list(range(30, total))
 
 
 def test_a_broken_or_oddly_named_file_does_not_stop_recall_of_the_others(
     recall: MemoryRecall, api_env: FakeAnthropic, store: MemoryStore
 ) -> None:
     good = save(store, "deploys")
-    (store.root / "project_broken.md").write_text("no header\n")
+    (store.root / "project_broken.md").write_text("---\nno header, never closed\n")
     header = b"---\nname: odd\ndescription: odd file name\ntype: user\n---\nBody\n"
     for odd_name in (b"user_\xe9t\xe9.md", b"user_line\nbreak.md"):  # not UTF-8; a line break
         with open(os.path.join(os.fsencode(store.root), odd_name), "wb") as handle:

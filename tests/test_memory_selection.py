@@ -13,7 +13,12 @@ import pytest
 from mini_claude.core.config import load_settings
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.memory_recall import MemoryRecall
-from mini_claude.memory.recall.selection import MAX_SELECTED, build_manifest, parse_selection
+from mini_claude.memory.recall.selection import (
+    MANIFEST_MAX_MEMORIES,
+    MAX_SELECTED,
+    build_manifest,
+    parse_selection,
+)
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import slugify
 from tests.agent_harness import wait_for_recalls
@@ -71,16 +76,17 @@ def test_manifest_lines_are_type_file_name_age_and_description(store: MemoryStor
     ]
 
 
-def test_manifest_holds_the_newest_200_memories_by_modification_time(store: MemoryStore) -> None:
-    for i in range(250):
+def test_manifest_holds_the_newest_memories_by_modification_time(store: MemoryStore) -> None:
+    total = MANIFEST_MAX_MEMORIES + 50
+    for i in range(total):
         path = write_by_hand(store.root, f"project_m{i:03}.md", header(f"m{i}", f"memory number {i}"))
-        age(path, (250 - i) / 24)  # m249 is the newest
+        age(path, (total - i) / 24)  # the last is the newest
 
     lines = build_manifest(store.scan(), time.time()).splitlines()
 
-    assert len(lines) == 200
+    assert len(lines) == MANIFEST_MAX_MEMORIES
     assert [MANIFEST_LINE.fullmatch(line)[2] for line in lines] == [
-        f"project_m{i:03}.md" for i in range(249, 49, -1)
+        f"project_m{i:03}.md" for i in range(total - 1, 49, -1)
     ]
 
 
@@ -113,7 +119,7 @@ def test_manifest_stays_under_200_bytes_per_memory_on_average_however_long_the_h
     manifest = build_manifest(memories, time.time())
 
     lines = manifest.splitlines()
-    assert len(lines) == 200
+    assert len(lines) == MANIFEST_MAX_MEMORIES
     assert len(manifest.encode()) / len(lines) <= 200
     assert "\ufffd" not in manifest
     assert all(MANIFEST_LINE.fullmatch(line) for line in lines)

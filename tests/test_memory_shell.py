@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir, project_state_dir
-from mini_claude.memory.store.project_record import RECORD_FILE
+from mini_claude.memory.project_record import RECORD_FILE
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
 
@@ -54,7 +54,7 @@ def test_edit_opens_the_editor_and_the_index_follows(cli: Cli, memory_dir: Path,
 
 
 def test_edit_that_breaks_the_file_says_so(cli: Cli, memory_dir: Path, tmp_path: Path) -> None:
-    cli.env["VISUAL"] = editor_script(tmp_path, 'printf "no frontmatter\\n" > "$1"')
+    cli.env["VISUAL"] = editor_script(tmp_path, 'printf -- "---\\nno frontmatter\\n" > "$1"')
 
     result = cli.run("memory", "edit", "user_role.md")
 
@@ -118,7 +118,7 @@ def test_a_session_records_its_project_and_projects_lists_it(
     assert Cli(other / "src").run("-p", "hello").returncode == 0  # the project is the git root
 
     record = json.loads((project_state_dir(str(project_dir)) / RECORD_FILE).read_text())
-    assert record == {"version": 1, "root": str(project_dir)}
+    assert record == {"version": 2, "root": str(project_dir)}  # not a repository: no first commits
     shutil.rmtree(other)
     result = Cli(project_dir).run("memory", "projects")
 

@@ -303,11 +303,12 @@ def test_startup_undoes_a_hand_written_index(store: MemoryStore) -> None:
 
 
 BROKEN_FILES = {
-    "project_no_header.md": (b"Just text, no frontmatter.\n", "no frontmatter"),
     "project_unclosed.md": (b"---\nname: x\ndescription: y\ntype: project\nbody\n", "never closed"),
     "project_bad_type.md": (b"---\nname: x\ndescription: y\ntype: todo\n---\nbody\n", "'todo'"),
     "project_no_description.md": (b"---\nname: x\ntype: user\n---\nbody\n", "lacks description"),
-    "project_binary.md": (b"\xff\xfe---\x00\x01garbage", "no frontmatter"),
+    # (b"\xff\xfe…" would be UTF-16 by its byte order mark, and so a file of text)
+    "project_binary.md": (b"\x00\x01\x02garbage\x00\xff", "looks like binary data"),
+    "project_empty.md": (b"\n  \n", "an empty file"),
 }
 
 
@@ -484,9 +485,9 @@ def test_two_processes_saving_100_memories_each_lose_none_and_the_index_is_never
 def prompt_index(store: MemoryStore) -> tuple[list[str], str]:
     """The index lines shown in the system prompt, and the note after them ("" if none)."""
     section = memory_section(store)
-    inner = section.split("<memory-index>\n", 1)[1].split("\n</memory-index>", 1)[0]
-    shown, _, note = inner.partition("\n\n")
-    return shown.splitlines(), note
+    inner = section.split("<memory-index folder=", 1)[1].split(">\n", 1)[1].split("\n</memory-index>", 1)[0]
+    note = section.split("</memory-index>", 1)[1].strip()
+    return inner.splitlines(), note
 
 
 def test_prompt_index_is_cut_at_200_lines_with_a_note(store: MemoryStore) -> None:
@@ -497,15 +498,15 @@ def test_prompt_index_is_cut_at_200_lines_with_a_note(store: MemoryStore) -> Non
     shown, note = prompt_index(store)
 
     assert len(shown) == PROMPT_INDEX_MAX_LINES == 200
-    assert shown == index_lines(store)[:200]
-    assert TRUNCATION_NOTE in note.lower() and "200 of the 251" in note
+    assert shown == entries(store)[:200]
+    assert TRUNCATION_NOTE in note.lower() and "200 of the 250 memories" in note
 
 
 def test_prompt_index_is_cut_at_25000_bytes_on_a_line_boundary_utf8_safe(store: MemoryStore) -> None:
     for i in range(120):
         write_memory_by_hand(store.root, f"project_m{i}.md", f"记忆 {i}", "部署" * 70, "project")
     store.startup()
-    full = index_lines(store)
+    full = entries(store)
 
     shown, note = prompt_index(store)
 
@@ -521,4 +522,4 @@ def test_a_small_index_is_shown_whole_without_a_note(store: MemoryStore) -> None
 
     shown, note = prompt_index(store)
 
-    assert shown == index_lines(store) and note == ""
+    assert shown == entries(store) and note == ""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy import overview
 from mini_claude.memory.tidy.apply import apply_tidy
@@ -87,7 +88,7 @@ def test_accept_all_applies_every_change_keeps_the_old_ones_in_the_trash_and_reb
     assert user.questions == ["Apply all 3 changes?"]
     assert "+description: v2 ships on 2026-03-13" in user.shown and "-We ship next Friday." in user.shown
     assert "changed  project_release.md — merged with release day; the date made absolute" in user.text
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert not (memory_dir / "project_release_2.md").exists()
     assert (memory_dir / "project_freeze.md").exists()
     index = (memory_dir / "MEMORY.md").read_text()
@@ -131,7 +132,7 @@ def test_going_one_by_one_applies_only_the_accepted_changes(
         "Go through them one by one?",
         *["Apply this change?"] * 3,
     ]
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert (memory_dir / "project_release_2.md").read_bytes() == before["project_release_2.md"]
     assert not (memory_dir / "project_freeze.md").exists()
     assert "Applied 1 change" in user.text
@@ -252,16 +253,14 @@ def test_a_save_by_another_session_during_the_tidy_is_not_lost(
     script_merge(api_env)
     proposal = TidyReview(store, model(api_env)).propose()
     # Another session (its own store, its own lock) saves between the proposal and the apply.
-    other = MemoryStoreWriter(MemoryStore(memory_dir))
+    other = MemoryStoreWriter(MemoryStore(memory_dir))  # the user's own saves there (`# note`s)
     edited = memory_text("release date", "when we ship", body="Moved: we ship in April.\n")
-    other.save(memory_dir / "project_release.md", edited, edit=True)
-    other.save(
-        memory_dir / "project_freeze.md", memory_text("freeze", "saved by the other session"), edit=False
-    )
+    other.write(edited, memory_dir / "project_release.md")
+    other.write(memory_text("freeze", "saved by the other session"))
 
     result = apply_tidy(store, proposal.changes)
 
-    assert (memory_dir / "project_release.md").read_text() == edited
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == edited
     assert "saved by the other session" in (memory_dir / "project_freeze.md").read_text()
     assert [c.action for c in result.applied] == ["delete"]
     assert any("project_release.md changed since tidy read it" in line for line in result.skipped)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.kit import memory_text
@@ -69,7 +70,7 @@ def test_yes_applies_the_proposal_and_undo_puts_it_back(
 
     assert applied.returncode == 0, applied.stderr
     assert "Applied 2 changes; the index was updated:" in applied.stdout
-    assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+    assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
     assert not (memory_dir / "project_release_2.md").exists()
     assert "release dates" in api_env.requests[0].body["messages"][0]["content"]
 
@@ -127,7 +128,7 @@ def test_repl_tidy_shows_the_diff_asks_applies_and_undoes(
         term.submit("y")
         term.expect(r"Applied 2 changes; the index was updated")
         term.expect_prompt()
-        assert (memory_dir / "project_release.md").read_text() == memory_text(**MERGED)
+        assert without_provenance((memory_dir / "project_release.md").read_text()) == memory_text(**MERGED)
         term.submit("/memory")
         term.expect(r"1 memory:")
         term.submit("/memory undo")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
@@ -51,7 +52,9 @@ def test_a_change_keeps_its_memorys_name_and_the_create_under_it_is_refused(
     assert [(c.action, c.file_name) for c in proposal.changes] == [("change", "project_c.md")]
     assert any("a memory named 'Gamma' exists (project_c.md)" in line for line in proposal.dropped)
     result = apply_tidy(store, proposal.changes)  # what --yes applies
-    assert result.skipped == [] and (memory_dir / "project_c.md").read_text() == memory_text(**SHARPER)
+    assert result.skipped == [] and without_provenance(
+        (memory_dir / "project_c.md").read_text()
+    ) == memory_text(**SHARPER)
 
 
 def test_a_renamed_memory_frees_its_name_for_a_new_one(api_env: FakeAnthropic, memory_dir: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.undo import last_change
@@ -76,7 +77,8 @@ def test_rm_then_undo_in_the_repl_asks_first(project_dir: Path, memory_dir: Path
 
 
 def model_overwrites_role(api_env: FakeAnthropic, memory_dir: Path) -> None:
-    harness = Harness().start()
+    """The model saves over a memory written by hand: it asks first (the diff shown); `y`."""
+    harness = Harness(answers=["y"]).start()
     api_env.stream_replies.extend(
         [
             tool_reply("write_file", {"file_path": f"{memory_dir}/user_role.md", "content": RUST}),
@@ -84,22 +86,26 @@ def model_overwrites_role(api_env: FakeAnthropic, memory_dir: Path) -> None:
         ]
     )
     assert harness.turn("I moved to Rust, remember it").reason == "done"
-    assert (memory_dir / "user_role.md").read_text() == RUST
+    [question] = harness.questions
+    assert question.reason == "a memory someone wrote or edited by hand" and not question.allow_always
+    assert question.preview is not None and "Rust now." in str(question.preview)
+    assert without_provenance((memory_dir / "user_role.md").read_text()) == RUST
 
 
 def test_undo_after_the_models_save_over_a_memory_puts_the_old_one_back(
     api_env: FakeAnthropic, project_dir: Path, memory_dir: Path
 ) -> None:
     model_overwrites_role(api_env, memory_dir)
+    saved = (memory_dir / "user_role.md").read_text()
 
     undone = Cli(project_dir).run("memory", "undo")
 
     assert undone.returncode == 0, undone.stderr
-    assert "The update of user_role.md was undone" in undone.stdout
+    assert "The model's update of user_role.md was undone" in undone.stdout
     assert (memory_dir / "user_role.md").read_text() == ROLE
     [folder] = (memory_dir / ".trash").iterdir()
     assert (folder / "before" / "user_role.md").read_text() == ROLE
-    assert (folder / "after" / "user_role.md").read_text() == RUST  # the model's version, kept too
+    assert (folder / "after" / "user_role.md").read_text() == saved  # the model's version, kept too
 
 
 def test_undo_never_overwrites_a_hand_edit_made_after_the_models_save(
@@ -112,19 +118,35 @@ def test_undo_never_overwrites_a_hand_edit_made_after_the_models_save(
     undone = Cli(project_dir).run("memory", "undo")
 
     assert undone.returncode == 0, undone.stderr
-    assert "user_role.md was edited since the update of user_role.md: not overwritten" in undone.stdout
+    assert (
+        "user_role.md was edited since the model's update of user_role.md: not overwritten" in undone.stdout
+    )
     assert "before/user_role.md" in undone.stdout and "Nothing was put back." in undone.stdout
     assert (memory_dir / "user_role.md").read_text() == hand
 
 
-def test_a_new_memory_is_no_change_to_undo(
+def test_undo_after_the_models_new_memory_removes_it_and_keeps_it_in_the_trash(
     api_env: FakeAnthropic, project_dir: Path, memory_dir: Path
 ) -> None:
-    MemoryStore(memory_dir).save(
-        name="deploys", description="on thursdays", memory_type="project", body="x\n"
+    harness = Harness().start()
+    target = memory_dir / "project_deploys.md"
+    content = memory_text("deploys", "on thursdays", "project")
+    api_env.stream_replies.extend(
+        [tool_reply("write_file", {"file_path": str(target), "content": content}), text_reply("Noted.")]
     )
+    assert harness.turn("we deploy on thursdays").reason == "done"
+    assert harness.questions == [] and target.exists()
+
     undone = Cli(project_dir).run("memory", "undo")
-    assert undone.returncode == 1 and undone.stdout == "Nothing to undo.\n"
+
+    assert undone.returncode == 0, undone.stderr
+    assert (
+        "removed project_deploys.md (the model's new memory project_deploys.md had created it"
+        in undone.stdout
+    )
+    assert not target.exists() and "deploys" not in (memory_dir / "MEMORY.md").read_text()
+    [kept] = (memory_dir / ".trash").glob("*/after/project_deploys.md")
+    assert without_provenance(kept.read_text()) == content
 
 
 def test_the_trash_keeps_the_newest_change_sets_only(memory_dir: Path) -> None:

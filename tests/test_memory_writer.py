@@ -1,5 +1,6 @@
-"""The model's writes into the memory directory: free of permission questions, but validated,
-kept inside the directory, secret-free and always reflected in MEMORY.md."""
+"""The model's writes into the memory directory: free of permission questions (over its own
+memories), but validated, kept inside the directory, secret-free, stamped with who wrote them and
+always reflected in MEMORY.md."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from mini_claude.core.errors import ToolError
 from mini_claude.memory.listing import list_lines
+from mini_claude.memory.provenance import Provenance, without_provenance
 from mini_claude.tools.memory_writer import MemoryStoreWriter
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
@@ -50,7 +52,8 @@ def test_model_saves_a_memory_with_write_file_without_a_permission_question(
     [result] = tool_results_in(main_calls(api_env)[1])
     assert not result.get("is_error"), result_text(result)
     assert "Saved new memory" in result_text(result)
-    assert target.read_text(encoding="utf-8") == MEMORY
+    written = target.read_text(encoding="utf-8")
+    assert without_provenance(written) == MEMORY and "\nsource: model\n" in written
     index = (memory_dir / "MEMORY.md").read_text(encoding="utf-8")
     assert (
         f"- **[integration tests hit a real database]({target.name})** (feedback) — "
@@ -63,7 +66,11 @@ def test_model_edits_a_memory_in_place_and_the_index_follows(
 ) -> None:
     store = harness.session.store
     saved = store.save(
-        name="deploy day", description="we deploy on Tuesdays", memory_type="project", body="x\n"
+        name="deploy day",
+        description="we deploy on Tuesdays",
+        memory_type="project",
+        body="x\n",
+        by=Provenance("model"),  # its own: no question (a person's would ask)
     )
     edit = {"file_path": str(saved.path), "old_string": "on Tuesdays", "new_string": "on Thursdays"}
     api_env.stream_replies.extend([tool_reply("edit_file", edit), text_reply("Updated.")])

@@ -14,7 +14,7 @@ from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
 from tests.kit import memory_text, seed_memories
 from tests.test_memory_tidy_cli import RELEASE, RELEASE_DUP, script_merge
-from tests.test_repl_keys import ESC, QUESTION, write_call
+from tests.test_repl_keys import ESC, QUESTION, REFUSED, write_call
 
 DELETE_QUESTION = r"Delete memory 'role' \(user_role\.md\)\? \[y/N\]:"
 CONFIRM_HINT = "Press y for yes, n/Enter/Esc for no"
@@ -111,7 +111,7 @@ def test_a_key_the_permission_question_does_not_take_shows_the_ones_it_does(
         time.sleep(0.3)
         assert not (project_dir / "kept.txt").exists() and len(api_env.requests) == 1  # still asking
         term.type("n")
-        term.expect("Not written.")
+        term.expect(REFUSED)
     assert not (project_dir / "kept.txt").exists()
 
 
@@ -135,7 +135,7 @@ def test_claude_codes_menu_digits_answer_yes_always_and_no(
         term.submit("run it")
         term.expect(QUESTION)
         term.type("3")  # no
-        shown = term.expect("Not run.")
+        shown = term.expect(REFUSED)
     assert all((project_dir / name).exists() for name in ("one.txt", "two.txt", "three.txt"))
     assert "→ permission denied" in shown and not (project_dir / "nope").exists()
 
@@ -155,7 +155,7 @@ def test_without_always_2_is_no_answer_and_the_hint_leaves_it_out(
         time.sleep(0.3)
         assert not outside.exists()
         term.type("3")
-        term.expect("Ok.")
+        term.expect(REFUSED)
     assert "Press y/1 for yes, n/3/Esc" in hint and "always" not in hint.split("Press")[-1]
     assert not outside.exists()
 

@@ -191,6 +191,8 @@ def test_help_shows_the_ways_to_start_it(cli: Cli) -> None:
     usage = result.stdout.split("\n\n")[0]
     for way in ("[options] [PROMPT]", "-p [PROMPT]", "CMD | mini-claude", "-- PROMPT", "sessions [list]"):
         assert way in usage, usage
-    assert "memory [list | show NAME | edit NAME | rm [-y] NAME | path | projects]" in usage
+    assert "memory [list | show NAME | edit NAME | rm [-y] NAME | path]" in usage
+    assert "memory promote | demote | share NAME" in usage
+    assert "memory projects [adopt | remove [-y] FOLDER]" in usage
     assert "COMMAND" not in usage  # the commands are optional, not a required word
     assert "3 at the\n--max-turns limit" in result.stdout  # the exit codes, in the epilog

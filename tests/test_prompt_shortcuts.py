@@ -19,7 +19,7 @@ from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, text_reply, tool_reply
 from tests.kit import wait_for_file
 
-QUESTION = r"\[y\]es, (\[a\]lways for this tool, )?\[n\]o:"
+QUESTION = r"\[y\]es, (\[a\]lways, )?\[n\]o:"
 NOTE_ANSWER = {
     "name": "staging database",
     "description": "the staging database is db-2, not db-1; db-1 was retired in November",
@@ -300,7 +300,7 @@ def test_init_writes_claude_md_after_showing_it_even_in_accept_edits(
         term.type("y")
         after = term.expect(r"/clear starts one that uses it\.")
         term.expect_prompt()
-    assert "the project's CLAUDE.md" in question
+    assert "instructions later conversations start with" in question
     shown_change = "+ - Test: `make test`" if existing else "3 │ - Test: `make test`"  # a diff, or new lines
     assert shown_change in question
     assert "Wrote CLAUDE.md." in after

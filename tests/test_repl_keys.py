@@ -15,7 +15,8 @@ from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import HELD, held_reply, wait_for_file
 
 ESC = "\x1b"
-QUESTION = r"\[y\]es, \[a\]lways for this tool, \[n\]o:"
+QUESTION = r"\[y\]es, (\[a\]lways, )?\[n\]o:"
+REFUSED = "Not done: tell mini-claude what to do instead."  # a no ends the turn
 
 
 def sent_texts(api_env: FakeAnthropic) -> list[str]:
@@ -157,19 +158,22 @@ def test_n_esc_and_ctrl_c_at_the_question_say_no_and_the_turn_goes_on(
         term.type("\r")  # Enter alone answers nothing (it may be left over from typing "y⏎")
         term.type("x")  # nor does another key
         term.type(key)
-        shown = term.expect("Understood, not writing it.")
+        shown = term.expect(REFUSED)
         term.expect_prompt()
+        assert len(api_env.requests) == 1  # the model waits for the user's word
+        term.submit("leave it")
+        term.expect("Understood, not writing it.")
     assert "→ permission denied" in shown and "Interrupted." not in shown
     assert not (project_dir / "nope.txt").exists()
     result = api_env.requests[1].messages[-1]["content"][0]
-    assert result["is_error"] is True and "denied" in result["content"]
+    assert result["is_error"] is True and "refused" in result["content"]
 
 
 def test_keys_typed_during_the_reply_are_not_the_answer(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
     reply = tool_reply("write_file", {"file_path": "hello.txt", "content": "hi\n"}, text="tick " * 3, **HELD)
-    api_env.stream_replies.extend([reply, text_reply("Not written.")])
+    api_env.stream_replies.append(reply)
     with cli.terminal() as term:
         term.wait_until_ready()
         term.submit("write hello.txt")
@@ -178,7 +182,7 @@ def test_keys_typed_during_the_reply_are_not_the_answer(
         reply.release.set()
         term.expect(QUESTION)
         term.type("n")
-        term.expect("Not written.")
+        term.expect(REFUSED)
         term.expect("yes please")  # waiting in the next prompt
     assert not (project_dir / "hello.txt").exists()
 
@@ -198,7 +202,7 @@ def test_v_shows_the_whole_command_then_asks_again(
         full = term.expect(QUESTION)
         assert "41 │ touch pwned" in full
         term.type("n")
-        term.expect("Ok.")
+        term.expect(REFUSED)
     assert not (project_dir / "pwned").exists()
 
 
@@ -239,7 +243,7 @@ def test_write_file_question_shows_the_first_lines_with_escape_codes_written_out
         term.child.expect(QUESTION[:-1] + r", \[v\]iew all:")  # v: the other 32 lines
         raw = term.child.before
         term.type("n")
-        term.expect("Not written.")
+        term.expect(REFUSED)
     shown = strip_ansi(raw)
     assert "new file: 52 lines" in shown and " 1 │ title" in shown
     assert " 2 │ \\x1b[2J\\x1b]52;c;ZXZpbA==\\x07hidden" in shown
@@ -275,7 +279,7 @@ def test_plain_mode_menus_and_questions_have_no_colour(
         term.child.expect(QUESTION)
         question = term.child.before
         term.type("n")
-        term.expect("Ok.")
+        term.expect(REFUSED)
     if flags:
         assert colour_codes(menu) == [] and colour_codes(question) == []
     else:  # the same screens in colour: what the plain assertions would catch

@@ -72,8 +72,9 @@ def test_new_and_deleted_memories_are_seen(project_dir: Path, memory_dir: Path) 
 
 @pytest.mark.parametrize(
     "damage",
-    ["", "not json", '{"format": 1, "headers": [["project_deploys.md", 1]]}', '{"format": 99, "headers": []}',
-     '{"format": 1, "headers": [["project_deploys.md", 0, 0, 0, 0, 1, "", "", null, []]]}', "\x00" * 100],
+    ["", "not json", '{"format": 2, "headers": [["project_deploys.md", 1]]}', '{"format": 99, "headers": []}',
+     '{"format": 2, "headers": [["project_deploys.md", 0, 0, 0, 0, 1, "", "", null, [], "", "", [], "", 0]]}',
+     "\x00" * 100],
     ids=["empty", "not_json", "short_row", "other_format", "wrong_types", "nul_bytes"],
 )  # fmt: skip
 def test_a_damaged_cache_is_ignored_and_written_again(
@@ -83,7 +84,7 @@ def test_a_damaged_cache_is_ignored_and_written_again(
     (memory_dir / HEADERS_FILE).write_text(damage)
 
     assert listed(project_dir) == first
-    assert '"format":1' in (memory_dir / HEADERS_FILE).read_text()
+    assert '"format":2' in (memory_dir / HEADERS_FILE).read_text()
 
 
 def test_a_cache_that_is_a_symlink_is_not_read_nor_written_through(

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mini_claude.core import config, prompts
+from mini_claude.core.env_values import ConfigError
 from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.sessions.loading.repair import repair_conversation
 from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, SESSION_ID_PATTERN
@@ -75,7 +76,7 @@ def test_a_retention_setting_that_is_not_a_whole_number_of_days_is_refused(
     raw: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MINI_CLAUDE_SESSION_RETENTION_DAYS", raw)
-    with pytest.raises(config.ConfigError, match="MINI_CLAUDE_SESSION_RETENTION_DAYS"):
+    with pytest.raises(ConfigError, match="MINI_CLAUDE_SESSION_RETENTION_DAYS"):
         config.load_settings()
 
 

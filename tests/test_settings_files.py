@@ -175,14 +175,19 @@ def test_default_mode_from_the_users_settings_lets_edits_through(
     assert (project_dir / "made.txt").read_text() == "x"
 
 
-def test_a_plan_mode_this_version_lacks_is_said_and_the_mode_stays(
-    cli: Cli, api_env: FakeAnthropic, home: Path
+def test_plan_mode_from_the_users_settings_changes_nothing_and_a_mode_we_lack_is_said(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, home: Path
 ) -> None:
     write_json(home / ".claude/settings.json", {"permissions": {"defaultMode": "plan"}})
+    api_env.stream_replies.extend(
+        [tool_reply("write_file", {"file_path": "made.txt", "content": "x"}), text_reply("planned")]
+    )
+    assert cli.run("-p", "write it").returncode == 0
+    assert not (project_dir / "made.txt").exists() and "plan mode" in str(main_calls(api_env)[1].messages[-1])
+    write_json(home / ".claude/settings.json", {"permissions": {"defaultMode": "dontAsk"}})
     result = answered(cli, api_env)
-    assert (
-        "~/.claude/settings.json: permissions.defaultMode 'plan' is not a mode this version has"
-        in result.stderr
+    assert "~/.claude/settings.json: permissions.defaultMode 'dontAsk' is not a mode this version has" in (
+        result.stderr
     )
 
 
@@ -217,7 +222,7 @@ def test_add_dir_naming_no_folder_is_a_usage_error(cli: Cli, api_env: FakeAnthro
     assert result.returncode == 2 and "--add-dir: " in result.stderr and "is not a folder" in result.stderr
 
 
-def test_rules_are_kept_with_their_file_and_said_to_be_not_applied_yet(
+def test_rules_are_kept_with_their_file(
     project_dir: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_json(
@@ -235,10 +240,7 @@ def test_rules_are_kept_with_their_file_and_said_to_be_not_applied_yet(
         ("deny", "Read(./.env)", "~/.claude/settings.json", "user"),
         ("ask", "Bash(git push:*)", ".claude/settings.json", "project"),
     ]
-    assert any(
-        note.startswith("3 permission rules in ") and "not applied by this version yet" in note
-        for note in settings.notes
-    )
+    assert not any("permission rule" in note for note in settings.notes)  # applied: nothing to say
     assert settings.origins["model"] == "default"
 
 
@@ -260,3 +262,36 @@ def test_our_own_keys_and_claude_codes_cleanup_reach_the_settings(
     assert any(
         note.startswith("Ignored .claude/settings.json (cleanupPeriodDays)") for note in settings.notes
     )
+
+
+@pytest.mark.parametrize(
+    ("variable", "expected"), [(None, "off"), ("ask", "ask"), ("on", "on"), ("off", "off")]
+)
+def test_one_memory_mode_the_environment_over_auto_memory_enabled(
+    project_dir: Path, home: Path, monkeypatch: pytest.MonkeyPatch, variable: str | None, expected: str
+) -> None:
+    write_json(home / ".claude/settings.json", {"autoMemoryEnabled": False})
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    if variable is not None:
+        monkeypatch.setenv("MINI_CLAUDE_MEMORY", variable)
+
+    settings = configure(Flags(), trust=TrustStore(home / "trust"))
+
+    assert settings.memory_mode == expected and settings.memory_enabled is (expected != "off")
+    origin = "MINI_CLAUDE_MEMORY" if variable else "~/.claude/settings.json"
+    assert settings.origins["memory_enabled"] == origin
+
+
+def test_memory_turned_off_by_a_settings_file_says_which(
+    cli: Cli, api_env: FakeAnthropic, home: Path, project_dir: Path
+) -> None:
+    write_json(home / ".claude/settings.json", {"autoMemoryEnabled": False})
+    with cli.terminal(columns=160) as term:
+        term.wait_until_ready()
+        term.submit("/memory")
+        shown = term.expect(r"the model saves nothing\.")
+        term.submit("/status")
+        status = term.expect(r"Session retention: ")
+    assert "Automatic memory is off (autoMemoryEnabled: false in ~/.claude/settings.json)" in shown
+    assert "Memory: off  (~/.claude/settings.json)" in status
+    assert api_env.requests == []

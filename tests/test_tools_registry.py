@@ -24,6 +24,7 @@ CONTRACT = {
     "list_files": (["pattern"], ["pattern", "path"]),
     "grep_search": (["pattern"], ["pattern", "path", "include"]),
     "run_shell": (["command"], ["command", "timeout"]),
+    "exit_plan_mode": (["plan"], ["plan"]),
 }
 
 

@@ -94,7 +94,7 @@ def test_list_outside_the_project_asks_first(tree: Path, tmp_path: Path) -> None
     ctx, user = make_ctx(tree, "n", "y")
     denied = run_tool(ctx, "list_files", pattern="*", path=str(outside))
     allowed = run_tool(ctx, "list_files", pattern="*", path=str(outside))
-    assert denied.is_error and "denied" in denied.content
+    assert denied.is_error and "refused" in denied.content
     assert allowed.content == str(outside.resolve() / "x.txt")
     assert [(r.tool, r.action, r.reason) for r in user.questions] == [
         ("list_files", "read", "outside the project"),

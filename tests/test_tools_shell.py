@@ -135,9 +135,12 @@ def test_shell_asks_unless_bypass_and_denial_does_not_run(project_dir: Path) -> 
     user = ScriptedUser("n")
     ctx = ToolContext(project_dir.resolve(), Permissions(project_dir, mode="accept-edits", ask=user))
     result = shell(ctx, "touch ran")
-    assert result.is_error and "denied" in result.content
+    assert result.is_error and "refused" in result.content
     assert not (project_dir / "ran").exists()
-    assert user.questions == [PermissionRequest("run_shell", "shell", "touch ran", "run a shell command")]
+    always = "allow Bash(touch:*) in this project"
+    assert user.questions == [
+        PermissionRequest("run_shell", "shell", "touch ran", "run a shell command", always)
+    ]
 
 
 def test_empty_command_is_an_error(ctx: ToolContext) -> None:

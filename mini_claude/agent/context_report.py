@@ -6,6 +6,7 @@ BYTES_PER_TOKEN) and, once a call was counted, scaled so they add up to that cou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mini_claude.agent.request_view import (
@@ -66,7 +67,6 @@ def context_breakdown(view: RequestView, parts: RequestParts) -> ContextBreakdow
 
 
 def _tagged_span(text: str, tag: str) -> int:
-    """The length of `<tag>…</tag>` in `text` (0 when absent); the wrapped text cannot hold the tag."""
-    start = text.find(f"<{tag}>")
-    end = text.find(f"</{tag}>", start)
-    return end + len(tag) + 3 - start if start >= 0 and end >= 0 else 0
+    """The length of every `<tag …>…</tag>` in `text` (the memory index has one per scope); the
+    wrapped text cannot hold the tag."""
+    return sum(len(found.group()) for found in re.finditer(f"<{tag}[ >].*?</{tag}>", text, re.DOTALL))

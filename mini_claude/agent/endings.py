@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from mini_claude.core.events import TurnEndReason
+from mini_claude.core.events import ToolEnding, TurnEndReason
 
 # Stop reasons after which the reply's tool calls run ("pause_turn": the server paused a long turn,
 # which goes on when the reply is sent back as it is, as the API documents).
@@ -52,6 +52,12 @@ def model_failed(why: str, *, window_unknown: bool = False) -> Ending:
     """The model call failed (after our retries); `why` is one line for the user. `window_unknown`:
     the request was too long for a window the server never said the size of."""
     return Ending("error", why + (WINDOW_NOT_SAID if window_unknown else ""), "stream_failed")
+
+
+# A tool call ended the turn: the user said no at its question (the model is not called again; the
+# prompt waits for the user), or a plan was printed where nobody can answer it.
+REFUSED_BY_USER = Ending("refused_by_user", unanswered="not_run_after_refusal")
+BY_TOOL: dict[ToolEnding, Ending] = {"refused_by_user": REFUSED_BY_USER, "plan_printed": DONE}
 
 
 def turn_cap(max_turns: int) -> Ending:

@@ -64,6 +64,7 @@ class Agent:
         recall: MemoryRecall | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
+        turn_reminders: Callable[[], list[dict[str, Any]]] | None = None,  # each message starts with
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -71,10 +72,8 @@ class Agent:
         self.sink = sink
         self.save = save  # the transcript: hears each change to the conversation before the sink
         self.build_system_prompt = build_system_prompt
-        self.model = model
-        self.max_tokens = max_tokens
-        self.max_turns = max_turns
-        self.recall, self.reminders = recall, reminders
+        self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
+        self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
         self.messages: list[Message] = []
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -136,6 +135,8 @@ class Agent:
         if self.recall is not None:
             self.recall.start(user_text)
         context, self._context = self._context, []
+        if self.turn_reminders is not None and (blocks := self.turn_reminders()):
+            self._add("instructions", blocks)  # the permission mode's, before the message they are for
         self._add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
         try:
@@ -183,7 +184,8 @@ class Agent:
         if (ending := endings.by_stop_reason(response.stop_reason, bool(self._open_calls.calls))) is not None:
             return ending
         for call in self._open_calls.calls:
-            self._open_calls.run(call, response.refused_tool_calls.get(call["id"]))
+            if ends := self._open_calls.run(call, response.refused_tool_calls.get(call["id"])).ends_turn:
+                return endings.BY_TOOL[ends]  # the user said no, or a plan was printed: the rest do not run
         self._close_open_calls("interrupted")
         return None
 

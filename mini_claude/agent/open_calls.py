@@ -31,7 +31,7 @@ class OpenToolCalls:
         """The tool calls in a stored reply's content are now waiting for their answers."""
         self.calls = [block for block in content if block["type"] == "tool_use"]
 
-    def run(self, call: dict[str, Any], refused: str | None) -> None:
+    def run(self, call: dict[str, Any], refused: str | None) -> ToolResult:
         """Run one call (or answer `refused`, a notice key, without running it); its line is
         opened on screen first, and closed once its result is recorded."""
         name, tool_input = call["name"], call["input"]
@@ -47,6 +47,7 @@ class OpenToolCalls:
                 self.tool_context.output = None
         self._results[call["id"]] = result
         self._finish_line(call, result)
+        return result
 
     def answer_all(self, unanswered: str) -> list[dict[str, Any]]:
         """One tool_result for every open call (calls without a result get the `unanswered`

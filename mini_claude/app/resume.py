@@ -212,6 +212,7 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     if changed:
         writer.note_settings(**changed)
     recorder.switch_to(writer)
+    session.permissions.new_conversation()  # the grants of the conversation left end with it
     session.agent.continue_conversation(
         loaded.messages, compaction=compaction, recalled=loaded.recalled_files
     )

@@ -6,28 +6,41 @@ decides anything: each part owns its own rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.agent.loop import Agent
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
+from mini_claude.app.instructions.local_file import unignored_local_file
 from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.mode_reminders import ModeReminders
+from mini_claude.app.permission_setup import build_rule_set
+from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import EventSink, Notice, WarningsOnce
+from mini_claude.core.events import Event, EventSink, Notice, TurnEnded, WarningsOnce
 from mini_claude.llm.client import ModelClient
-from mini_claude.memory.recall.history import RecallHistory
+from mini_claude.memory.project_record import remember_project
 from mini_claude.memory.recall.memory_recall import MemoryRecall
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.startup import MemoryStartup
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.memory.store.project_record import remember_project
 from mini_claude.safety.permissions import AskCallback, Permissions
+from mini_claude.safety.rules import Behaviour, RuleEntry, parse_rule
 from mini_claude.sessions.recorder import TranscriptRecorder
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.memory_writer import MemoryStoreWriter
+from mini_claude.tools.plan import PLANS_FOLDER, PlanPresenter
 from mini_claude.tools.registry import default_registry
+
+
+@dataclass(frozen=True)
+class SavedRule:
+    added: bool  # False: the file had it already
+    unignored: Path | None  # the work tree's root, when this save made a file git does not ignore
 
 
 @dataclass
@@ -35,20 +48,22 @@ class Session:
     settings: Settings
     llm: ModelClient
     permissions: Permissions
-    store: MemoryStore
+    store: MemoryStore  # this project's memories (memories.project)
+    memories: MemoryScopes  # every scope's
     memory_startup: MemoryStartup
     recall: MemoryRecall
     agent: Agent
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
+    local_rules: LocalRules  # where "always" answers and /permissions save rules
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
     def warm_up(self) -> None:
-        """Start what the first message needs (memory re-index, SDK import) without waiting; and,
-        once: tell what the settings files could not give, write down whose project folder this
-        is, and, the session in use being known (a resumed one is chosen first), remove old
-        transcripts."""
+        """Start what the first message needs (memory start-up: whose project folder this is, the
+        re-index; the SDK import) without waiting; and, once: tell what the settings files could
+        not give, and, the session in use being known (a resumed one is chosen first), remove old
+        transcripts. Without automatic memory, the project folder still says whose it is."""
         if self.settings.memory_enabled:
             self.memory_startup.start()
         self.llm.preload()
@@ -56,7 +71,8 @@ class Session:
             self._warmed_up = True
             for note in self.settings.notes:
                 self.warn(note)
-            remember_project(self.settings)
+            if not self.settings.memory_enabled:
+                remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
 
     def instructions(self) -> InstructionSet:
@@ -66,55 +82,109 @@ class Session:
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
         self.agent.clear()
+        self.permissions.new_conversation()
         self.transcript.start_new()
+
+    def save_rule(self, text: str, behaviour: Behaviour = "allow") -> SavedRule:
+        """Add a rule to the local settings file and to this session's rules. Raises RuleError (it
+        does not parse) or SettingsFileError (the file cannot be changed), one line each. A line
+        says when a later session will not use it: allow rules there need a trusted folder."""
+        local = self.local_rules
+        rule = parse_rule(RuleEntry(text, behaviour, local.shown, local.root), self.permissions.home)
+        new_file = not os.path.lexists(local.path)
+        added = local.add_rule(text, behaviour)
+        self.permissions.add_rule(rule)
+        if behaviour == "allow" and not self.settings.folder_trusted:
+            self.warn(
+                f"{local.shown}: its allow rules apply in later sessions only once you trust this "
+                "folder (the next start here asks, unless you said no before)"
+            )
+        unignored = unignored_local_file(local.root, LOCAL_RULES_FILE) if new_file else None
+        return SavedRule(added, unignored)
+
+    def save_always(self, text: str) -> None:
+        """An "always" answer's rule (Permissions.save_rule): saved, and, when that made a file git
+        would commit, a line saying so (Claude Code keeps its own out of git)."""
+        if self.save_rule(text).unignored is not None:
+            self.warn(f"{self.local_rules.shown} holds your own permission rules: add it to .gitignore")
+
+    def remove_rule(self, text: str) -> list[Behaviour]:
+        """Remove a rule from the local settings file and this session's rules; the lists it was in."""
+        removed = self.local_rules.remove_rule(text)
+        self.permissions.remove_rule(text, self.local_rules.shown)
+        return removed
 
 
 def build_session(
-    settings: Settings, *, sink: EventSink, ask: AskCallback | None, print_mode: bool = False
+    settings: Settings,
+    *,
+    sink: EventSink,
+    ask: AskCallback | None,
+    present_plan: PlanPresenter | None = None,
+    print_mode: bool = False,
 ) -> Session:
-    """`sink` hears every event, start-up warnings included (each once, from any thread);
-    `print_mode`: the transcript says so (the session list marks such sessions)."""
+    """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
+    answers permission questions and `present_plan` plans (None: no one can); `print_mode`: the
+    transcript says so (the session list marks such sessions). The team's memories in the
+    repository are loaded only in a trusted folder (`folder_trusted`), and the project's settings
+    files allow tools only there (the settings loader leaves their allow rules out)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
-    store = MemoryStore(settings.memory_dir)
+    memories = MemoryScopes.for_settings(settings)
+    store = memories.project
     llm = ModelClient(settings, on_retry=sink)
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
+    root, home = memory_project_root(project_dir), Path.home()
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
         ask=ask,
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
+        home=home,
+        rules=build_rule_set(settings, root, home, warn),
+        warn=warn,
+        more_memory_dirs=[settings.user_memory_dir] if remembers else [],
         additional_dirs=settings.additional_dirs,
     )
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
-    memory_startup = MemoryStartup(store, warn, hint=hint)
-    recall = MemoryRecall(store, llm, on_recalled=RecallHistory(store.root).record_in_background)
+    memory_startup = MemoryStartup(memories, warn, hint=hint)
+    memory_on = settings.memory_mode != "off"
+    recall = MemoryRecall(
+        memories, llm, on_recalled=memories.record_recalled, ready=memory_startup.wait, enabled=memory_on
+    )
     first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
         model=settings.model, warn=warn, print_mode=print_mode,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
+    tool_context = ToolContext(
+        project_dir, permissions, tool_used=reminders.tool_used,
+        plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
+        before_change=transcript.before_change,
+    )  # fmt: skip
+    # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
+    tool_context.memory_writer = MemoryStoreWriter(
+        memories,
+        permissions,
+        mode=settings.memory_mode,
+        session_id=lambda: transcript.session_id,
+        files_read=tool_context.files_read,
+    )
     options = PromptOptions(
         remembers, settings.additional_dirs, settings.system_prompt, settings.append_system_prompt
     )
     ready = memory_startup.wait if remembers else lambda: None
     system_prompt = SystemPrompt(
-        project_dir, store, ready=ready, warn=warn, options=options, reminders=reminders
+        project_dir, memories, ready=ready, warn=warn, options=options, reminders=reminders
     )
     agent = Agent(
         llm=llm,
         tools=default_registry(),
-        tool_context=ToolContext(
-            project_dir,
-            permissions,
-            MemoryStoreWriter(store) if remembers else None,
-            reminders.tool_used,
-            before_change=transcript.before_change,
-        ),
-        sink=sink,
+        tool_context=tool_context,
+        sink=_forgetting_reads(sink, tool_context.files_read),
         save=transcript,
         build_system_prompt=system_prompt,
         model=settings.model,
@@ -123,7 +193,23 @@ def build_session(
         recall=recall if remembers else None,
         context_window=settings.context_window,
         reminders=reminders.take,
+        turn_reminders=ModeReminders(permissions),
     )
-    return Session(
-        settings, llm, permissions, store, memory_startup, recall, agent, transcript, system_prompt, warn
-    )
+    session = Session(
+        settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
+        system_prompt, LocalRules(root), warn,
+    )  # fmt: skip
+    permissions.save_rule = session.save_always
+    return session
+
+
+def _forgetting_reads(sink: EventSink, files_read: list[str]) -> EventSink:
+    """`sink`, and the files read in a turn forgotten once it ends: a memory saved in the next
+    one records only that turn's (an @-mention's read comes before its turn, and counts for it)."""
+
+    def forgetting(event: Event) -> None:
+        sink(event)
+        if isinstance(event, TurnEnded):
+            files_read.clear()
+
+    return forgetting

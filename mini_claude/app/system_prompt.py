@@ -15,6 +15,7 @@ from mini_claude.app.instructions.reminders import InstructionReminders
 from mini_claude.app.instructions.section import instructions_section
 from mini_claude.core import prompts
 from mini_claude.core.untrusted import attribute
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store.memory_store import MemoryStore
 
@@ -34,12 +35,13 @@ class PromptOptions:
 class SystemPrompt:
     """Builds the system prompt when a conversation starts, once the memory start-up is done
     (`ready`), so hand edits are in the index; `warn` hears why an instruction file was skipped
-    or cut. `last` is what the latest conversation started with; `reminders` starts afresh."""
+    or cut. `last` is what the latest conversation started with; `reminders` starts afresh.
+    `options.memory` False (memory off): no memory guidance, no index."""
 
     def __init__(
         self,
         project_dir: Path,
-        store: MemoryStore,
+        memories: MemoryScopes | MemoryStore,
         *,
         ready: Callable[[], None],
         warn: Warn,
@@ -47,7 +49,7 @@ class SystemPrompt:
         reminders: InstructionReminders | None = None,
     ) -> None:
         self.project_dir = project_dir
-        self.store = store
+        self.memories = memories
         self.ready = ready
         self.warn = warn
         self.options = options or PromptOptions()
@@ -60,7 +62,7 @@ class SystemPrompt:
         self.last = loaded
         if self.reminders is not None:
             self.reminders.start(loaded)
-        memory = memory_section(self.store) if self.options.memory else prompts.load("memory_off.md")
+        memory = memory_section(self.memories) if self.options.memory else prompts.load("memory_off.md")
         return build_system_prompt(
             self.project_dir, memory, warn=self.warn, loaded=loaded, options=self.options
         )

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.env_values import (
+    ConfigError,
+    MemoryMode,
+    env_base_url,
+    env_number,
+    env_switch,
+    memory_mode,
+)
 from mini_claude.core.model_names import resolve_model
 
 APP_NAME = "mini-claude"
@@ -20,75 +27,26 @@ DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_SIDE_QUERY_TIMEOUT = 20.0
-PERMISSION_MODES = ("ask", "accept-edits", "bypass")
+PERMISSION_MODES = ("ask", "accept-edits", "plan", "bypass")
 # Claude Code's names for the same modes: `--permission-mode acceptEdits` works as it does there.
 PERMISSION_MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "bypass"}
 ANTHROPIC_API_URL = "https://api.anthropic.com"  # the real API: where an unset or blank base URL goes
-BASE_URL_SCHEMES = ("http", "https")  # all the SDK's HTTP client speaks
-_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 PROJECT_HASH_CHARS = 16
 GIT_MARKER = ".git"  # a folder in a plain checkout, a file in a linked worktree or submodule
 MEMORY_FOLDER = "memory"
+TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, beside its code
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
-# (13.5 KB at 4 bytes a token; tests/test_compaction.py measures them against it). Requests must
+# (15.1 KB at 4 bytes a token; tests/test_context_window.py measures them against it). Requests must
 # hold them, a conversation, and after a compaction a summary and the latest turns, below the 80%
 # that starts the next: a window under about twice their size cannot work.
-FIXED_PROMPT_TOKENS = 3_500
+FIXED_PROMPT_TOKENS = 3_800
 MIN_CONTEXT_WINDOW = 8_000
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 # A value from the settings files and where it came from (app/settings reads them).
 Sourced = tuple[object, str]
 DEFAULT_ORIGIN = "default"
-
-
-class ConfigError(ValueError):
-    """A setting has a value we cannot use; the message names it and says what is expected."""
-
-
-def _env_number(name: str, default: float, kind: type[int] | type[float] = float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value: float = kind(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if value < 0:
-        raise ConfigError(f"{name}={raw!r} must not be negative")
-    return value
-
-
-def _env_switch(name: str, *, default: bool) -> bool:
-    raw = os.environ.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in ("on", "1", "true", "yes"):
-        return True
-    if raw in ("off", "0", "false", "no"):
-        return False
-    raise ConfigError(f"{name}={raw!r} is not on or off")
-
-
-def _env_base_url() -> str | None:
-    """ANTHROPIC_BASE_URL, None when unset or blank (`export ANTHROPIC_BASE_URL=` is how people
-    unset it: the real API). An address without `http://` would only fail at the first message,
-    after retries, with a protocol error; it is refused at start with the fix."""
-    raw = os.environ.get("ANTHROPIC_BASE_URL", "").strip()
-    if not raw:
-        return None
-    scheme = _URL_SCHEME.match(raw)
-    if scheme is None:
-        raise ConfigError(
-            f"ANTHROPIC_BASE_URL={raw!r} has no http:// or https://: add it "
-            f"(ANTHROPIC_BASE_URL=http://{raw.lstrip('/')})"
-        )
-    if scheme.group(1).lower() not in BASE_URL_SCHEMES:
-        raise ConfigError(f"ANTHROPIC_BASE_URL={raw!r} must start with http:// or https://")
-    if not raw[scheme.end() :].split("/", 1)[0]:
-        raise ConfigError(f"ANTHROPIC_BASE_URL={raw!r} names no host (like http://127.0.0.1:8080)")
-    return raw
 
 
 def app_home() -> Path:
@@ -139,6 +97,16 @@ def project_folder_name(root: str) -> str:
     return digest[:PROJECT_HASH_CHARS]
 
 
+def user_memory_dir() -> Path:
+    """`~/.mini-claude/memory`: the user's own memories, in every project."""
+    return app_home() / MEMORY_FOLDER
+
+
+def team_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """`<project root>/.mini-claude/memory`: memories that travel with the repository."""
+    return memory_project_root(cwd) / TEAM_MEMORY_FOLDER
+
+
 def project_memory_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     """`<project_state_dir(cwd)>/memory`. Every front end reaches it through `Settings.memory_dir`,
     so they all agree."""
@@ -187,16 +155,24 @@ class Settings:
     max_retries: int = DEFAULT_MAX_RETRIES
     side_query_timeout: float = DEFAULT_SIDE_QUERY_TIMEOUT
     permission_mode: str = "ask"
+    allowed_tools: tuple[str, ...] = ()  # --allowedTools rules, in Claude Code's syntax
+    disallowed_tools: tuple[str, ...] = ()  # --disallowedTools
+    # Read-only shell commands run unasked: MINI_CLAUDE_READ_ONLY_COMMANDS over permissions.readOnlyCommands.
+    read_only_commands: bool = True
     plain: bool = False
     early_recall: bool = True  # recall on the draft while the user types (MINI_CLAUDE_EARLY_RECALL)
+    # Automatic memory (the index, recall, the model's saves): MINI_CLAUDE_MEMORY over the
+    # settings files' autoMemoryEnabled (false is "off").
+    memory_mode: MemoryMode = "on"
     # The working directory bounds what tools may touch freely and holds CLAUDE.md; memories are
     # shared more widely, by the whole git work tree around it (see memory_project_root).
     project_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
     memory_dir: Path = field(default_factory=project_memory_dir)
+    user_memory_dir: Path = field(default_factory=user_memory_dir)
+    team_memory_dir: Path = field(default_factory=team_memory_dir)
     sessions_dir: Path = field(default_factory=project_sessions_dir)
     session_retention_days: int = DEFAULT_SESSION_RETENTION_DAYS
     context_window: int = DEFAULT_CONTEXT_WINDOW
-    memory_enabled: bool = True  # automatic memory: the index, recall, the model's saves
     # Further folders the file tools treat as inside the project (--add-dir, additionalDirectories).
     additional_dirs: tuple[Path, ...] = ()
     append_system_prompt: str | None = None  # --append-system-prompt
@@ -206,6 +182,11 @@ class Settings:
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
+
+    @property
+    def memory_enabled(self) -> bool:
+        """Automatic memory is on, or asks before each save: not off."""
+        return self.memory_mode != "off"
 
     @property
     def can_call_model(self) -> bool:
@@ -222,7 +203,7 @@ def load_settings(
 ) -> Settings:
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
-    session_retention_days), which win over defaults. `origins` says which gave each."""
+    session_retention_days, read_only_commands), which win over defaults. `origins` says which gave each."""
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
@@ -239,7 +220,7 @@ def load_settings(
         names = ", ".join((*PERMISSION_MODES, *PERMISSION_MODE_ALIASES))
         raise ConfigError(f"permission mode {mode!r} is not one of: {names}")
     window = from_files("context_window", DEFAULT_CONTEXT_WINDOW)  # checked there already
-    context_window = int(_env_number("MINI_CLAUDE_CONTEXT_WINDOW", _number(window), int))
+    context_window = int(env_number("MINI_CLAUDE_CONTEXT_WINDOW", _number(window), int))
     if context_window < MIN_CONTEXT_WINDOW:
         raise ConfigError(
             f"MINI_CLAUDE_CONTEXT_WINDOW={context_window} is too small: it must be at least "
@@ -254,21 +235,26 @@ def load_settings(
         side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "")) or chosen_model,
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
-        base_url=_env_base_url(),
+        base_url=env_base_url(),
         max_turns=max_turns if max_turns is not None else DEFAULT_MAX_TURNS,
-        max_tokens=int(_env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
-        api_timeout=_env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),
-        max_retries=int(_env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
-        side_query_timeout=_env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
+        max_tokens=int(env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
+        api_timeout=env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),
+        max_retries=int(env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
+        side_query_timeout=env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
         permission_mode=mode,
+        read_only_commands=env_switch(
+            ENV_NAMES["read_only_commands"], default=bool(from_files("read_only_commands", True))
+        ),
         plain=plain,
-        early_recall=_env_switch("MINI_CLAUDE_EARLY_RECALL", default=bool(from_files("early_recall", True))),
+        early_recall=env_switch("MINI_CLAUDE_EARLY_RECALL", default=bool(from_files("early_recall", True))),
+        memory_mode=memory_mode(default="on" if from_files("memory_enabled", True) else "off"),
         project_dir=cwd,
         memory_dir=state_dir / MEMORY_FOLDER,
+        user_memory_dir=user_memory_dir(),
+        team_memory_dir=team_memory_dir(cwd),
         sessions_dir=state_dir / SESSIONS_FOLDER,
-        session_retention_days=int(_env_number(ENV_NAMES["session_retention_days"], _number(retention), int)),
+        session_retention_days=int(env_number(ENV_NAMES["session_retention_days"], _number(retention), int)),
         context_window=context_window,
-        memory_enabled=_env_switch("MINI_CLAUDE_MEMORY", default=bool(from_files("memory_enabled", True))),
         origins=origins,
     )
 
@@ -281,6 +267,7 @@ ENV_NAMES = {
     "early_recall": "MINI_CLAUDE_EARLY_RECALL",
     "memory_enabled": "MINI_CLAUDE_MEMORY",
     "session_retention_days": "MINI_CLAUDE_SESSION_RETENTION_DAYS",
+    "read_only_commands": "MINI_CLAUDE_READ_ONLY_COMMANDS",
 }
 
 

@@ -11,7 +11,12 @@ class ToolError(Exception):
 
 
 class PermissionDenied(ToolError):
-    """The user (or the absence of one) said no; the message tells the model not to just retry."""
+    """The user (or the absence of one, or a rule) said no; the message tells the model not to
+    just retry. `refused_by_user`: the person at the question said no, which ends the turn."""
+
+    def __init__(self, message: str, *, refused_by_user: bool = False) -> None:
+        super().__init__(message)
+        self.refused_by_user = refused_by_user
 
 
 class MemoryStoreError(Exception):

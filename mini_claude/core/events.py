@@ -44,7 +44,8 @@ class ToolFinished:
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
     denied: bool = False  # refused by the permission rules (or by the user at their question)
-    detail: tuple[str, ...] = ()  # lines shown under the tool line (a command's output collapsed, a diff)
+    # lines shown under the tool line (a command's output collapsed, a diff, a memory saved: what, where)
+    detail: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,13 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
-TurnEndReason = Literal["done", "interrupted", "error", "turn_cap", "max_tokens", "refused"]
+# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a question.
+TurnEndReason = Literal[
+    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user"
+]
+# A tool call that ends its turn: the user said no at its question, or a plan was printed where no
+# one can answer it (print mode).
+ToolEnding = Literal["refused_by_user", "plan_printed"]
 CompactionTrigger = Literal["manual", "auto", "too_long"]  # /compact, the window filling up, a 400
 
 

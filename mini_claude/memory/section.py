@@ -1,34 +1,72 @@
-"""The `{{memory}}` section of the system prompt: how to use memory, then the current index."""
+"""The `{{memory}}` section of the system prompt: how to use memory, then the index of every scope.
+
+The index is made from the memories' headers (never from a MEMORY.md found on disk, which anyone
+can write), each line escaped and folded (store/index.py), each scope's lines wrapped as data in a
+tag they cannot close; an expired memory and one hidden by a narrower one of its name are left out.
+"""
 
 from __future__ import annotations
 
+import time
+
 from mini_claude.core import prompts
-from mini_claude.core.files import safe_read
 from mini_claude.core.untrusted import attribute, wrap
-from mini_claude.memory.store.index import index_for_prompt, render_index
+from mini_claude.memory.scopes import MemoryScopes
+from mini_claude.memory.staleness import expired
+from mini_claude.memory.store.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, index_line
+from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.memory.store.naming import INDEX_FILE
 
-# Read of MEMORY.md for the prompt (which shows far less: see index_for_prompt); ~20,000 entries.
-INDEX_READ_MAX_BYTES = 4 * 1024 * 1024
+INDEX_TAG = "memory-index"
+SCOPE_TITLES = {
+    "project": "This project's memories",
+    "team": "Team memories (in the repository, shared with everyone working on it)",
+    "user": "Your memories about the user (every project)",
+}
 
 
-def memory_section(store: MemoryStore) -> str:
-    index_text = ""
-    if store.root_problem() is None:  # a memory folder pointing elsewhere is not read (start-up said so)
-        try:
-            index_text = safe_read.read_text(
-                store.root / INDEX_FILE,
-                store.root,
-                INDEX_READ_MAX_BYTES,
-                follow_symlink=False,
-                owner_only=True,
-            ).text
-        except OSError:  # missing, not a regular file of ours (start-up replaces or reports it)
-            good = [m for m in store.scan() if m.problem is None] if store.has_memories() else []
-            index_text = render_index(good)
-    if any(line.startswith("- ") for line in index_text.splitlines()):
-        index = wrap("memory-index", index_for_prompt(index_text))
-    else:
-        index = prompts.notice("memory_index_empty")
-    return prompts.render("memory.md", memory_dir=attribute(str(store.root)), index=index)
+def memory_section(memories: MemoryScopes | MemoryStore, now: float | None = None) -> str:
+    scopes = MemoryScopes.of(memories)
+    now = time.time() if now is None else now
+    usable = [memory for memory in scopes.usable() if not expired(memory, now)]
+    index = _index(scopes, usable) or prompts.notice("memory_index_empty")
+    user = scopes.user.root if scopes.user is not None else None
+    team = scopes.team.root if scopes.team is not None and scopes.team_loaded() else None
+    return prompts.render(
+        "memory.md",
+        memory_dir=attribute(str(scopes.project.root)),
+        user_memory_dir=attribute(str(user)) if user else "(none)",
+        team_memory=prompts.render("memory_team.md", team_memory_dir=attribute(str(team))) if team else "",
+        index=index,
+    )
+
+
+def _index(scopes: MemoryScopes, usable: list[MemoryFile]) -> str:
+    """Each scope's lines in a tag of its own, narrowest first, within PROMPT_INDEX_MAX_LINES and
+    PROMPT_INDEX_MAX_BYTES in all (the narrower scopes' lines kept first)."""
+    lines_left, bytes_left, parts, shown = PROMPT_INDEX_MAX_LINES, PROMPT_INDEX_MAX_BYTES, [], 0
+    for store in scopes.stores():
+        lines = [index_line(m) for m in usable if m.scope == store.scope]
+        kept = []
+        for line in lines[: max(0, lines_left)]:
+            size = len(line.encode("utf-8")) + 1
+            if size > bytes_left:
+                break
+            kept.append(line)
+            bytes_left -= size
+        lines_left -= len(kept)
+        shown += len(kept)
+        if kept:
+            text = "\n".join(kept)  # wrap neutralises the tag and any <system-reminder> in it
+            parts.append(f"{SCOPE_TITLES[store.scope]}:\n" + wrap(INDEX_TAG, text, folder=str(store.root)))
+    if shown < len(usable):
+        parts.append(
+            prompts.notice(
+                "memory_index_truncated",
+                shown=shown,
+                total=len(usable),
+                max_lines=PROMPT_INDEX_MAX_LINES,
+                max_bytes=PROMPT_INDEX_MAX_BYTES,
+            )
+        )
+    return "\n\n".join(parts)

@@ -1,7 +1,8 @@
-"""The memory folder's once-a-session work, done off the start-up path: temp files a killed writer
-left are removed, a change set a crash left half-applied is finished or reverted (one line says
-which) and hand edits are indexed, while the user types the first message; then, when someone is
-there to read it, the weekly tidy hint (memory/tidy/hint.py)."""
+"""The memory folders' once-a-session work, done off the start-up path: whose memories the project
+folder holds is settled (memory/identity.py: another repository at the path gets none of them),
+temp files a killed writer left are removed, a change set a crash left half-applied is finished or
+reverted (one line says which) and hand edits are indexed, in every scope, while the user types
+the first message; then, when someone is there to read it, the weekly tidy hint (memory/tidy/hint.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ import threading
 import time
 from collections.abc import Callable
 
+from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files.private_files import foreign_level
+from mini_claude.memory import identity
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.hint import weekly_hint
 
@@ -26,13 +31,14 @@ class MemoryStartup:
 
     def __init__(
         self,
-        store: MemoryStore,
+        memories: MemoryScopes | MemoryStore,
         warn: Callable[[str], None],
         *,
         hint: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.store = store
+        self.memories = MemoryScopes.of(memories)
+        self.store = self.memories.project
         self.warn = warn
         self.hint = hint
         self.clock = clock
@@ -53,17 +59,11 @@ class MemoryStartup:
     def _run(self) -> None:
         started = time.perf_counter()
         try:
-            for recovered in self.store.startup():
-                log.warning("%s", recovered)
-                self.warn(recovered)
+            self._settle()
             log.debug("memory start-up done in %.2f s", time.perf_counter() - started)
-        except (MemoryStoreError, OSError) as error:
-            log.warning("memory startup failed: %s", error)
-            self.warn(f"Memory index not refreshed: {error}")
-            return
         finally:
             self._indexed.set()
-        if self.hint is not None:
+        if self.hint is not None and self.store.root_problem() is None:
             try:
                 line = weekly_hint(self.store, self.clock())
             except Exception as error:  # a hint is never worth a broken start-up
@@ -71,3 +71,31 @@ class MemoryStartup:
                 return
             if line is not None:
                 self.hint(line)
+
+    def _settle(self) -> None:
+        memories = self.memories
+        if memories.project_root is not None and (line := identity.settle(self.store, memories.project_root)):
+            log.warning("%s", line)
+            self.warn(line)
+        team = memories.team if memories.team_loaded() else None
+        if memories.team is not None and memories.team_trusted and (problem := memories.team_problem()):
+            log.warning("%s", problem)
+            self.warn(problem)
+        said: set[str] = set()  # a folder above two of them someone else's (~/.mini-claude): said once
+        for store in (s for s in (self.store, team, memories.user) if s is not None and s.withheld is None):
+            try:
+                recovered = store.startup()
+            except (MemoryStoreError, OSError) as error:
+                log.warning("memory startup failed: %s", error)
+                foreign = foreign_level(store.root)
+                if foreign is None or foreign not in said:
+                    self.warn(f"Memory index not refreshed: {error}")
+                if foreign is not None:
+                    said.add(foreign)
+                continue
+            for line in recovered:
+                log.warning("%s", line)
+                self.warn(line)
+        if unloaded := memories.unloaded_team_memories():
+            assert memories.team is not None
+            self.warn(prompts.notice("memory_team_untrusted", count=unloaded, folder=memories.team.root))

@@ -1,6 +1,7 @@
-"""`/memory undo`: revert the last change set (a tidy, a `/memory rm`, a save over a memory), each
-file only while it is as the set left it (memory/store/changes.py says how), under the folder's
-lock; the index follows."""
+"""`/memory undo`: revert the last change set (a tidy, a `/memory rm`, a save, a memory moved
+between scopes), whichever scope's folder keeps it, each file only while it is as the set left it
+(memory/store/reverting.py says how), under the locks of every folder it touches (taken in one
+order: memory_file.SCOPES'); their indexes follow."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from dataclasses import dataclass
 
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
+from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.store import trash
-from mini_claude.memory.store.changes import revert
+from mini_claude.memory.store.memory_file import SCOPES
 from mini_claude.memory.store.memory_store import MemoryStore
+from mini_claude.memory.store.reverting import revert
 from mini_claude.memory.store.trash import ChangeSetFolder, Manifest
 
 
@@ -26,18 +29,21 @@ class Reverted:
     left: list[str]  # one line per file left as it is, and why
 
 
-def last_change(store: MemoryStore) -> tuple[str, str]:
+def last_change(memories: MemoryScopes | MemoryStore) -> tuple[str, str]:
     """The last change set's id and what it was, e.g. `the tidy (2026-03-01 14:02, 3 changes)`."""
-    folder, manifest = _last(store)
+    _, folder, manifest = _last(MemoryScopes.of(memories))
     folder.close()
     return folder.id, manifest.described()
 
 
-def undo_last(store: MemoryStore, expected: str | None = None) -> Reverted:
+def undo_last(memories: MemoryScopes | MemoryStore, expected: str | None = None) -> Reverted:
     """Revert the last change set; when `expected` (the id the user was asked about) is not the
     last any more (another session changed a memory meanwhile), MemoryStoreError and nothing is done."""
-    with store.locked():
-        folder, manifest = _last(store)
+    scopes = MemoryScopes.of(memories)
+    with contextlib.ExitStack() as locks:
+        for store in _in_lock_order([store for store in scopes.stores() if store.root.is_dir()]):
+            locks.enter_context(store.locked())
+        store, folder, manifest = _last(scopes)
         with folder:
             if expected is not None and folder.id != expected:
                 raise MemoryStoreError(
@@ -45,36 +51,45 @@ def undo_last(store: MemoryStore, expected: str | None = None) -> Reverted:
                     "nothing was undone"
                 )
             applied = folder.state == trash.APPLIED  # else a crash stopped it: recovery not run yet
-            restored, left = revert(store.root, folder, manifest, applied, store.scan())
+            restored, left = revert(
+                store.root, folder, manifest, applied, scopes.scan(), roots=store.peers, own=store.scope
+            )
             try:
                 folder.set_state(trash.UNDONE)
             except OSError as error:
                 left.append(f"the trash could not note that this was undone: {safe_read.describe(error)}")
-        store.rebuild_index()
+        for each in scopes.stores():
+            each.rebuild_index()
     return Reverted(manifest, restored, left)
 
 
-def _last(store: MemoryStore) -> tuple[ChangeSetFolder, Manifest]:
-    """The newest set with a manifest (one without changed nothing); NothingToUndo when there is
-    none or it was undone, MemoryStoreError when its manifest is not usable."""
-    if (problem := store.root_problem()) is not None:
+def _in_lock_order(stores: list[MemoryStore]) -> list[MemoryStore]:
+    return sorted(stores, key=lambda store: SCOPES.index(store.scope))
+
+
+def _last(scopes: MemoryScopes) -> tuple[MemoryStore, ChangeSetFolder, Manifest]:
+    """The newest set with a manifest (one without changed nothing) of any scope's trash;
+    NothingToUndo when there is none or it was undone, MemoryStoreError when its manifest is not
+    usable."""
+    if (problem := scopes.project.root_problem()) is not None:
         raise MemoryStoreError(problem)
-    found: tuple[ChangeSetFolder, Manifest] | None = None
-    folders = trash.change_sets(store.root)
+    candidates = [(folder, store) for store in scopes.stores() for folder in trash.change_sets(store.root)]
+    candidates.sort(key=lambda pair: pair[0].id, reverse=True)  # ids begin with the UTC time
+    found: tuple[MemoryStore, ChangeSetFolder, Manifest] | None = None
     try:
-        for folder in folders:
+        for folder, store in candidates:
             with contextlib.suppress(FileNotFoundError):
-                found = folder, folder.read_manifest()
+                found = store, folder, folder.read_manifest()
                 break
     except (OSError, ValueError) as error:
         raise MemoryStoreError(f"cannot undo the last change: {error}") from error
     finally:
-        for folder in folders:
-            if found is None or folder is not found[0]:
+        for folder, _ in candidates:
+            if found is None or folder is not found[1]:
                 folder.close()
     if found is None:
         raise NothingToUndo("Nothing to undo.")
-    if found[0].state == trash.UNDONE:
-        found[0].close()
-        raise NothingToUndo(f"The last change, {found[1].described()}, was already undone.")
+    if found[1].state == trash.UNDONE:
+        found[1].close()
+        raise NothingToUndo(f"The last change, {found[2].described()}, was already undone.")
     return found

@@ -10,7 +10,8 @@ entries, so no budget or cache is needed.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 XDG_HOME_VARIABLES = {  # the XDG base folders inside home hold what a dot folder holds; their defaults
@@ -27,10 +28,12 @@ class SearchHiding:
 
     home: str
     private: frozenset[str]
+    # Paths a deny or ask rule covers (the walk must not be the way around the rule), if any.
+    ruled_out: Callable[[str], bool] | None = field(default=None, compare=False)
 
     def hides(self, path: str) -> bool:
         """Whether the walk skips `path` (real, not directly in home) as private."""
-        if path in self.private:
+        if path in self.private or (self.ruled_out is not None and self.ruled_out(path)):
             return True
         return "/." in path and mirrors_a_home_dot_entry(Path(path), Path(self.home))
 

@@ -1,9 +1,11 @@
-"""Who may read, write and run what: permission modes, path rules, and session grants.
+"""Who may read, write and run what in one session: the mode, the rules, the grants of this
+conversation, and asking.
 
 The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
 path as the model wrote it, so a sensitive place reached by another name is still judged by both);
-each either returns (allowed) or raises `PermissionDenied`. Asking goes through the `ask`
-callback, which the UI provides; no callback (print mode) means no one can say yes.
+each either returns (allowed) or raises `PermissionDenied`. What is allowed is decided by
+`decision.decide_file` and `shell_decision.ShellJudge`; asking goes through the `ask` callback,
+which the UI provides; no callback (print mode) means no one can say yes.
 """
 
 from __future__ import annotations
@@ -18,35 +20,35 @@ from typing import TYPE_CHECKING, Literal
 from mini_claude.core import prompts
 from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
-from mini_claude.core.paths import display_path, is_within, stays_in_its_folder, visible_path
+from mini_claude.core.paths import display_path, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.git import git_write_risk
-from mini_claude.safety.home_dotfiles import SearchHiding, is_home_dotfile, private_places
-from mini_claude.safety.settings_files import SETTINGS_REASON, is_settings_file
+from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file
+from mini_claude.safety.home_dotfiles import SearchHiding, private_places
+from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the rest of the code names them
+    GIT_CONFIG_REASON,
+    GIT_DIR_REASON,
+    GIT_HOOKS_REASON,
+    GIT_UNANSWERED_REASON,
+    HOME_DOTFILE_REASON,
+    INSTRUCTIONS_REASON,
+    OWN_SETTINGS_REASON,
+    RUNS_REASON,
+    SETTINGS_REASON,
+    Protections,
+)
+from mini_claude.safety.rules import Rule, RuleEntry, parse_rule
+from mini_claude.safety.shell_decision import ShellJudge
 
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
 
 Action = Literal["read", "write", "shell"]
 Answer = Literal["y", "a", "n"]
+CYCLED_MODES = ("ask", "accept-edits", "plan")  # Shift+Tab; bypass joins only when started in it
 
 log = logging.getLogger("mini_claude")
 
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
-GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
-GIT_HOOKS_REASON = "a hook git runs (its hooks folder or core.hooksPath, through any link)"
-GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"
-GIT_UNANSWERED_REASON = "git did not say which hooks and config files it uses here (why: the debug log)"
-_GIT_REASONS = {
-    "git_dir": GIT_DIR_REASON,
-    "hooks": GIT_HOOKS_REASON,
-    "git_config": GIT_CONFIG_REASON,
-    "unanswered": GIT_UNANSWERED_REASON,
-}
-OWN_SETTINGS_REASON = "mini-claude's own settings"
-HOME_DOTFILE_REASON = "a dotfile in your home folder"
-INSTRUCTIONS_FILE = "CLAUDE.md"  # as system_prompt.PROJECT_INSTRUCTIONS_FILE (which imports the memory store)
-INSTRUCTIONS_REASON = "the project's CLAUDE.md: instructions every later conversation starts with"
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,20 @@ class PermissionRequest:
     action: Action
     target: str  # a resolved path, or the shell command, with invisible characters made visible
     reason: str  # a short phrase for the UI, e.g. "outside the project"
-    allow_always: bool = True  # False when "a" would only allow this once (sensitive / outside writes)
+    always: str | None = None  # what answering "always" does ("allow Bash(npm test:*) in this project")
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
+
+    @property
+    def allow_always(self) -> bool:
+        return self.always is not None
 
 
 AskCallback = Callable[[PermissionRequest], Answer]
 # Builds a write's preview; called only when a question is asked (it may read the file).
 PreviewBuilder = Callable[[], "ChangePreview"]
+# Saves an "always" rule (allow, for the project) where later sessions read it, and adds it to
+# this session's rules; raises OSError or ValueError with a one-line reason when it cannot.
+RuleSaver = Callable[[str], None]
 
 
 class Permissions:
@@ -74,18 +83,28 @@ class Permissions:
         memory_dir: Path | None = None,
         protected_dirs: Iterable[Path] = (),
         home: Path | None = None,
+        rules: RuleSet | None = None,
+        save_rule: RuleSaver | None = None,
+        warn: Callable[[str], None] | None = None,
+        more_memory_dirs: Iterable[Path] = (),
         additional_dirs: Iterable[Path] = (),
     ) -> None:
-        """`additional_dirs` are treated as inside the project (--add-dir, additionalDirectories)."""
+        """`additional_dirs` count as the project's; `more_memory_dirs` as freely as `memory_dir`."""
         self.project_dir = _real(project_dir)
         self.additional_dirs = [_real(folder) for folder in additional_dirs]
         self.mode = mode
+        self.bypass_allowed = mode == "bypass"  # bypass is only ever started with, never cycled into
         self.ask = ask
-        self._memory_folder = Path(os.path.expanduser(memory_dir)) if memory_dir is not None else None
+        self.rules = rules if rules is not None else RuleSet()
+        self.save_rule, self.warn = save_rule, warn or (lambda line: log.warning("%s", line))
+        folders = [memory_dir, *more_memory_dirs] if memory_dir is not None else [*more_memory_dirs]
+        self._memory_folders = [Path(os.path.expanduser(folder)) for folder in folders]
         self.protected_dirs = [_real(p) for p in protected_dirs]
-        self._home_named = home if home is not None else Path.home()
-        self.home = _real(self._home_named)
-        self._grants: set[tuple[str, Action]] = set()
+        self.home = _real(home if home is not None else Path.home())
+        self.protections = Protections(self.project_dir, home or Path.home(), self.protected_dirs)
+        self.scope = Scope((self.project_dir, *self.additional_dirs))
+        self.shell = ShellJudge(self.project_dir, self.home, self.protections)
+        self._mode_before_answer: str | None = None  # set while an answer changed the mode
 
     @property
     def mode(self) -> str:
@@ -96,159 +115,157 @@ class Permissions:
         if value not in PERMISSION_MODES:
             raise ValueError(f"permission mode {value!r} is not one of: {', '.join(PERMISSION_MODES)}")
         self._mode = value
+        self._mode_before_answer = None  # chosen by the user: it outlives the conversation
+
+    def next_mode(self) -> str:
+        """Shift+Tab: default → accept-edits → plan → (bypass, when started in it) → default."""
+        cycle = (*CYCLED_MODES, "bypass") if self.bypass_allowed else CYCLED_MODES
+        index = cycle.index(self.mode) if self.mode in cycle else -1
+        self.mode = cycle[(index + 1) % len(cycle)]
+        return self.mode
+
+    def set_mode_for_conversation(self, mode: str) -> None:
+        """A mode an answer chose ("always" on an edit, an approved plan): the next conversation
+        starts in the mode before it."""
+        before = self._mode_before_answer or self.mode
+        self.mode = mode
+        self._mode_before_answer = before
+
+    def new_conversation(self) -> None:
+        """/clear and /resume: this conversation's grants end with it."""
+        self.scope.read_folders.clear()
+        if self._mode_before_answer is not None:
+            self.mode = self._mode_before_answer
 
     @property
-    def memory_dir(self) -> Path | None:
-        """Where the model writes memories freely (resolved); None while the memory folder is a
-        symlink out of the folder that holds it. Judged at every check: a folder can be swapped."""
-        folder = self._memory_folder
-        return _real(folder) if folder is not None and stays_in_its_folder(folder) else None
+    def memory_dirs(self) -> tuple[Path, ...]:
+        """Where the model writes memories freely (resolved), but a memory folder that is a symlink
+        out of the folder holding it. Judged at every check: a folder can be swapped."""
+        return tuple(_real(folder) for folder in self._memory_folders if stays_in_its_folder(folder))
 
     # --- the checks the tools call -------------------------------------------------------
 
     def check_read(self, tool: str, path: Path, *, written: Path | None = None) -> None:
         """`path` is resolved; `written` is the same path as the model named it (default: `path`)."""
-        if self._in_memory(path) or self.mode == "bypass":
-            return
-        private = self._private_reason(path, written or path)
-        if private is not None:
-            # Even inside the project (started in ~ or in ~/.config): keys and history live there.
-            request = PermissionRequest(tool, "read", _shown(path), private, allow_always=False)
-            self._ask(request, told=self._named(written or path))
-            return
-        if self._in_project(path) or (tool, "read") in self._grants:
-            return
-        self._ask(PermissionRequest(tool, "read", _shown(path), "outside the project"))
+        self._settle(tool, "read", path, written or path)
 
     def check_write(
         self, tool: str, path: Path, *, written: Path | None = None, preview: PreviewBuilder | None = None
     ) -> None:
         """`path` is resolved; `written` is the same path as the model named it (default: `path`);
         `preview` builds what the question shows of the change."""
-        if self._in_memory(path):
+        self._settle(tool, "write", path, written or path, preview)
+
+    def confirm_write(
+        self, tool: str, path: Path, reason: str, preview: PreviewBuilder, *, every_mode: bool, refusal: str
+    ) -> None:
+        """A write that needs a yes for a reason of its caller's (a memory a person wrote, one the
+        whole team reads): asked in every mode but bypass, or in every mode; `refusal` is what the
+        model reads when no one can answer (print mode)."""
+        if self.mode == "bypass" and not every_mode:
             return
-        shown = _shown(path)
-        sensitive = self._sensitive_reason(path, written or path)
-        if sensitive is not None:
-            # Sensitive targets ask in every mode, and no earlier "a" covers them.
-            request = PermissionRequest(tool, "write", shown, sensitive, allow_always=False)
-            self._ask(request, preview, told=self._named(written or path))
-            return
-        if self.mode == "bypass":
-            return
-        if not self._in_project(path):
-            reason = "outside the project"
-            self._ask(PermissionRequest(tool, "write", shown, reason, allow_always=False), preview)
-            return
-        if self._is_project_instructions(path, written or path):
-            # Read into every later conversation's system prompt: a file read while exploring must
-            # not be able to plant instructions there unseen, so even accept-edits and "a" ask.
-            request = PermissionRequest(tool, "write", shown, INSTRUCTIONS_REASON, allow_always=False)
-            self._ask(request, preview)
-            return
-        if is_settings_file(path, written or path, self.project_dir):
-            # Read at every start: in a trusted folder it allows tools and sets the environment.
-            request = PermissionRequest(tool, "write", shown, SETTINGS_REASON, allow_always=False)
-            self._ask(request, preview)
-            return
-        if self.mode == "accept-edits" or (tool, "write") in self._grants:
-            return
-        self._ask(PermissionRequest(tool, "write", shown, "edit a project file"), preview)
+        if self.ask is None:
+            raise PermissionDenied(refusal)
+        request = PermissionRequest(tool, "write", _shown(path), reason)
+        self._answer(
+            Decision("ask", reason), request, preview, ends_turn=False
+        )  # a memory declined: work goes on
 
     def check_shell(self, tool: str, command: str) -> None:
-        if self.mode == "bypass" or (tool, "shell") in self._grants:
-            return
-        self._ask(PermissionRequest(tool, "shell", _shown_command(command), "run a shell command"))
+        decision = self.shell.decide(command, self.mode, self.rules, self._scope())
+        self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
 
     def hidden_from_search(self) -> SearchHiding | None:
-        """What a search walk skips, as check_read would ask for it, or None when it may see it
-        all (bypass): listing or grepping `~` must not read `~/.ssh` without a question."""
+        """What a search walk skips, as check_read would ask for or refuse it, or None when it
+        may see it all (bypass without read rules): listing or grepping `~` must not read
+        `~/.ssh` without a question, nor a folder a rule keeps out."""
+        limited, ruled_out = self.rules.limits_reads, self.rules.keeps_out
         if self.mode == "bypass":
-            return None
+            return SearchHiding("", frozenset(), ruled_out) if limited else None
         private = [*self.protected_dirs, *private_places(self.home, self.project_dir)]
-        return SearchHiding(str(self.home), frozenset(str(path) for path in private))
-
-    # --- rules -------------------------------------------------------------------------
-
-    def _in_project(self, path: Path) -> bool:
-        return any(is_within(path, folder) for folder in (self.project_dir, *self.additional_dirs))
-
-    def _in_memory(self, path: Path) -> bool:
-        memory_dir = self.memory_dir
-        return memory_dir is not None and is_within(path, memory_dir)
-
-    def _is_project_instructions(self, path: Path, written: Path) -> bool:
-        """Whether writing `path` (named `written`) changes the CLAUDE.md the system prompt reads:
-        that file, what a CLAUDE.md symlink leads to, or the name in any letter case (a
-        case-insensitive file system reads `claude.md` as it)."""
-        if Path(os.path.realpath(self.project_dir / INSTRUCTIONS_FILE)) == path:
-            return True
-        named = Path(os.path.normpath(written))
-        return any(
-            folder == self.project_dir and name.casefold() == INSTRUCTIONS_FILE.casefold()
-            for folder, name in ((path.parent, path.name), (_real(named.parent), named.name))
+        return SearchHiding(
+            str(self.home), frozenset(str(p) for p in private), ruled_out if limited else None
         )
 
-    def _sensitive_reason(self, path: Path, written: Path) -> str | None:
-        """Why writing `path` (named `written`) always needs a yes, or None for an ordinary file."""
-        # Any git directory on the way, not only the project's: started in repo/src, repo/.git is
-        # the one whose hooks run (and a submodule's or nested repository's count as much).
-        risk = git_write_risk(path, written, self.project_dir, self.home)
-        if risk == "git_dir":
-            return GIT_DIR_REASON
-        private = self._private_reason(path, written)  # ~/.gitconfig: a dotfile first
-        return private if private is not None or risk is None else _GIT_REASONS[risk]
+    # --- deciding and asking --------------------------------------------------------------
 
-    def _private_reason(self, path: Path, written: Path) -> str | None:
-        """Why reading or writing `path` (named `written`) always needs a yes, or None."""
-        return private_reason(path, written, self.project_dir, self._home_named, self.protected_dirs)
+    def _scope(self) -> Scope:
+        self.scope.memory_dirs = self.memory_dirs
+        return self.scope
 
-    def _named(self, written: Path) -> str:
-        """A sensitive path as the model named it, for the refusal it reads: the resolved one
-        (still shown in the question) would point it at another name to try."""
-        return display_path(Path(os.path.normpath(written)), self.project_dir)
+    def _settle(
+        self, tool: str, access: Literal["read", "write"], path: Path, written: Path,
+        preview: PreviewBuilder | None = None,
+    ) -> None:  # fmt: skip
+        decision = decide_file(
+            tool, access, path, written, self.mode, self.rules, self.protections, self._scope()
+        )
+        request = PermissionRequest(tool, access, _shown(path), decision.reason)
+        # A refusal names a sensitive path as the model named it: the resolved one (shown in the
+        # question) would point it at another name to try.
+        told = display_path(Path(os.path.normpath(written)), self.project_dir)
+        self._answer(decision, request, preview, told=told)
 
-    # --- asking --------------------------------------------------------------------------
-
-    def _ask(
-        self, request: PermissionRequest, preview: PreviewBuilder | None = None, *, told: str | None = None
-    ) -> None:
-        """Ask; `told` names the target in a refusal the model reads (default: the question's)."""
+    def _answer(
+        self, decision: Decision, request: PermissionRequest, preview: PreviewBuilder | None = None,
+        *, told: str | None = None, ends_turn: bool = True,
+    ) -> None:  # fmt: skip
+        if decision.behaviour == "allow":
+            return
         verb = _ACTION_VERBS[request.action]
         told = told if told is not None else request.target
+        if decision.behaviour == "deny":
+            key = "plan_mode_refused" if decision.plan else "permission_denied_by_rule"
+            raise PermissionDenied(
+                prompts.notice(key, tool=request.tool, verb=verb, target=told, reason=decision.reason)
+            )
         if self.ask is None:
             raise PermissionDenied(
                 prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)
             )
+        always = decision.always
+        request = replace(request, always=always.label if always is not None else None)
         if preview is not None:
             request = replace(request, preview=_built(preview))
         answer = self.ask(request)
-        log.info(
-            "permission %s %s %r (%s): %r",
-            request.tool,
-            request.action,
-            request.target,
-            request.reason,
-            answer,
-        )
-        if answer == "a" and request.allow_always:
-            self._grants.add((request.tool, request.action))
+        log.info("permission %s %s %r (%s): %r", request.tool, request.action, request.target,
+                 request.reason, answer)  # fmt: skip
+        if answer == "a" and always is not None:
+            self._grant(always)
             return
         if answer in ("y", "a"):
             return
-        raise PermissionDenied(prompts.notice("permission_denied", tool=request.tool, verb=verb, target=told))
+        key = "permission_denied" if ends_turn else "permission_declined"
+        raise PermissionDenied(
+            prompts.notice(key, tool=request.tool, verb=verb, target=told), refused_by_user=ends_turn
+        )
 
+    def _grant(self, always: Always) -> None:
+        if always.folder is not None:
+            self.scope.read_folders.add(always.folder)
+        if always.accept_edits and self.mode == "ask":
+            self.set_mode_for_conversation("accept-edits")
+        for text in always.rules:
+            self._save(text)
 
-def private_reason(
-    path: Path, written: Path, project_dir: Path, home: Path, protected_dirs: Iterable[Path]
-) -> str | None:
-    """Why `path` (resolved; named `written`) is private: mini-claude's own settings or a home
-    dotfile, or None. The one judgement for the file tools and for what start-up reads."""
-    if any(is_within(path, protected) for protected in protected_dirs):
-        return OWN_SETTINGS_REASON
-    if is_home_dotfile(path, written, home, project_dir):
-        return HOME_DOTFILE_REASON
-    return None
+    def _save(self, text: str) -> None:
+        """Keep an "always" rule: saved for later sessions when it can be, for this one anyway."""
+        if self.save_rule is not None:
+            try:
+                self.save_rule(text)
+                return
+            except (OSError, ValueError) as error:
+                self.warn(f"Could not save the rule {visible_text(text)}: {error} (it holds this session)")
+        self.add_rule(parse_rule(RuleEntry(text, "allow", "this session", self.project_dir), self.home))
+
+    def add_rule(self, rule: Rule) -> None:
+        """A rule in effect from now on (once: the same text, behaviour and source only once)."""
+        if not any(r.entry == rule.entry for r in self.rules.rules):
+            self.rules.rules = [*self.rules.rules, rule]
+
+    def remove_rule(self, text: str, source: str) -> None:
+        """The rule `text` that came from `source` is no longer in effect."""
+        self.rules.rules = [r for r in self.rules.rules if not (r.text == text and r.entry.source == source)]
 
 
 def _built(preview: PreviewBuilder) -> ChangePreview | None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
+from mini_claude.core.events import ToolEnding
 from mini_claude.safety.permissions import Permissions
 
 
@@ -21,7 +22,9 @@ class ToolResult:
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
-    detail: tuple[str, ...] = ()  # lines for the user under the tool line (output collapsed, a diff)
+    # lines for the user under the tool line (output collapsed, a diff, a memory saved: what and where)
+    detail: tuple[str, ...] = ()
+    ends_turn: ToolEnding | None = None  # the turn ends after this call (the user said no, …)
 
 
 class MemoryWriter(Protocol):
@@ -43,6 +46,21 @@ class MemoryWriter(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class PlanProposal:
+    plan: str
+    saved: Path | None  # where the plan was saved, None when it could not be
+
+
+@dataclass(frozen=True)
+class PlanAnswer:
+    choice: Literal["accept-edits", "ask", "keep-planning", "printed"]
+    words: str = ""  # what the user wants changed (keep-planning)
+
+
+PlanPresenter = Callable[[PlanProposal], PlanAnswer]
+
+
 @dataclass
 class ToolContext:
     project_dir: Path  # resolved working directory
@@ -54,3 +72,9 @@ class ToolContext:
     before_change: Callable[[Path], None] | None = None
     # Told what a running tool prints as it prints it (set around each call by the agent).
     output: Callable[[str], None] | None = None
+    # What read_file read (as shown to the user) since the last turn ended: a memory saved in the
+    # turn records them as where it may have come from.
+    files_read: list[str] = field(default_factory=list)
+    plans_dir: Path | None = None  # where exit_plan_mode saves plans (the project's `plans/`)
+    # Shows a plan and reads the user's answer (the UI's); None: no one can answer.
+    present_plan: PlanPresenter | None = None

@@ -69,6 +69,7 @@ def read_file(
         raise ToolError(
             prompts.notice("read_offset_past_end", path=shown, offset=first, lines=read.last_seen)
         )
+    ctx.files_read.append(shown)
     body = "".join(lines)
     last = first + len(lines) - 1
     if stop == "lines":

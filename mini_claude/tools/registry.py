@@ -105,7 +105,10 @@ class ToolRegistry:
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
-            return ToolResult(str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True)
+            return ToolResult(
+                str(denied), PERMISSION_DENIED_SUMMARY, is_error=True, denied=True,
+                ends_turn="refused_by_user" if denied.refused_by_user else None,
+            )  # fmt: skip
         except ToolError as error:
             message = str(error)
             return ToolResult(message, short_form(message) or name, is_error=True)
@@ -127,7 +130,7 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
-    from mini_claude.tools import files, patterns, search, shell, walk
+    from mini_claude.tools import files, patterns, plan, search, shell, walk
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -136,6 +139,7 @@ def default_registry() -> ToolRegistry:
         "list_files": search.list_files,
         "grep_search": search.grep_search,
         "run_shell": shell.run_shell,
+        "exit_plan_mode": plan.exit_plan_mode,
     }
     limits = {
         "max_lines": files.MAX_LINES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 # The table lists categories in this order; a case with another category is a collection error.
-CATEGORIES = ("paths", "memory", "crashes", "server", "secrets", "terminal", "context")
+CATEGORIES = ("paths", "permissions", "memory", "crashes", "server", "secrets", "terminal", "context")
 
 
 def case(category: str, expected: str) -> pytest.MarkDecorator:

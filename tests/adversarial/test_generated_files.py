@@ -15,10 +15,17 @@ import pytest
 from mini_claude.core import config
 from mini_claude.core.events import Notice
 from tests.adversarial.cases import case
-from tests.adversarial.world import last_tool_result, snapshot, snapshot_but_transcripts
+from tests.adversarial.world import snapshot, snapshot_but_transcripts
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.kit import main_calls, memory_text, must_finish_within, result_text, system_text
+from tests.kit import (
+    last_result_in_conversation,
+    main_calls,
+    memory_text,
+    must_finish_within,
+    prompt_index_lines,
+    system_text,
+)
 from tests.tool_harness import Tools
 
 SECRET = "PLANTED-5c0a9"
@@ -60,7 +67,8 @@ def model_calls(harness: Harness, api_env: FakeAnthropic, tool: str, **tool_inpu
     api_env.stream_replies.extend([tool_reply(tool, tool_input), text_reply("Done.")])
     with must_finish_within(20):
         harness.turn("please do it")
-    return result_text(last_tool_result(api_env))
+    api_env.stream_replies.clear()  # a no ended the turn before the model's last reply was asked for
+    return last_result_in_conversation(harness.session.agent.messages)
 
 
 def assert_index_is_a_regular_file_listing(folder: Path, *names: str) -> None:
@@ -133,7 +141,7 @@ def test_memory_md_that_is_a_folder(api_env: FakeAnthropic, memory_dir: Path) ->
 
     [warning] = warnings_of(harness)
     assert warning.startswith("Memory index not refreshed: cannot write MEMORY.md: ") and "\n" not in warning
-    assert "deploys go out on Thursdays" in system.split("<memory-index>")[1]
+    assert "deploys go out on Thursdays" in "\n".join(prompt_index_lines(system))
     assert (memory_dir / "MEMORY.md").is_dir()
 
 
@@ -249,8 +257,8 @@ def test_memory_folder_symlink_out_is_not_the_free_memory_folder(
     # folder leads to (the git and dotfile rules judge the path as written as well as resolved).
     reasons = [question.reason for question in harness.questions]
     assert reasons == ["a dotfile in your home folder"] * 2
-    assert "denied permission" in read and SECRET not in read
-    assert "denied permission" in written
+    assert "refused permission" in read and SECRET not in read
+    assert "refused permission" in written
     assert snapshot(folder) == before
 
 

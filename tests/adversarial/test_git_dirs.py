@@ -171,7 +171,7 @@ def test_write_into_a_git_dir_by_another_name(
 
     result = attempt(tools, tool, written)
 
-    assert result.is_error and result.content.startswith(f"The user denied permission for {tool}")
+    assert result.is_error and result.content.startswith(f"The user refused permission for {tool}")
     [question] = tools.user.questions
     assert (question.action, question.reason, question.allow_always) == ("write", GIT_DIR_REASON, False)
     assert question.target == str(resolved)  # the real place, whatever name the model used
@@ -247,7 +247,7 @@ def test_git_name_in_another_case_or_a_new_pointer_file(
     assert snapshot(tmp_path) == before
 
 
-LOOKALIKES = [".gitignore", ".github/workflows/ci.yml", "docs/HEAD", "data/objects/a.json", "my.git.txt"]
+LOOKALIKES = [".gitignore", ".github/CODEOWNERS", "docs/HEAD", "data/objects/a.json", "my.git.txt"]
 
 
 @case("paths", "files that only look git-ish (.gitignore, .github/, a lone HEAD, objects/) don't ask")

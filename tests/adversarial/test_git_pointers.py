@@ -412,7 +412,7 @@ def test_shell_is_not_judged_by_paths(project_dir: Path, api_env: FakeAnthropic)
 
     api_env.stream_replies.extend([tool_reply("run_shell", {"command": command}), text_reply("ok")])
     bypass = cli.run("-p", "go", "--permission-mode", "bypass")
-    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "true"}), text_reply("ok")])
+    api_env.stream_replies.extend([tool_reply("run_shell", {"command": "touch made"}), text_reply("ok")])
     asked = cli.run("-p", "go", "--permission-mode", "accept-edits")
 
     assert bypass.returncode == 0 and (project / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\n"

@@ -124,7 +124,7 @@ def test_memory_files_and_side_files_are_never_written_through(
         os.link(path, link)
         link.chmod(0o644)
         originals[key] = link.read_bytes()
-    harness = Harness().start()
+    harness = Harness(answers=["y"]).start()  # a memory written by hand: its change asks first
     harness.session.warm_up()  # writes down whose project folder this is
     api_env.plain_replies.append(choose("project_deploys.md"))
     api_env.responder = hold_replies_until_recall_settles

@@ -79,7 +79,7 @@ def test_home_as_project_reading_a_dotfile_asks(home: Home, path: str, mode: str
 
     result = tools.run("read_file", file_path=path)
 
-    assert result.is_error and result.content.startswith("The user denied permission for read_file")
+    assert result.is_error and result.content.startswith("The user refused permission for read_file")
     [question] = tools.user.questions
     assert (question.action, question.reason, question.allow_always) == ("read", DOTFILE_REASON, False)
     assert question.target.startswith(f"{home.home}/.")

@@ -118,7 +118,7 @@ def test_path_outside_the_project(places: Places, kind: str, tool: str) -> None:
     result = tools.run(tool, **tool_input(tool, file_arg, folder_arg))
 
     assert result.is_error
-    assert result.content.startswith(f"The user denied permission for {tool}"), result.content
+    assert result.content.startswith(f"The user refused permission for {tool}"), result.content
     [question] = tools.user.questions
     expected_target = folder_real if tool in ("list_files", "grep_search") else file_real
     assert question.target == str(expected_target)
@@ -153,7 +153,7 @@ def test_sensitive_write_target(places: Places, target: str, mode: str) -> None:
 
     assert not first.is_error, first.content
     assert edit.is_error and again.is_error
-    assert "denied permission" in edit.content and "denied permission" in again.content
+    assert "refused permission" in edit.content and "refused permission" in again.content
     assert path.read_text() == "first\n"
     assert [(q.tool, q.reason, q.allow_always) for q in tools.user.questions] == [
         ("write_file", reason, False),

@@ -52,11 +52,10 @@ def test_claude_md_by_another_name_asks(project_dir: Path, name: str) -> None:
     assert (project_dir / "docs/AGENTS.md").read_text() == "shared instructions\n"
 
 
-@case("paths", "a CLAUDE.md in a subfolder (not read at start-up) and any write in bypass: no extra question")
-def test_other_instruction_files_and_bypass_do_not_ask(project_dir: Path) -> None:
+@case("paths", "bypass writes CLAUDE.md, here or in a subfolder, without a question (as it writes anything)")
+def test_bypass_does_not_ask_for_instruction_files(project_dir: Path) -> None:
     (project_dir / "sub").mkdir()
-    tools = Tools(project_dir, "accept-edits")
-    assert not tools.run("write_file", file_path="sub/CLAUDE.md", content=CONTENT).is_error
     bypass = Tools(project_dir, "bypass")
     assert not bypass.run("write_file", file_path="CLAUDE.md", content=CONTENT).is_error
-    assert tools.user.questions == [] and bypass.user.questions == []
+    assert not bypass.run("write_file", file_path="sub/CLAUDE.md", content=CONTENT).is_error
+    assert bypass.user.questions == []

@@ -109,7 +109,8 @@ def test_write_question(harness: Harness, api_env: FakeAnthropic, project_dir: P
 
 @case("terminal", "a command's question: a payload in selectors or tag characters is marked on screen")
 def test_command_question(harness: Harness, api_env: FakeAnthropic) -> None:
-    command = "echo " + FAMILIES["selectors_between_letters"] + " # " + FAMILIES["tag_characters"]
+    # (not `echo`: a read-only command runs without a question)
+    command = "touch " + FAMILIES["selectors_between_letters"] + " # " + FAMILIES["tag_characters"]
     rows = _questions(harness, api_env, "run_shell", {"command": command})
     assert rows and all(raw_hidden(row) == [] for row in rows)
     assert "\\U000e0153" in "".join(rows) and "\\U000e0063" in "".join(rows)  # "c" as a selector, a tag

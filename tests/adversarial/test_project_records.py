@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_folder_name, project_state_dir, projects_dir
-from mini_claude.memory.store.project_record import RECORD_FILE, RECORD_MAX_BYTES, read_record, record_project
+from mini_claude.memory.project_record import RECORD_FILE, RECORD_MAX_BYTES, read_record, record_project
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.settings_files import SETTINGS_REASON
+from mini_claude.safety.protections import SETTINGS_REASON
 from tests.adversarial.cases import case
 from tests.tool_harness import Tools
 

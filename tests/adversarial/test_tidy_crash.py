@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.config import project_memory_dir
+from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store.changes import Change
 from mini_claude.memory.store.memory_store import MemoryStore
 from tests.adversarial.cases import case
@@ -34,11 +35,16 @@ def memory_folder(project_dir: Path) -> Path:
     return project_memory_dir(str(project_dir.resolve()))
 
 
+def fact_in(folder: Path, number: int) -> str:
+    """A fact's file as written, without the lines saying who wrote it (a tidy stamps its own)."""
+    return without_provenance((folder / f"project_fact_{number}.md").read_text())
+
+
 def versions(folder: Path) -> list[str]:
     """Each fact's version (A or B), in order."""
     found = []
     for number in range(FACTS):
-        text = (folder / f"project_fact_{number}.md").read_text()
+        text = fact_in(folder, number)
         found.append(next(v for v in "AB" if text == fact(number, v)))
     return found
 
@@ -120,10 +126,10 @@ def test_a_tidy_killed_after_its_last_write_stands(
 
     assert "Memory: the tidy (" in stderr
     assert "3 changes) was interrupted after its last change, and stands (/memory undo reverts it)." in stderr
-    assert all((memory_folder / f"project_fact_{n}.md").read_text() == fact(n, "B") for n in range(3))
+    assert all(fact_in(memory_folder, n) == fact(n, "B") for n in range(3))
     undone = Cli(project_dir).run("memory", "undo")
     assert undone.returncode == 0 and "The tidy was undone" in undone.stdout
-    assert all((memory_folder / f"project_fact_{n}.md").read_text() == fact(n, "A") for n in range(3))
+    assert all(fact_in(memory_folder, n) == fact(n, "A") for n in range(3))
 
 
 @case("crashes", "killed before a change's first write (no manifest yet): the next start says nothing")
@@ -139,7 +145,9 @@ def test_a_change_killed_before_its_journal_leaves_nothing_to_say(
     stderr = start_a_session(api_env, project_dir)
 
     assert "interrupted" not in stderr and "Memory" not in stderr
-    assert not stopped.exists() and (memory_folder / "project_fact_0.md").read_text() == fact(0, "A")
+    assert not stopped.exists() and without_provenance(
+        (memory_folder / "project_fact_0.md").read_text()
+    ) == fact(0, "A")
 
 
 @case("crashes", "a journal whose file was edited by hand since the crash: that file is left, and said")

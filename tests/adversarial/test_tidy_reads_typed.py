@@ -6,6 +6,7 @@ which sits in the user's turn of the conversation as text the model read."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from mini_claude.agent.request_view import summary_block
 from mini_claude.app.mentions import ATTACHMENT_TAG
 from mini_claude.core import prompts
-from mini_claude.core.config import project_memory_dir, project_sessions_dir
+from mini_claude.core.config import log_file, project_memory_dir, project_sessions_dir
 from mini_claude.core.untrusted import wrap
 from mini_claude.memory.recall.selection import reminder_text
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -22,8 +23,8 @@ from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.ui.repl.shell_line import OUTPUT_TAG
 from tests.adversarial.cases import case
 from tests.cli_harness import Cli
-from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.kit import choose, memory_text
+from tests.fake_api import FakeAnthropic, RecordedRequest, Reply, text_reply, tool_reply
+from tests.kit import choose, main_calls, memory_text, wait_for_log_line
 from tests.tidy_kit import changes_answer, model, read_answer, seed, tidy_requests
 
 CANARIES = {
@@ -48,6 +49,20 @@ def sessions_query(api_env: FakeAnthropic, store: MemoryStore, sessions_dir: Pat
     return tidy_requests(api_env)[-1]
 
 
+def recall_lands_by_the_tool_turn(api_env: FakeAnthropic, request: RecordedRequest) -> Reply | None:
+    """Every side query chooses the canary memory. A recall that settles after its message's turn
+    is not pinned onto the next one, so on a busy machine every recall of the session could miss:
+    the tool turn's first reply waits until that turn's recall has settled (the REPL's debug log
+    says so), and the memory then goes in with the turn's next request."""
+    if not request.stream:
+        return choose("project_canary.md")
+    last = str(request.messages[-1]["content"])
+    recalled = any(CANARIES["memory"] in str(earlier.body) for earlier in main_calls(api_env))
+    if "and read tool.txt" in last and "tool_result" not in last and not recalled:
+        wait_for_log_line(log_file(), "for 'and read tool.txt'")
+    return None
+
+
 @case(
     "memory", "tidy reads of a real session what was typed: no !cat .env output, @file, memory or tool text"
 )
@@ -60,7 +75,7 @@ def test_a_real_sessions_added_text_never_reaches_tidy_as_the_users(
     (project_dir / ".env").write_text(f"API_TOKEN={CANARIES['env']}\n")
     (project_dir / "notes.txt").write_text(f"{CANARIES['file']}\n")
     (project_dir / "tool.txt").write_text(f"{CANARIES['tool']}\n")
-    api_env.responder = lambda request: None if request.stream else choose("project_canary.md")
+    api_env.responder = partial(recall_lands_by_the_tool_turn, api_env)
     api_env.stream_replies.extend(
         [
             text_reply("Noted."),

@@ -40,9 +40,14 @@ def snapshot(root: Path) -> dict[str, object]:
 
 
 def snapshot_but_transcripts(root: Path) -> dict[str, object]:
-    """`snapshot(root)` without this project's session transcripts, which every session writes."""
-    sessions = config.project_sessions_dir()
-    return {rel: state for rel, state in snapshot(root).items() if not (root / rel).is_relative_to(sessions)}
+    """`snapshot(root)` without this project's session transcripts and `project.json` (whose
+    project and repository its folder is kept for), which every session writes."""
+    sessions, record = config.project_sessions_dir(), config.project_state_dir() / "project.json"
+    return {
+        rel: state
+        for rel, state in snapshot(root).items()
+        if not (root / rel).is_relative_to(sessions) and root / rel != record
+    }
 
 
 # --- a whole session against the fake model server ---------------------------------------------------

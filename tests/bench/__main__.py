@@ -13,6 +13,8 @@ from mini_claude.core.config import project_memory_dir
 from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
 from tests.bench.context_rows import long_conversation_rows
 from tests.bench.dataset import write_memory_dir
+from tests.bench.locomo_rows import LEGEND as LOCOMO_LEGEND
+from tests.bench.locomo_rows import locomo_rows
 from tests.bench.memory_rows import manifest_row, rebuild_row
 from tests.bench.ranking_rows import candidates_row, coverage_row
 from tests.bench.recall_rows import first_token_row, typing_rows
@@ -43,8 +45,8 @@ side queries per message (typing): recall's side queries for those messages, per
   MINI_CLAUDE_EARLY_RECALL=off (one per message)
 relevant memory in the manifest: share of labelled messages (some in Chinese, Japanese, Korean; each
   memory's first message also after a pasted traceback, log, code or test run) whose memory is among
-  the 200 a recall offers, 5,000 memories of every age; baseline: the newest 200
-choosing candidates at scale: a fresh process (the index saved by an earlier one) chooses the 200 of
+  the 100 a recall offers, 5,000 memories of every age; baseline: the newest 100
+choosing candidates at scale: a fresh process (the index saved by an earlier one) chooses the 100 of
   10,000 memory files; baseline: a fresh process reads every header (what ranking them would need)
 recall manifest at scale: a recall's candidate choice + manifest over 10,000 memory files, fresh
   store; baseline: read and parse every file whole, same manifest
@@ -103,6 +105,9 @@ def main() -> int:
         print("memory at scale…", file=sys.stderr, flush=True)
         big_memory_dir = project_memory_dir(str(big))
         rows.append(coverage_row(root / "labelled", runs))
+        print("recall on LoCoMo…", file=sys.stderr, flush=True)
+        locomo, locomo_lines = locomo_rows(root / "locomo")
+        rows.extend(locomo)
         candidates, cold_build, index_bytes, newest = candidates_row(big_memory_dir, runs)
         rows.append(candidates)
         rows.append(manifest_row(big_memory_dir, runs))
@@ -119,6 +124,8 @@ def main() -> int:
     print(table(rows))
     print()
     print(LEGEND)
+    if locomo:
+        print(LOCOMO_LEGEND)
     print()
     print(f"info: idle REPL peak RSS {idle_rss.median / 1024:.0f} MiB "
           f"[{min(idle_rss.values) / 1024:.0f}–{max(idle_rss.values) / 1024:.0f}]")  # fmt: skip
@@ -132,6 +139,7 @@ def main() -> int:
         f"without an index), {index_bytes / 2**20:.1f} MiB on disk; today's newest-{MANIFEST_MAX_MEMORIES} "
         f"scan in a fresh process: {newest.describe()}"
     )
+    print("\n".join(locomo_lines))
     elapsed = time.perf_counter() - began
     print(f"info: {runs} runs of each side ({recall_runs} for recall), {cpus}, {elapsed:.0f} s in all")
     failed = [row.name for row in rows if not row.passed]

@@ -1,6 +1,6 @@
 """`python -m tests.bench.ranking_probe MODE DIR QUERY`: in this fresh process, time one way of
 choosing recall's candidates and print the seconds. MODE: `ranking` (the index), `scan` (read
-every header), `newest` (today's newest 200 by mtime)."""
+every header), `newest` (the newest the manifest holds, by mtime)."""
 
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def restamp(root: Path, seed: int) -> None:
 
 def coverage_row(root: Path, runs: int) -> Row:
     """Share of messages (short ones, and with a paste before them) whose relevant memory is
-    offered, against today's newest 200."""
+    offered, against the newest the manifest holds."""
     written = write_labelled_dir(root)
     labelled = written + pasted_messages(written)
     measured, baseline = Samples(unit="share"), Samples(unit="share")
@@ -144,7 +144,7 @@ def probe(mode: str, root: Path) -> float:
 def candidates_row(root: Path, runs: int) -> tuple[Row, float, int, Samples]:
     """Choosing candidates in a fresh process with the index on disk (a second session), against
     reading every header (what choosing by relevance costs without an index). Also returns the
-    index's cold build time, its size, and today's newest-200 scan (for the info lines)."""
+    index's cold build time, its size, and a scan of the newest (for the info lines)."""
     index = root / INDEX_FILE
     index.unlink(missing_ok=True)
     cold = probe("ranking", root)

@@ -19,6 +19,7 @@ from mini_claude.app.instructions.reading import (
     shown_path,
 )
 from mini_claude.app.mentions import find_mentions
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import written_path
 
 IMPORT_MAX_DEPTH = 5  # hops from a file the hierarchy reads, as Claude Code allows
@@ -62,14 +63,17 @@ class Gathered:
 
     def read(self, path: Path, places: Places, chosen: Chosen) -> FileText | None:
         """The file's text, or None: not there (said nowhere), already read, or skipped (said)."""
-        if not os.path.lexists(path) or not self.first_time(path):
-            return None
         try:
+            if not os.path.lexists(path) or not self.first_time(path):
+                return None
             found = read_instruction(path, places, chosen)
         except FileNotFoundError:
             return None
         except NotRead as refused:
             self.skipped.append(Skipped(path, str(refused)))
+            return None
+        except OSError as error:  # a link swapped for a file while it was resolved: never a crash
+            self.skipped.append(Skipped(path, f"{path.name} not read: {safe_read.describe(error)}"))
             return None
         if found.warning is not None:
             self.decoding.append(found.warning)

@@ -1,6 +1,7 @@
-"""CLAUDE.local.md holds one person's notes for a project: it belongs in .gitignore. Git itself
-says whether it is ignored already (`git check-ignore`, which knows every ignore file and rule);
-adding it appends one line to the `.gitignore` at the top of the work tree."""
+"""CLAUDE.local.md holds one person's notes for a project, and `.mini-claude/settings.local.json`
+their own permission rules: they belong in .gitignore. Git itself says whether one is ignored
+already (`git check-ignore`, which knows every ignore file and rule); adding it appends one line
+to the `.gitignore` at the top of the work tree."""
 
 from __future__ import annotations
 
@@ -20,15 +21,15 @@ GITIGNORE_MAX_BYTES = 1_000_000
 IGNORED, NOT_IGNORED = 0, 1  # `git check-ignore -q`'s exit statuses (128: it could not tell)
 
 
-def unignored_local_file(cwd: Path) -> Path | None:
-    """The work tree's root when CLAUDE.local.md is not ignored there yet; None when it is, when
-    there is no work tree, or when git cannot tell."""
+def unignored_local_file(cwd: Path, name: str = LOCAL_FILE) -> Path | None:
+    """The work tree's root when `name` (a path from the root) is not ignored there yet; None
+    when it is, when there is no work tree, or when git cannot tell."""
     root = git_work_tree_root(Path(os.path.realpath(cwd)))
     if root is None:
         return None
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "check-ignore", "-q", "--no-index", LOCAL_FILE],
+            ["git", "-C", str(root), "check-ignore", "-q", "--no-index", "--", name],
             stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
@@ -36,8 +37,8 @@ def unignored_local_file(cwd: Path) -> Path | None:
     return root if done.returncode == NOT_IGNORED else None
 
 
-def ignore_local_file(root: Path) -> str:
-    """Append CLAUDE.local.md to `root`/.gitignore; a line saying what was done (or why not)."""
+def ignore_local_file(root: Path, name: str = LOCAL_FILE) -> str:
+    """Append `name` to `root`/.gitignore; a line saying what was done (or why not)."""
     path = root / GITIGNORE
     try:
         info = os.lstat(path)
@@ -46,7 +47,7 @@ def ignore_local_file(root: Path) -> str:
     except OSError as error:
         return f"{GITIGNORE} not changed: {error.strerror}"
     if info is not None and not stat.S_ISREG(info.st_mode):
-        return f"{GITIGNORE} is not a regular file: add {LOCAL_FILE} to it yourself"
+        return f"{GITIGNORE} is not a regular file: add {name} to it yourself"
     before = ""
     if info is not None:
         try:
@@ -54,13 +55,11 @@ def ignore_local_file(root: Path) -> str:
         except OSError as error:
             return f"{GITIGNORE} not changed: {safe_read.describe(error)}"
         if found.was_cut:
-            return (
-                f"{GITIGNORE} is over {safe_read.format_size(GITIGNORE_MAX_BYTES)}: add {LOCAL_FILE} yourself"
-            )
+            return f"{GITIGNORE} is over {safe_read.format_size(GITIGNORE_MAX_BYTES)}: add {name} yourself"
         before = found.data.decode("utf-8", "surrogateescape")
     separator = "" if not before or before.endswith("\n") else "\n"
     try:
-        write_atomic(path, f"{before}{separator}{LOCAL_FILE}\n")
+        write_atomic(path, f"{before}{separator}{name}\n")
     except OSError as error:
         return f"{GITIGNORE} not changed: {error.strerror}"
-    return f"Added {LOCAL_FILE} to {GITIGNORE}."
+    return f"Added {name} to {GITIGNORE}."

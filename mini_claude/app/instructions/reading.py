@@ -21,7 +21,7 @@ from mini_claude.core.config import app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.paths import is_within, visible_path
-from mini_claude.safety.permissions import private_reason
+from mini_claude.safety.protections import private_reason
 
 INSTRUCTION_FILE_MAX_BYTES = 40_000  # each file; the total is capped in hierarchy.py
 # File names that hold keys and passwords: never instructions, whoever names them.

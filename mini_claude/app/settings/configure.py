@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mini_claude.app.instructions.reading import shown_path
+from mini_claude.app.permission_setup import validate_flag_rules
 from mini_claude.app.settings.files import (
     SettingsError,
     SettingsFile,
@@ -19,8 +20,10 @@ from mini_claude.app.settings.files import (
     settings_locations,
 )
 from mini_claude.app.settings.merge import UNTRUSTED_SCOPES, Merged, checked, merge
-from mini_claude.app.settings.trust import TRUST_FILE, TrustStore, gated_parts
-from mini_claude.core.config import ConfigError, Settings, git_work_tree_root, load_settings
+from mini_claude.app.settings.trust import TRUST_FILE, TrustStore, gated_parts, team_memory_parts
+from mini_claude.app.settings.values import FileValues
+from mini_claude.core.config import Settings, git_work_tree_root, load_settings
+from mini_claude.core.env_values import ConfigError, memory_mode
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 
@@ -41,12 +44,17 @@ class Flags:
     append_system_prompt: str | None = None
     system_prompt: str | None = None
     trust_folder: bool = False
+    allowed_tools: tuple[str, ...] = ()  # --allowedTools / --disallowedTools, as given
+    disallowed_tools: tuple[str, ...] = ()
 
 
 def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore | None = None) -> Settings:
     """Settings for a run started in the working directory; `ask_trust` (the REPL's question, or
     None: print mode never asks) is asked once per folder whose files would do more than
     instruct. ConfigError for a flag that cannot be used."""
+    problem = validate_flag_rules(flags.allowed_tools, flags.disallowed_tools)
+    if problem is not None:  # before the trust question: the run stops here
+        raise ConfigError(problem)
     cwd = Path(os.path.realpath(os.getcwd()))
     root, home = git_work_tree_root(cwd) or cwd, Path(os.path.realpath(Path.home()))
     files, read_notes = _read_files(root, home, flags.settings)
@@ -57,6 +65,8 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
     ]
+    if not _memory_off(found):  # with memory off the team's memories would not be loaded anyway
+        gated += team_memory_parts(root)
     trust = trust or TrustStore()
     trusted, how = _trusted(root, gated, flags.trust_folder, ask_trust, trust)
     merged = merge(found, trusted=trusted, root=root, home=home)
@@ -71,9 +81,11 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         setters = [f"{name} is set by {file}" for name, (_, file) in merged.env.items() if name in str(error)]
         raise ConfigError("; ".join([str(error), *setters])) from None
     folders, dir_notes = _additional_dirs(flags.add_dirs, merged)
-    notes = [*read_notes, *merged.notes, *dir_notes, *_trust_notes(root, merged, how), *_rules_note(merged)]
+    notes = [*read_notes, *merged.notes, *dir_notes, *_trust_notes(root, merged, how)]
     return replace(
         settings,
+        allowed_tools=flags.allowed_tools,
+        disallowed_tools=flags.disallowed_tools,
         additional_dirs=folders,
         append_system_prompt=flags.append_system_prompt,
         system_prompt=flags.system_prompt,
@@ -86,6 +98,16 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         },
         notes=tuple(notes),
     )
+
+
+def _memory_off(found: list[tuple[SettingsFile, FileValues]]) -> bool:
+    """Whether automatic memory will be off: MINI_CLAUDE_MEMORY, else the last file's
+    autoMemoryEnabled (a key that counts trusted or not)."""
+    given = [values.scalars["memory_enabled"] for _, values in found if "memory_enabled" in values.scalars]
+    try:
+        return memory_mode(default="off" if given and given[-1] is False else "on") == "off"
+    except ConfigError:  # load_settings says what is wrong with it
+        return False
 
 
 def _read_files(root: Path, home: Path, flag: str | None) -> tuple[list[SettingsFile], list[str]]:
@@ -159,18 +181,6 @@ def _trust_notes(root: Path, merged: Merged, how: str) -> list[str]:
     else:
         fix = "not a trusted folder: start mini-claude here in a terminal to answer, or pass --trust-folder"
     return [*notes, f"Ignored {ignored}: {fix}"]
-
-
-def _rules_note(merged: Merged) -> list[str]:
-    """Rules are kept with their files for the permission checker; until it applies them, say so
-    (a `deny` the user counts on must not look enforced)."""
-    if not merged.rules:
-        return []
-    files = ", ".join(dict.fromkeys(rule.source for rule in merged.rules))
-    count = f"{len(merged.rules)} permission rule{'s' if len(merged.rules) != 1 else ''}"
-    return [
-        f"{count} in {files} not applied by this version yet: tools ask (or not) as the permission mode says"
-    ]
 
 
 def _additional_dirs(flagged: tuple[str, ...], merged: Merged) -> tuple[tuple[Path, ...], list[str]]:

@@ -1,7 +1,8 @@
 """Folder trust. A repository's files can do more than instruct: allow tools without asking, set
 the environment (a model server, a key), widen the project, change the permission mode, remove
-saved sessions, run hooks. Those parts of its settings take effect only in a folder the user
-trusts; instructions are read either way. The answer is remembered per folder (the project root)
+saved sessions, run hooks, give the model the team's memories (`.mini-claude/memory`, loaded
+into its memory index and recall). Those take effect only in a folder the user trusts;
+instructions are read either way. The answer is remembered per folder (the project root)
 in ~/.mini-claude/trusted-folders.json, private to the user, updated under a lock so that two
 sessions answering at once both keep their answer.
 """
@@ -17,12 +18,14 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from mini_claude.app.settings.files import shown_setting_path
 from mini_claude.app.settings.values import FileValues
-from mini_claude.core.config import app_home
+from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, private_folder
 from mini_claude.core.untrusted import visible_text
+from mini_claude.memory.scopes import MemoryScopes
 
 TRUST_FILE = "trusted-folders.json"
 TRUST_LOCK = ".trusted-folders.lock"
@@ -39,6 +42,10 @@ LATER_PARTS = {
 }
 
 
+# A mode a project's file may start in without trust: they ask as much as the default or more.
+UNGATED_MODES = (None, "ask", "plan")
+
+
 class TrustFileError(OSError):
     """The trust file cannot be used; the message says why and how to fix it."""
 
@@ -50,10 +57,12 @@ def gated_parts(values: FileValues) -> list[str]:
     if allow:
         parts.append("allow without asking: " + _few(allow))
     mode = values.scalars.get("permission_mode")
-    if mode not in (None, "ask"):
+    if mode not in UNGATED_MODES:
         parts.append(f"start in {mode} mode" + (" (nothing asks first)" if mode == "bypass" else ""))
     if values.additional_dirs:
         parts.append("treat as part of the project: " + _few(values.additional_dirs))
+    if values.scalars.get("read_only_commands") is True:
+        parts.append("run read-only commands without asking (ls, cat, git status, …)")
     if values.env:
         parts.append(
             "set environment variables: " + _few([f"{k}={_short(v)}" for k, v in values.env.items()])
@@ -70,6 +79,18 @@ def gated_parts(values: FileValues) -> list[str]:
     return parts
 
 
+def team_memory_parts(root: Path) -> list[str]:
+    """The team's memories in the repository at `root` (the working directory's), if there are
+    any that a trusted folder would load: a line saying so, as `gated_parts` says a file's parts."""
+    scopes = MemoryScopes.for_settings(Settings())  # the working directory's folders, not trusted
+    count = scopes.unloaded_team_memories()
+    if scopes.team is None or not count:
+        return []
+    memories = "1 team memory" if count == 1 else f"{count} team memories"
+    folder = shown_setting_path(scopes.team.root, root)
+    return [f"{folder}: give the model {memories} (its memory index and recall)"]
+
+
 def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
     """`values` less what needs trust, and the names of what was taken out."""
     kept = FileValues(
@@ -80,8 +101,10 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
         {k: v for k, v in values.unused.items() if k not in LATER_PARTS},
         values.problems,
     )
-    if kept.scalars.get("permission_mode") not in (None, "ask"):
+    if kept.scalars.get("permission_mode") not in UNGATED_MODES:
         del kept.scalars["permission_mode"]
+    if kept.scalars.get("read_only_commands") is True:  # turning them off needs no trust
+        del kept.scalars["read_only_commands"]
     removed = [
         name
         for name, present in (
@@ -90,6 +113,7 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("additionalDirectories", bool(values.additional_dirs)),
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
+            ("readOnlyCommands", values.scalars.get("read_only_commands") is True),
             *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
         if present

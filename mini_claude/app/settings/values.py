@@ -1,8 +1,8 @@
 """The keys a settings file may hold, each checked: Claude Code's names where they mean the same
 (`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`), and this project's own
-(`contextWindow`, `earlyRecall`). A value of the wrong kind is ignored with a line saying what it
-must be; keys mini-claude does not use are named in one line per file (and kept, untouched, for
-the parts that may read them later: `hooks`, MCP servers)."""
+(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`). A value of the wrong kind is
+ignored with a line saying what it must be; keys mini-claude does not use are named in one line
+per file (and kept, untouched, for the parts that may read them later: `hooks`, MCP servers)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ ENV_VALUE_MAX_CHARS = 10_000
 DIRS_MAX = 50
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Modes other tools have that mini-claude does not (yet): said so, the mode left as it was.
-NOT_AVAILABLE_MODES = ("plan", "dontAsk")
+NOT_AVAILABLE_MODES = ("dontAsk",)
 
 
 class Wrong(ValueError):
@@ -86,7 +86,10 @@ SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "autoMemoryEnabled": ("memory_enabled", _switch),
     "cleanupPeriodDays": ("session_retention_days", _whole(0, "days")),
 }
-PERMISSION_SCALARS = {"defaultMode": ("permission_mode", _mode)}
+PERMISSION_SCALARS = {
+    "defaultMode": ("permission_mode", _mode),
+    "readOnlyCommands": ("read_only_commands", _switch),  # ours: read-only commands run unasked
+}
 
 
 def check_values(data: dict[str, Any]) -> FileValues:

@@ -18,6 +18,7 @@ Rules the parser follows:
   (spaces and tabs around it are ignored).
 - Inside the block: blank lines and `#` comment lines are skipped; other lines are split at their
   first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins.
+- A key without a value followed by `- item` lines (a YAML list) holds the items joined by `, `.
 - A value is plain (surrounding whitespace stripped), `'single'` (`''` stands for `'`) or
   `"double"`: a JSON string, where YAML's `\xHH` and `\UHHHHHHHH` escapes are accepted too.
 - Every value is passed through `fold_value`, so no parsed value contains a line break.
@@ -182,10 +183,16 @@ def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str
     fields: dict[str, str] = {}
     first_seen: dict[str, int] = {}
     lines = scan_lines(text[: block.inner_end], block.inner_start)
+    list_key: str | None = None  # the key whose `- item` lines these are
     for line_no, (content, _, _, _) in enumerate(lines, start=block.open_line + 1):
         stripped = content.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        if list_key is not None and stripped.startswith("- "):
+            item = _parse_value(stripped[2:], line_no, warnings)
+            fields[list_key] = f"{fields[list_key]}, {item}" if fields[list_key] else item
+            continue
+        list_key = None
         raw_key, colon, raw_value = content.partition(":")
         key = raw_key.strip()
         if not colon or not _KEY.fullmatch(key):
@@ -203,6 +210,7 @@ def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str
             continue
         fields[key] = _parse_value(raw_value, line_no, warnings)
         first_seen[key] = line_no
+        list_key = None if fields[key] else key
     return fields
 
 

@@ -5,6 +5,7 @@ blocking; each memory reaches the conversation once. Exiting never waits for it 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mini_claude.core import prompts
 from mini_claude.memory.recall.ranking import ranking_for
 from mini_claude.memory.recall.rules import (
     adds_little,
@@ -27,6 +29,9 @@ from mini_claude.memory.recall.selection import (
     reminder_text,
     select_relevant,
 )
+from mini_claude.memory.scopes import MemoryScopes
+from mini_claude.memory.staleness import check_paths, expired, expiry_condition
+from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 
 log = logging.getLogger("mini_claude.recall")
@@ -39,7 +44,7 @@ class RecalledMemories:
     """Memories ready for the model: one reminder text block per memory."""
 
     blocks: list[dict[str, Any]] = field(default_factory=list)
-    file_names: list[str] = field(default_factory=list)
+    file_names: list[str] = field(default_factory=list)  # the memories' keys (MemoryFile.key)
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ class _Job:
     # An adopted draft the sent message relies on instead of a recall of its own: if it fails,
     # that recall runs after all.
     stands_for: str | None = None
-    result: list[tuple[str, str]] = field(default_factory=list)  # (file name, reminder text)
+    result: list[tuple[str, str]] = field(default_factory=list)  # (memory's key, reminder text)
 
 
 class MemoryRecall:
@@ -71,15 +76,20 @@ class MemoryRecall:
 
     def __init__(
         self,
-        store: MemoryStore,
+        memories: MemoryScopes | MemoryStore,
         llm: SideQuery,
         *,
         clock: Callable[[], float] = time.time,
         on_settled: Callable[[], None] | None = None,
         on_recalled: Callable[[tuple[str, ...]], None] | None = None,
+        ready: Callable[[], None] = lambda: None,
+        enabled: bool = True,
     ) -> None:
-        self.store = store
+        self.memories = MemoryScopes.of(memories)
+        self.store = self.memories.project
         self.llm = llm
+        self.ready = ready  # waited for before the first recall (memory start-up: whose memories)
+        self.enabled = enabled  # False: automatic memory is off (MINI_CLAUDE_MEMORY=off)
         self.clock = clock
         self.on_settled = on_settled  # called on the recall's thread once a recall has finished
         self.on_recalled = on_recalled  # told the file names that reached the conversation (the history)
@@ -99,11 +109,12 @@ class MemoryRecall:
         The newest settled draft recall that the message extends goes into its first request; a
         draft recall still running that it extends is adopted (it lands by the usual poll). A
         recall of the message's own runs unless one of those drafts leaves it no new search term
-        (`adds_little`); a failed draft recall stands for nothing."""
+        (`adds_little`); a failed draft recall stands for nothing. What an earlier message's recall
+        chose but did not reach its turn in time is dropped: this message's own recall decides."""
         with self._lock:
             for job in self._messages:
                 job.stale = True
-            self._messages = []
+            self._messages, self._settled = [], []
             running, settled = self._draft, self._settled_draft
             self._draft, self._settled_draft, self._waiting_draft = None, None, None
             if running is not None and running.done:
@@ -177,7 +188,9 @@ class MemoryRecall:
             self._launch(_Job(query, "message"))
 
     def _worth_a_recall(self) -> bool:
-        return self.injected_bytes < SESSION_INJECTION_BUDGET_BYTES and self.store.has_memories()
+        if not self.enabled or self.injected_bytes >= SESSION_INJECTION_BUDGET_BYTES:
+            return False
+        return self.memories.has_memories()
 
     def _launch(self, job: _Job) -> None:
         with self._lock:
@@ -223,20 +236,45 @@ class MemoryRecall:
             self.on_settled()
 
     def _recall(self, query: str) -> list[tuple[str, str]]:
+        self.ready()
         now = self.clock()
-        candidates = ranking_for(self.store).candidates(query, MANIFEST_MAX_MEMORIES, self.surfaced, now)
+        candidates = self._candidates(query, now)
         if not candidates:
             return []
         chosen = select_relevant(self.llm, query, candidates, now)
-        by_name = {m.file_name: m for m in candidates}
+        by_key = {m.key: m for m in candidates}
+        root = self.memories.project_root
+        checks = check_paths([by_key[key] for key in chosen], root) if root is not None else {}
         reminders = []
-        for file_name in chosen:
-            memory = by_name[file_name]
+        for key in chosen:
+            memory = by_key[key]
             try:
-                found = self.store.read_text(memory, MEMORY_CONTENT_MAX_BYTES)
+                found = self.memories.store_of(memory).read_text(memory, MEMORY_CONTENT_MAX_BYTES)
             except OSError as error:
-                log.info("memory %s unreadable: %s", file_name, error)
+                log.info("memory %s unreadable: %s", key, error)
                 continue
-            reminders.append((file_name, reminder_text(memory, found.text, found.was_cut, now)))
-        log.info("memory recall chose %s for %r", [name for name, _ in reminders], query[:80])
+            notes = [check.line() for check in checks.get(key, [])]
+            if condition := expiry_condition(memory):
+                notes.append(prompts.notice("memory_expires_when", condition=condition))
+            reminders.append((key, reminder_text(memory, found.text, found.was_cut, now, notes)))
+        log.info("memory recall chose %s for %r", [key for key, _ in reminders], query[:80])
         return reminders
+
+    def _candidates(self, query: str, now: float) -> list[MemoryFile]:
+        """The memories of every scope most relevant to `query`, each scope's ranking taken in
+        turn; never one surfaced already, hidden by a narrower one of its name, or expired."""
+        stores = self.memories.stores()
+        hidden = (
+            self.memories.shadowed([m for store in stores for m in store.scan()]) if len(stores) > 1 else {}
+        )
+        ranked = []
+        for store in stores:
+            surfaced = {key.rpartition("/")[2] for key in self.surfaced if _scope_of(key) == store.scope}
+            found = ranking_for(store).candidates(query, MANIFEST_MAX_MEMORIES, surfaced, now)
+            ranked.append([m for m in found if m.key not in hidden and not expired(m, now)])
+        merged = [m for row in itertools.zip_longest(*ranked) for m in row if m is not None]
+        return merged[:MANIFEST_MAX_MEMORIES]
+
+
+def _scope_of(key: str) -> str:
+    return key.rpartition("/")[0] or "project"

@@ -19,18 +19,22 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import replace_through_temp
 
 INDEX_FILE = ".recall-index.sqlite3"
-INDEX_FORMAT = 1  # bump when the schema or the terms change: older files are then rebuilt
-# A saved index larger than this is not one we wrote (ours take ~1 KB a memory): rebuilt, not read.
+INDEX_FORMAT = 2  # bump when the schema or the terms change: older files are then rebuilt
+# A saved index larger than this is not one we wrote (ours take ~2.5 KB a memory): rebuilt, not read.
 INDEX_MIN_CAP_BYTES = 16 << 20
 INDEX_CAP_BYTES_PER_MEMORY = 16 << 10
 INDEX_FILE_MODE = 0o600  # it holds words of every memory
 
 _SQLITE_HEADER_BYTES = 100
 _SCHEMA = (
+    # `day`: the local calendar day of the file's mtime (a proleptic ordinal, as `date.toordinal`).
     "CREATE TABLE files(id INTEGER PRIMARY KEY, file_name TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL,"
-    " size INTEGER NOT NULL, inode INTEGER NOT NULL, usable INTEGER NOT NULL)",
+    " size INTEGER NOT NULL, inode INTEGER NOT NULL, usable INTEGER NOT NULL, day INTEGER NOT NULL)",
+    "CREATE INDEX files_by_day ON files(day)",
     # `ascii` splits only where we put spaces (our terms), `porter` makes "deploys" find "deploy".
     "CREATE VIRTUAL TABLE terms USING fts5(name, description, type, body, tokenize='porter ascii')",
+    # One row per day (rowid = the day): the terms of every usable memory of that day, together.
+    "CREATE VIRTUAL TABLE days USING fts5(text, tokenize='porter ascii')",
 )
 
 

@@ -7,19 +7,22 @@ import json
 from collections.abc import Sequence
 
 from mini_claude.core import prompts
+from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.untrusted import REMINDER_TAG as REMINDER_TAG  # tidy reads reminders by it
 from mini_claude.core.untrusted import attribute, neutralize, wrap
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_store import MemoryFile
 
-MANIFEST_MAX_MEMORIES = 200  # the most relevant to the message (see ranking.py)
+MANIFEST_MAX_MEMORIES = 100  # the most relevant to the message (see ranking.py)
 MANIFEST_DESCRIPTION_MAX_BYTES = 120
 # With its line break; the description is cut to fit (only a hand-made long file name exceeds it).
 MANIFEST_LINE_MAX_BYTES = 200
 MAX_SELECTED = 5
 SELECTION_MAX_TOKENS = 300
 MEMORY_CONTENT_MAX_BYTES = 4096
+MEMORY_INDEX_TAG = "memory-index"  # the system prompt's index (memory/section.py)
+BOOKKEEPING_KEYS = {"session", "fingerprint"}
 
 
 # What recall and tidy ask their questions of (tests give it the fake server, not a fake client).
@@ -39,7 +42,7 @@ def age_text(mtime: float, now: float) -> str:
 
 
 def manifest_line(memory: MemoryFile, now: float) -> str:
-    prefix = f"[{memory.type}] {memory.file_name} ({age_text(memory.mtime, now)}): "
+    prefix = f"[{memory.type}] {memory.key} ({age_text(memory.mtime, now)}): "
     # A long file name (the slug may take 120 bytes) leaves less room for the description.
     room = min(
         MANIFEST_DESCRIPTION_MAX_BYTES,
@@ -89,10 +92,11 @@ def parse_selection(text: str, allowed: Sequence[str]) -> list[str]:
 
 
 def select_relevant(llm: SideQuery, query: str, memories: Sequence[MemoryFile], now: float) -> list[str]:
-    """Ask the side model which memories matter for `query`; raises on a failed side query."""
+    """Ask the side model which memories matter for `query` (their keys: the file name, or
+    `user/…`, `team/…`); raises on a failed side query."""
     system, user = selection_request(query, memories, now)
     answer = llm.side_query(system=system, user=user, max_tokens=SELECTION_MAX_TOKENS)
-    return parse_selection(answer, [m.file_name for m in memories[:MANIFEST_MAX_MEMORIES]])
+    return parse_selection(answer, [m.key for m in memories[:MANIFEST_MAX_MEMORIES]])
 
 
 def freshness_note(mtime: float, now: float) -> str:
@@ -104,14 +108,29 @@ def freshness_note(mtime: float, now: float) -> str:
     return prompts.notice("memory_stale", days=days)
 
 
-def reminder_text(memory: MemoryFile, body: str, was_cut: bool, now: float) -> str:
-    """One `<system-reminder>` block; the memory's text cannot open or close the tag."""
+def reminder_text(
+    memory: MemoryFile, body: str, was_cut: bool, now: float, checks: Sequence[str] = ()
+) -> str:
+    """One `<system-reminder>` block; the memory's text cannot open or close the tag. `checks`:
+    one line each on what may no longer hold (a file it is about changed since, a condition)."""
     if was_cut:
         body = body.rstrip() + "\n" + prompts.notice("memory_content_cut", max_bytes=MEMORY_CONTENT_MAX_BYTES)
     text = prompts.render(
         "memory_reminder.md",
         freshness=freshness_note(memory.mtime, now),
+        checks="".join("\n" + line for line in checks),
+        scope="" if memory.scope == "project" else " " + prompts.notice(f"memory_scope_{memory.scope}"),
         path=attribute(str(memory.path)),
-        content=body,
+        content=_without_bookkeeping(body),
     ).strip()
-    return wrap(REMINDER_TAG, text)
+    return wrap(REMINDER_TAG, neutralize(text, MEMORY_INDEX_TAG))
+
+
+def _without_bookkeeping(text: str) -> str:
+    """The memory's text without the provenance lines that tell the model nothing (its session,
+    its fingerprint): only what a person or the model wrote, and who and when."""
+    parsed = frontmatter.parse(text)
+    if not parsed.has_block or not BOOKKEEPING_KEYS & parsed.fields.keys():
+        return text
+    fields = {key: value for key, value in parsed.fields.items() if key not in BOOKKEEPING_KEYS}
+    return frontmatter.format(fields, parsed.body)

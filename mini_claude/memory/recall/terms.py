@@ -1,11 +1,14 @@
-"""Search terms for recall ranking: words in scripts that space them, overlapping character pairs
-in Chinese, Japanese and Korean (which need no spaces), so a message and a memory meet on them."""
+"""Search terms for recall ranking: words in scripts that space them (irregular English forms as
+their base form: "went" is "go"), overlapping character pairs in Chinese, Japanese and Korean
+(which need no spaces), so a message and a memory meet on them."""
 
 from __future__ import annotations
 
 import functools
 import re
 import unicodedata
+
+from mini_claude.memory.recall.lemmas import lemma
 
 # Han, kana and Hangul: runs of these are cut into overlapping pairs ("数据库" → 数据, 据库), the
 # usual way to search text without spaces; Korean spaces its words but glues particles to them.
@@ -46,7 +49,7 @@ def terms(text: str) -> list[str]:
             bare = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
             word = unicodedata.normalize("NFC", bare)
         if len(word) > 1 and word not in STOPWORDS:
-            found.append(word[:TERM_MAX_CHARS])
+            found.append(lemma(word)[:TERM_MAX_CHARS])
     return found
 
 

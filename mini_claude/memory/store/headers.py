@@ -6,15 +6,19 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
 from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.provenance import listed
 from mini_claude.memory.store import memory_folder, saved_headers
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.naming import is_memory_file_name
 from mini_claude.memory.store.validation import memory_problem
+
+PLAIN_FIRST_LINE_BYTES = 4096  # of a file without frontmatter, read for its first line
 
 
 class FileStat(NamedTuple):
@@ -67,10 +71,11 @@ def newest_first(found: FileStat) -> tuple[int, str]:
 
 
 class HeaderCache:
-    """Parsed headers of the files in `root`, each kept until its file's stat changes."""
+    """Parsed headers of the files in `root` (memories of `scope`), each kept until its file's
+    stat changes."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Path, scope: str = "project") -> None:
+        self.root, self.scope = root, scope
         # file name -> (stat key, parsed header)
         self._headers: dict[str, tuple[_StatKey, MemoryFile]] = {}
         self._lock = threading.Lock()
@@ -112,33 +117,52 @@ class HeaderCache:
         entry = self._saved.get(found.file_name)
         if entry is None or found.is_symlink or entry[0] != _saved_key(found):
             return None
-        return entry[1]
+        return replace(entry[1], scope=self.scope)
 
     def _read(self, found: FileStat) -> MemoryFile:
         file_name, path, mtime = found.file_name, self.root / found.file_name, found.mtime_ns / 1e9
-
-        def broken(problem: str) -> MemoryFile:
-            return MemoryFile(file_name, path, file_name, "", "", mtime, found.size, problem=problem)
+        memory = MemoryFile(file_name, path, file_name, "", "", mtime, found.size, scope=self.scope)
 
         if found.is_symlink and not memory_folder.holds(self.root, path):
-            return broken("symlink pointing outside the memory directory (not read)")
+            return replace(memory, problem="symlink pointing outside the memory directory (not read)")
         if not stat.S_ISREG(found.mode):  # a FIFO, a device: never opened
-            return broken(f"{safe_read.kind(found.mode)}, not a file (not read)")
+            return replace(memory, problem=f"{safe_read.kind(found.mode)}, not a file (not read)")
         if found.uid not in (os.geteuid(), 0):
-            return broken(f"belongs to {safe_read.owner_name(found.uid)}, not to you (not read)")
+            owner = safe_read.owner_name(found.uid)
+            return replace(memory, problem=f"belongs to {owner}, not to you (not read)")
         header = frontmatter.read_header(path)
+        if not header.has_block and not header.warnings:
+            return _plain(memory)
         fields = header.fields
-        return MemoryFile(
-            file_name=file_name,
-            path=path,
+        return replace(
+            memory,
             name=fields.get("name", "").strip() or file_name,
             description=fields.get("description", "").strip(),
             type=fields.get("type", "").strip(),
-            mtime=mtime,
-            size=found.size,
             problem=memory_problem(header),
             warnings=header.warnings,
+            source=fields.get("source", ""),
+            updated=fields.get("updated", ""),
+            paths=listed(fields.get("paths", "")),
+            expires=fields.get("expires", ""),
         )
+
+
+def _plain(memory: MemoryFile) -> MemoryFile:
+    """A hand-written file without frontmatter: named after the file, described by its first line
+    (a heading's `#` marks dropped), a `project` memory. An empty one is no memory."""
+    try:
+        found = safe_read.read_text(memory.path, memory.path.parent, PLAIN_FIRST_LINE_BYTES, owner_only=True)
+    except OSError as error:
+        return replace(memory, problem=f"cannot be read: {safe_read.describe(error)}")
+    if "\0" in found.text:
+        return replace(memory, problem="not text (it holds NUL bytes), and no frontmatter")
+    first = next((line.strip() for line in found.text.splitlines() if line.strip()), "")
+    if not first:
+        return replace(memory, problem="an empty file: nothing to remember (write a line, or delete it)")
+    description = first.lstrip("#").strip() or first
+    name = Path(memory.file_name).stem
+    return replace(memory, name=name, description=description, type="project", plain=True)
 
 
 def _saved_key(found: FileStat) -> saved_headers.SavedKey:

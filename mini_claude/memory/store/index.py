@@ -1,15 +1,24 @@
-"""MEMORY.md: one line per memory, derived from the files, and its bounded form for the prompt."""
+"""MEMORY.md: one line per memory, derived from the files and kept in step with them, and its
+bounded form for the prompt."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from urllib.parse import quote
 
 from mini_claude.core import prompts
+from mini_claude.core.errors import MemoryStoreError
+from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.frontmatter.codec import fold_value
+from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
 from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.naming import INDEX_FILE
 
 INDEX_TITLE = "# Memory index"
 INDEX_NAME_MAX_CHARS = 80
@@ -55,23 +64,62 @@ def render_index(memories: Iterable[MemoryFile], line: Callable[[MemoryFile], st
     return "\n".join([INDEX_TITLE, *(line(m) for m in memories)]) + "\n"
 
 
-def index_for_prompt(index_text: str) -> str:
-    """The index within PROMPT_INDEX_MAX_LINES, then PROMPT_INDEX_MAX_BYTES (cut at a line end)."""
-    lines = index_text.splitlines()
-    cut_by_lines = len(lines) > PROMPT_INDEX_MAX_LINES
-    kept = lines[:PROMPT_INDEX_MAX_LINES]
-    text = "\n".join(kept)
-    cut_by_bytes = len(text.encode("utf-8")) > PROMPT_INDEX_MAX_BYTES
-    if cut_by_bytes:
-        head = text.encode("utf-8")[:PROMPT_INDEX_MAX_BYTES].decode("utf-8", errors="ignore")
-        text = head.rsplit("\n", 1)[0] if "\n" in head else ""
-    if cut_by_lines or cut_by_bytes:
-        shown = text.count("\n") + 1 if text else 0
-        text += "\n\n" + prompts.notice(
-            "memory_index_truncated",
-            shown=shown,
-            total=len(lines),
-            max_lines=PROMPT_INDEX_MAX_LINES,
-            max_bytes=PROMPT_INDEX_MAX_BYTES,
-        )
-    return text
+class IndexFile:
+    """MEMORY.md of one folder, rewritten from the headers when it differs from what they make;
+    `signature` is the stat of every memory file and of MEMORY.md as last indexed, so `refresh`
+    can tell cheaply whether anything changed (a hand-written MEMORY.md is undone too)."""
+
+    def __init__(self, root: Path, headers: HeaderCache) -> None:
+        self.root, self.headers = root, headers
+        self.signature: tuple[FileStat, ...] | None = None
+        # file name -> (the header it was made from, its MEMORY.md line): unchanged files cost nothing.
+        self._lines: dict[str, tuple[MemoryFile, str]] = {}
+
+    def current_signature(self) -> tuple[FileStat, ...]:
+        return self._signature_of(stat_memory_files(self.root))
+
+    def rebuild(self) -> None:
+        """Under the folder's lock. One directory scan serves the index and the signature: a file
+        that changes after it differs from the signature, so the next refresh picks it up."""
+        stats = stat_memory_files(self.root)
+        memories = [self.headers.header(found) for found in sorted(stats, key=newest_first)]
+        text = render_index([m for m in memories if m.problem is None], line=self._remembered_line())
+        index_path, wanted = self.root / INDEX_FILE, text.encode("utf-8")
+        try:  # never more than the new index's size: a MEMORY.md that is huge is rewritten anyway
+            current = safe_read.read_bytes(
+                index_path, self.root, len(wanted), follow_symlink=False, owner_only=True
+            )
+            unchanged = current.data == wanted and not current.was_cut
+        except OSError:  # missing, not a regular file of ours (a symlink, a FIFO): replaced
+            unchanged = False
+        if not unchanged:
+            try:
+                write_atomic(index_path, text)
+            except OSError as error:
+                why = safe_read.describe(error)
+                raise MemoryStoreError(
+                    prompts.notice("memory_write_failed", file=INDEX_FILE, error=why)
+                ) from error
+        self.signature = self._signature_of(stats)
+
+    def _signature_of(self, memory_stats: list[FileStat]) -> tuple[FileStat, ...]:
+        stats = sorted(memory_stats)
+        with contextlib.suppress(OSError):
+            index = os.stat(self.root / INDEX_FILE)
+            stats.append(
+                FileStat(INDEX_FILE, index.st_mtime_ns, index.st_size, index.st_ino, False, index.st_mode)
+            )
+        return tuple(stats)
+
+    def _remembered_line(self) -> Callable[[MemoryFile], str]:
+        """`index_line`, made again only for headers read since the last rebuild."""
+        previous, self._lines = self._lines, {}
+
+        def line(memory: MemoryFile) -> str:
+            made_from, text = previous.get(memory.file_name, (None, ""))
+            if made_from is not memory:
+                text = index_line(memory)
+            self._lines[memory.file_name] = (memory, text)
+            return text
+
+        return line

@@ -26,6 +26,14 @@ log = logging.getLogger("mini_claude")
 
 DIR_MODE = 0o700
 LOCK_FILE = ".lock"
+GITIGNORE_FILE = ".gitignore"
+GITIGNORE_TEXT = """\
+# Written by mini-claude: the memories here are shared; what it derives from them is not
+# (the index, the caches, the trash of old versions, its lock).
+.*
+!.gitignore
+MEMORY.md
+"""
 
 # The folders this thread holds the lock of: taking it again inside is a no-op (a tidy applies
 # many saves as one change), while other threads and processes still wait for it.
@@ -101,3 +109,17 @@ def _open_lock_file(path: Path) -> int:
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return fd
+
+
+def ignore_derived_files(root: Path) -> None:
+    """A `.gitignore` in a memory folder inside a repository (the team's), unless there is one:
+    git then shares the memories, not the files derived from them. Made only beside a folder
+    that may be used; a failure is left to the write that follows to report."""
+    if escape_problem(root) is not None or os.path.lexists(root / GITIGNORE_FILE):
+        return
+    with contextlib.suppress(OSError):
+        os.makedirs(root, mode=DIR_MODE, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(root / GITIGNORE_FILE, flags, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(GITIGNORE_TEXT)

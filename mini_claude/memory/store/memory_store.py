@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude.core import prompts
-from mini_claude.core.errors import InvalidMemory, MemoryStoreError
+from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
-from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, OTHERS_BITS, make_private
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.memory.provenance import Provenance, stamped
 from mini_claude.memory.store import memory_folder
-from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
+from mini_claude.memory.store.changes import (
+    Change,
+    ChangesNotApplied,
+    apply_changes,
+    current_bytes,
+    digest_of,
+    recover,
+)
 from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
-from mini_claude.memory.store.index import index_line, render_index
+from mini_claude.memory.store.index import IndexFile
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.naming import (
     INDEX_FILE,
@@ -32,9 +40,11 @@ from mini_claude.memory.store.naming import (
     memory_file_name,
     name_key,
 )
-from mini_claude.memory.store.validation import memory_problem
+from mini_claude.memory.store.validation import check_memory
 
 TEMP_SUFFIX = ".tmp"  # write_atomic's temp files: `.{name}.{random}.tmp`
+NO_FILE = ""  # a save's `expect` when there must be no file yet
+_WHO = {"model": "the model's ", "user": "your ", "tidy": "the tidy's ", "import": "the import's "}
 NARROW_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # MemoryFile (memory_file.py) and MemoryStoreError (core/errors.py) are what the store hands out and raises.
@@ -48,12 +58,19 @@ class SavedMemory:
 
 
 class MemoryStore:
-    def __init__(self, root: Path) -> None:
+    """One folder of memories, of one scope (memory_file.SCOPES); memory/scopes.py puts them together."""
+
+    def __init__(self, root: Path, scope: str = "project") -> None:
         self.root = Path(root)
-        self._headers = HeaderCache(self.root)
-        self._signature: tuple[FileStat, ...] | None = None
-        # file name -> (the header it was made from, its MEMORY.md line): unchanged files cost nothing.
-        self._index_lines: dict[str, tuple[MemoryFile, str]] = {}
+        self.scope = scope
+        # Why its memories are not used although the folder is fine (another repository at the
+        # project's path: memory/identity.py), set at start-up; None while they are.
+        self.withheld: str | None = None
+        # The folders of the scopes a change set of this folder may change too (memory/scopes.py
+        # sets them: a memory moved from the project to the user's own is one set).
+        self.peers: dict[str, Path] = {scope: self.root}
+        self._headers = HeaderCache(self.root, scope)
+        self._index = IndexFile(self.root, self._headers)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -61,8 +78,9 @@ class MemoryStore:
         return memory_folder.holds(self.root, path)
 
     def root_problem(self) -> str | None:
-        """Why the memory directory must not be used at all (see `memory_folder.escape_problem`), or None."""
-        return memory_folder.escape_problem(self.root)
+        """Why the memory directory must not be used at all (see `memory_folder.escape_problem`),
+        or why its memories are withheld; None when it may be used."""
+        return memory_folder.escape_problem(self.root) or self.withheld
 
     def has_memories(self) -> bool:
         if self.root_problem() is not None:
@@ -130,58 +148,87 @@ class MemoryStore:
     # -- writing -------------------------------------------------------------------------------
 
     def locked(self) -> contextlib.AbstractContextManager[None]:
-        """Hold the directory's lock (creating the directory, mode 0700, on first use)."""
+        """Hold the directory's lock (creating the directory, mode 0700, on first use); a folder
+        whose memories are withheld is not written either. The team's folder, in a repository,
+        gets a `.gitignore` first: its lock, index, caches and trash are not for sharing."""
+        if self.withheld is not None:
+            raise MemoryStoreError(self.withheld)
+        if self.scope == "team":
+            memory_folder.ignore_derived_files(self.root)
         return memory_folder.exclusive_lock(self.root)
 
     def save(
-        self, *, name: str, description: str, memory_type: str, body: str, target: Path | None = None
+        self,
+        *,
+        name: str,
+        description: str,
+        memory_type: str,
+        body: str,
+        target: Path | None = None,
+        extra: Mapping[str, str] | None = None,
+        by: Provenance | None = None,
+        expect: str | None = None,
+        now: float | None = None,
     ) -> SavedMemory:
         """Write a memory: at `target` if given (an edit), else where a memory of that name lives,
-        else under a new `{type}_{slug}.md` that no other memory uses."""
-        # Checked as given: a value that is not blank stays so in the file (`format` only folds line
-        # breaks), and a type with a stray space is refused rather than trimmed. The size counts the
-        # header as written: one too long to read back would be saved, yet missing from the index.
-        given = {"name": name, "description": description, "type": memory_type}
-        header = frontmatter.format(given, "")
-        header_bytes = len(header.encode("utf-8", "surrogateescape"))
-        if problem := memory_problem(
-            frontmatter.Frontmatter(given, has_block=True), header_bytes=header_bytes
-        ):
-            raise InvalidMemory(problem)
-        if "\0" in body:  # it would read back as binary, and so never be recalled or shown
-            raise InvalidMemory(prompts.notice("memory_holds_nul"))
-        text = header + body
+        else under a new `{type}_{slug}.md` that no other memory uses; as a change set either way
+        (`/memory undo` takes back a new memory too). `extra` holds the other fields kept (paths,
+        expires); `by` who writes it (see provenance.py; None writes the fields alone). `expect`:
+        the digest the file must still have (NO_FILE: there must be none), else nothing is written."""
+        fields = check_memory(name, description, memory_type, body, extra)
         with self.locked():
-            memories = self.scan()
-            if target is None:
-                key = name_key(name)
-                same_name = [m for m in memories if m.problem is None and name_key(m.name) == key]
-                if same_name:
-                    target = same_name[0].path
-                else:
-                    # Every name in the folder, not only the memories: a dangling symlink or a FIFO
-                    # there is not one, yet a new memory must not land on it.
-                    taken = {entry.casefold() for entry in os.listdir(self.root)} | {INDEX_FILE.casefold()}
-                    target = self.root / memory_file_name(memory_type, name, taken)
-            if not self.owns(target):
-                raise MemoryStoreError(prompts.notice("memory_target_outside", file=target.name))
+            target = self._target(name, memory_type, target)
             try:
-                created = self._write(target, text)
-            except (OSError, ChangesNotApplied) as error:
-                why = error.reason if isinstance(error, ChangesNotApplied) else error.strerror or error
+                current = current_bytes(self.root, target.name)
+                if expect is not None and (digest_of(current) if current is not None else NO_FILE) != expect:
+                    changed = prompts.notice("memory_changed_meanwhile", file=target.name)
+                else:
+                    changed = None
+                    previous = frontmatter.parse(current).fields if current is not None else None
+                    text = frontmatter.format(fields, body)
+                    if by is not None:
+                        text = stamped(fields, body, by, previous, time.time() if now is None else now)
+                    data = text.encode("utf-8", "surrogateescape")
+                    label = _label(by, target.name, created=current is None)
+                    apply_changes(self.root, label, [Change(target.name, data)], roots=self.peers)
+            except (OSError, MemoryStoreError) as error:
+                why = error.reason if isinstance(error, ChangesNotApplied) else _reason(error)
                 reason = prompts.notice("memory_write_failed", file=target.name, error=why)
                 raise MemoryStoreError(reason) from error
-            self._rebuild_index_locked()
-        return SavedMemory(target, created)
+            finally:
+                self._index.rebuild()
+            if changed is not None:
+                raise MemoryStoreError(changed)
+        return SavedMemory(target, current is None)
 
-    def _write(self, target: Path, text: str) -> bool:
-        """Write a memory file; over an existing one, as a change set (undo puts the old one back)."""
+    def target_for(
+        self, name: str, memory_type: str, target: Path | None = None
+    ) -> tuple[Path, bytes | None]:
+        """Where a save of `name` would go, and the bytes there now (None: a new file): what a write
+        is judged by before it is made (the save's `expect` then holds it to them)."""
+        with self.locked():  # the folder made, or why it cannot be, said once and first
+            target = self._target(name, memory_type, target)
+            try:
+                return target, current_bytes(self.root, target.name)
+            except OSError as error:
+                reason = prompts.notice("memory_write_failed", file=target.name, error=_reason(error))
+                raise MemoryStoreError(reason) from error
+
+    def _target(self, name: str, memory_type: str, target: Path | None) -> Path:
+        if target is None:
+            key = name_key(name)
+            same_name = [m for m in self.scan() if m.problem is None and name_key(m.name) == key]
+            if same_name:
+                target = same_name[0].path
+            else:
+                # Every name in the folder, not only the memories: a dangling symlink or a FIFO
+                # there is not one, yet a new memory must not land on it.
+                taken = {entry.casefold() for entry in os.listdir(self.root)}
+                target = self.root / memory_file_name(memory_type, name, taken | {INDEX_FILE.casefold()})
         in_folder = os.path.realpath(target.parent) == os.path.realpath(self.root)
-        if not (in_folder and os.path.lexists(target)):
-            return write_atomic(target, text)
-        data = text.encode("utf-8", "surrogateescape")
-        apply_changes(self.root, f"the update of {target.name}", [Change(target.name, data)])
-        return False
+        if not (in_folder and self.owns(target)):
+            raise MemoryStoreError(prompts.notice("memory_target_outside", file=target.name))
+        return target
 
     def delete(self, memory: MemoryFile) -> None:
         """Delete the memory's file, kept in the trash (`undo_last` brings it back)."""
@@ -189,12 +236,13 @@ class MemoryStore:
 
     def apply_changes(self, label: str, changes: list[Change]) -> Path | None:
         """Apply `changes` as one change set (see changes.py): the trash folder keeping what they
-        replaced, or None when nothing changed. ChangesNotApplied when nothing of them stands."""
+        replaced, or None when nothing changed. ChangesNotApplied when nothing of them stands.
+        The caller holds the locks of other scopes' folders it changes, and rebuilds their index."""
         with self.locked():
             try:
-                return apply_changes(self.root, label, changes)
+                return apply_changes(self.root, label, changes, roots=self.peers)
             finally:
-                self._rebuild_index_locked()
+                self._index.rebuild()
 
     def rebuild_index(self) -> None:
         """Re-derive MEMORY.md from the files (no-op when there is no memory directory yet, or one
@@ -202,7 +250,7 @@ class MemoryStore:
         if not self.root.is_dir() or self.root_problem() is not None:
             return
         with self.locked():
-            self._rebuild_index_locked()
+            self._index.rebuild()
 
     def startup(self) -> list[str]:
         """At session start: clear temp files a killed writer left, finish or revert a change set
@@ -218,67 +266,26 @@ class MemoryStore:
             for leftover in self.root.glob(f".*{TEMP_SUFFIX}"):
                 with contextlib.suppress(OSError):
                     leftover.unlink()
-            lines = recover(self.root)
-            for found in stat_memory_files(self.root):
-                if found.mode & OTHERS_BITS and not found.is_symlink:  # an older version's umask
-                    with contextlib.suppress(OSError):  # a hard link, a FIFO: left alone, not ours
-                        make_private(self.root / found.file_name, NARROW_FLAGS, FILE_MODE)
-            self._rebuild_index_locked()
+            lines = recover(self.root, self.peers)
+            if self.scope != "team":  # the team's are the repository's files, as git checked them out
+                for found in stat_memory_files(self.root):
+                    if found.mode & OTHERS_BITS and not found.is_symlink:  # an older version's umask
+                        with contextlib.suppress(OSError):  # a hard link, a FIFO: left alone, not ours
+                            make_private(self.root / found.file_name, NARROW_FLAGS, FILE_MODE)
+            self._index.rebuild()
         return lines
 
     def refresh(self) -> None:
         """Rebuild the index if any memory file appeared, vanished or changed since we last looked."""
-        if self._current_signature() != self._signature:
+        if self._index.current_signature() != self._index.signature:
             self.rebuild_index()
 
-    def _current_signature(self) -> tuple[FileStat, ...]:
-        return self._signature_of(stat_memory_files(self.root))
 
-    def _signature_of(self, memory_stats: list[FileStat]) -> tuple[FileStat, ...]:
-        """Every memory file's stat plus the index's own, so a hand-written MEMORY.md is undone too."""
-        stats = sorted(memory_stats)
-        try:
-            index = os.stat(self.root / INDEX_FILE)
-            stats.append(
-                FileStat(INDEX_FILE, index.st_mtime_ns, index.st_size, index.st_ino, False, index.st_mode)
-            )
-        except OSError:
-            pass
-        return tuple(stats)
+def _reason(error: OSError | MemoryStoreError) -> str:
+    return safe_read.describe(error) if isinstance(error, OSError) else str(error)
 
-    def _rebuild_index_locked(self) -> None:
-        # One directory scan serves the index and the signature: a file that changes after it
-        # differs from the signature, so the next refresh() picks it up.
-        stats = stat_memory_files(self.root)
-        memories = [self._headers.header(found) for found in sorted(stats, key=newest_first)]
-        text = render_index([m for m in memories if m.problem is None], line=self._remembered_line())
-        index_path, wanted = self.root / INDEX_FILE, text.encode("utf-8")
-        try:  # never more than the new index's size: a MEMORY.md that is huge is rewritten anyway
-            current = safe_read.read_bytes(
-                index_path, self.root, len(wanted), follow_symlink=False, owner_only=True
-            )
-            unchanged = current.data == wanted and not current.was_cut
-        except OSError:  # missing, not a regular file of ours (a symlink, a FIFO): replaced
-            unchanged = False
-        if not unchanged:
-            try:
-                write_atomic(index_path, text)
-            except OSError as error:
-                reason = prompts.notice(
-                    "memory_write_failed", file=INDEX_FILE, error=safe_read.describe(error)
-                )
-                raise MemoryStoreError(reason) from error
-        self._signature = self._signature_of(stats)
 
-    def _remembered_line(self) -> Callable[[MemoryFile], str]:
-        """`index_line`, made again only for headers read since the last rebuild."""
-        previous, self._index_lines = self._index_lines, {}
-
-        def line(memory: MemoryFile) -> str:
-            made_from, text = previous.get(memory.file_name, (None, ""))
-            if made_from is not memory:
-                text = index_line(memory)
-            self._index_lines[memory.file_name] = (memory, text)
-            return text
-
-        return line
+def _label(by: Provenance | None, file_name: str, *, created: bool) -> str:
+    """How undo names a save: `the model's new memory user_role.md`, `the update of user_role.md`."""
+    who = _WHO.get(by.source, "the ") if by is not None else "the "
+    return f"{who}{'new memory' if created else 'update of'} {file_name}"

@@ -21,7 +21,7 @@ from mini_claude.memory.store.memory_file import MemoryFile
 
 HEADERS_FILE = ".header-cache.json"
 HEADERS_MAX_BYTES = 64_000_000  # ~400 bytes a memory: far past any real folder
-FORMAT = 1
+FORMAT = 2  # 1 had no provenance, paths or expiry
 
 # (mtime_ns, ctime_ns, size, inode)
 SavedKey = tuple[int, int, int, int]
@@ -52,7 +52,7 @@ def load(root: Path) -> Saved:
 def save(root: Path, entries: Saved) -> None:
     """Write `entries` as the folder's saved headers; a failure only costs the next list its speed."""
     rows = [
-        [name, *key, m.name, m.description, m.type, m.problem, list(m.warnings)]
+        [name, *key, m.name, m.description, m.type, m.problem, list(m.warnings), *_extra(m)]
         for name, (key, m) in sorted(entries.items())
     ]
     # ASCII: a garbled file name's lone surrogates are written as \udcxx escapes and read back whole.
@@ -64,17 +64,26 @@ def save(root: Path, entries: Saved) -> None:
         log.info("saved headers not written: %s", error)
 
 
+def _extra(m: MemoryFile) -> list[Any]:
+    return [m.source, m.updated, list(m.paths), m.expires, m.plain]
+
+
 def _entry(root: Path, row: Any) -> tuple[str, tuple[SavedKey, MemoryFile]]:
-    file_name, mtime_ns, ctime_ns, size, inode, name, description, kind, problem, warnings = row
+    file_name, mtime_ns, ctime_ns, size, inode, name, description, kind, problem, warnings, *extra = row
+    source, updated, paths, expires, plain = extra
     numbers = (mtime_ns, ctime_ns, size, inode)
-    texts = (file_name, name, description, kind)
+    texts = (file_name, name, description, kind, source, updated, expires)
     if not all(type(n) is int for n in numbers) or not all(type(t) is str for t in texts):
         raise TypeError("a saved header is not as written")
     if problem is not None and type(problem) is not str:
         raise TypeError("a saved header's problem is not as written")
-    if not (isinstance(warnings, list) and all(type(w) is str for w in warnings)):
-        raise TypeError("a saved header's warnings are not as written")
+    lists = (warnings, paths)
+    if not all(isinstance(items, list) and all(type(i) is str for i in items) for items in lists):
+        raise TypeError("a saved header's lists are not as written")
+    if type(plain) is not bool:
+        raise TypeError("a saved header is not as written")
     memory = MemoryFile(
-        file_name, root / file_name, name, description, kind, mtime_ns / 1e9, size, problem, tuple(warnings)
-    )
+        file_name, root / file_name, name, description, kind, mtime_ns / 1e9, size, problem, tuple(warnings),
+        source=source, updated=updated, paths=tuple(paths), expires=expires, plain=plain,
+    )  # fmt: skip
     return file_name, ((mtime_ns, ctime_ns, size, inode), memory)

@@ -28,6 +28,8 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.store.naming import is_memory_file_name
 
+SCOPES = ("", "project", "team", "user")  # an entry's: "" is the folder holding the set
+
 TRASH_DIR = ".trash"
 MANIFEST = "changes.json"
 BEFORE, AFTER = "before", "after"
@@ -50,6 +52,11 @@ class Entry:
     before: str | None
     after: str | None
     mtime_ns: int | None = None
+    scope: str = ""  # the file is in another scope's folder (changes.py); "" the set's own
+
+    def part(self, part: str) -> str:
+        """Where its copies go in the set's folder: `before/`, or `before.user/` for another scope's."""
+        return f"{part}.{self.scope}" if self.scope else part
 
 
 @dataclass(frozen=True)
@@ -226,13 +233,16 @@ def _prune(trash_fd: int, now: float) -> None:
                 shutil.rmtree(name, dir_fd=trash_fd)
 
 
-def _entry(file: object, before: object, after: object, mtime_ns: object) -> Entry:
-    """One manifest entry, read as untrusted: a name that is no memory file refuses the manifest."""
+def _entry(file: object, before: object, after: object, mtime_ns: object, scope: object = "") -> Entry:
+    """One manifest entry, read as untrusted: a name that is no memory file, or a scope that is
+    none, refuses the manifest."""
     if not isinstance(file, str) or "/" in file or "\0" in file or not is_memory_file_name(file):
         raise ValueError(f"{visible_path(str(file))[:80]} names no memory file")
     if mtime_ns is not None and (type(mtime_ns) is not int or mtime_ns < 0):
         raise ValueError(f"{visible_path(file)} has no valid modification time")
-    return Entry(file, _digest(before), _digest(after), mtime_ns)
+    if scope not in SCOPES:
+        raise ValueError(f"{visible_path(file)} names no scope of memories")
+    return Entry(file, _digest(before), _digest(after), mtime_ns, str(scope))
 
 
 def _digest(value: object) -> str | None:

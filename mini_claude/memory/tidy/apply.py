@@ -20,10 +20,12 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
+from mini_claude.memory.provenance import Provenance, stamped
 from mini_claude.memory.store.changes import Change, ChangesNotApplied, digest_of
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE
 from mini_claude.memory.store.trash import COPY_MAX_BYTES
+from mini_claude.memory.store.validation import memory_fields
 from mini_claude.memory.tidy.hint import note_tidied
 from mini_claude.memory.tidy.proposal import FileChange, name_conflicts, new_file_name
 
@@ -59,7 +61,8 @@ def apply_tidy(store: MemoryStore, changes: Sequence[FileChange]) -> ApplyResult
         ready = [change for index, change in enumerate(ready) if index not in conflicts]
         if not ready:
             return ApplyResult([], skipped)
-        writes = [Change(c.file_name, _data(c), keep_mtime=True) for c in ready]
+        now = time.time()
+        writes = [Change(c.file_name, _data(c, now), keep_mtime=True) for c in ready]
         try:
             trash = store.apply_changes(TIDY_LABEL, writes)
         except ChangesNotApplied as error:
@@ -68,14 +71,24 @@ def apply_tidy(store: MemoryStore, changes: Sequence[FileChange]) -> ApplyResult
     return ApplyResult(ready, skipped, trash)
 
 
-def _data(change: FileChange) -> bytes | None:
-    return change.new_text.encode("utf-8") if change.new_text is not None else None
+def _data(change: FileChange, now: float) -> bytes | None:
+    """The file as written: the fields a memory keeps, the body, and who wrote it (the tidy, the
+    first save's time kept), so the memory is not taken for one a person edited."""
+    if change.new_text is None:
+        return None
+    parsed = frontmatter.parse(change.new_text)
+    fields, body = parsed.fields, parsed.body
+    kept = memory_fields(fields["name"], fields["description"], fields["type"], fields)
+    previous = frontmatter.parse(change.old.text).fields if change.old is not None else None
+    return stamped(kept, body, Provenance("tidy"), previous, now).encode("utf-8")
 
 
 def _changed_since_read(store: MemoryStore, change: FileChange) -> str | None:
     """None when the file is still as tidy read it, else what happened to it."""
     try:
-        found = safe_read.read_bytes(store.root / change.file_name, store.root, COPY_MAX_BYTES)
+        found = safe_read.read_bytes(
+            store.root / change.file_name, store.root, COPY_MAX_BYTES, owner_only=True
+        )
     except FileNotFoundError:
         return "is gone (deleted since tidy read it)"
     except OSError as error:

@@ -74,7 +74,7 @@ def read_memory(store: MemoryStore, file_name: str) -> ReadMemory:
     or is too large for the trash to keep (then tidy cannot change it either)."""
     if (problem := store.root_problem()) is not None:
         raise safe_read.UnreadableFile(problem)
-    found = safe_read.read_bytes(store.root / file_name, store.root, COPY_MAX_BYTES)
+    found = safe_read.read_bytes(store.root / file_name, store.root, COPY_MAX_BYTES, owner_only=True)
     if found.was_cut:
         raise safe_read.UnreadableFile(f"{visible_path(file_name)} is too large to tidy")
     start = found.data[:TIDY_READ_MAX_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")

@@ -29,6 +29,7 @@ from mini_claude.core.untrusted import neutralize, wrap
 from mini_claude.memory.recall.history import UNUSED_DAYS, RecallHistory, recall_note
 from mini_claude.memory.recall.ranking import ranking_for
 from mini_claude.memory.recall.selection import SideQuery, age_text
+from mini_claude.memory.staleness import doubts
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -76,8 +77,11 @@ class TidyReview:
         clock: Callable[[], float] = time.time,
         progress: Callable[[str], None] = lambda line: None,
         side_query_timeout: float = 0.0,
+        project_root: Path | None = None,
     ) -> None:
         self.store, self.llm, self.sessions_dir = store, llm, sessions_dir
+        self.project_root = project_root  # where its memories' `paths:` are checked (staleness.py)
+        self._doubts: dict[str, list[str]] = {}
         self.timeout = max(TIDY_SIDE_QUERY_TIMEOUT, side_query_timeout)
         self.clock, self.progress = clock, progress
 
@@ -102,7 +106,9 @@ class TidyReview:
             proposal.notes.append(
                 f"{skipped} memory files were not reviewed: broken frontmatter or an unprintable file name"
             )
-        chosen = alike_order(self._chosen(usable, focus))
+        # Those that may no longer hold (expired, about files changed since) come first, marked.
+        self._doubts = doubts(usable, self.project_root, now)
+        chosen = sorted(alike_order(self._chosen(usable, focus)), key=lambda m: m.key not in self._doubts)
         if len(chosen) > TIDY_BATCH_MEMORIES:
             self._review_by_headers(chosen)
         elif chosen:
@@ -259,6 +265,8 @@ class TidyReview:
             clean_inline(memory.name, HEADER_FIELD_MAX_CHARS),
             clean_inline(memory.description, HEADER_FIELD_MAX_CHARS),
         ]
+        if why := self._doubts.get(memory.key):
+            fields.append(clean_inline("MAY NO LONGER HOLD: " + "; ".join(why), HEADER_FIELD_MAX_CHARS))
         return " | ".join(fields)
 
     def _body_block(self, memory: MemoryFile, found: ReadMemory) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 
+from mini_claude.app.instructions.hierarchy import INSTRUCTIONS_FILE
 from mini_claude.app.instructions.local_file import LOCAL_FILE, ignore_local_file, unignored_local_file
 from mini_claude.core import prompts
-from mini_claude.safety.permissions import INSTRUCTIONS_FILE
 from mini_claude.ui.commands.registry import CommandContext, command
 
 EXISTING = (

@@ -17,6 +17,7 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_text, visible_text
+from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.undo import NothingToUndo, Reverted, last_change, undo_last
@@ -73,7 +74,13 @@ def edit_memory(store: MemoryStore, memory: MemoryFile) -> EditOutcome:
 
 
 def delete_question(memory: MemoryFile) -> str:
-    return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)})?"
+    where = "" if memory.scope == "project" else f" from {SCOPE_NAMES[memory.scope]}"
+    return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)}){where}?"
+
+
+def delete_memory(memories: MemoryScopes | MemoryStore, memory: MemoryFile) -> None:
+    """Delete it from its scope's folder, kept in the trash (`/memory undo` brings it back)."""
+    MemoryScopes.of(memories).store_of(memory).delete(memory)
 
 
 def deleted_line(memory: MemoryFile) -> str:
@@ -81,7 +88,7 @@ def deleted_line(memory: MemoryFile) -> str:
 
 
 def undo_last_change(
-    store: MemoryStore, confirm: Callable[[str], bool | None] | None
+    store: MemoryScopes | MemoryStore, confirm: Callable[[str], bool | None] | None
 ) -> tuple[bool, list[str]]:
     """Undo the last change to the memories (a tidy, a deletion, an update), asking first through
     `confirm` when given: (False when there was none or it failed, the lines to show)."""

@@ -25,6 +25,7 @@ VALUES = (  # shown by /status: (label, Settings origin key)
     ("Early recall", "early_recall"),
     ("Memory", "memory_enabled"),
     ("Session retention", "session_retention_days"),
+    ("Read-only commands", "read_only_commands"),
 )
 
 
@@ -59,8 +60,9 @@ def status_lines(session: Session) -> list[str]:
         "permission_mode": session.permissions.mode,
         "context_window": f"{settings.context_window:,} tokens",
         "early_recall": "on" if settings.early_recall else "off",
-        "memory_enabled": "on" if settings.memory_enabled else "off",
+        "memory_enabled": settings.memory_mode,
         "session_retention_days": f"{settings.session_retention_days} days",
+        "read_only_commands": "run unasked" if session.permissions.rules.read_only_commands else "ask",
     }
     lines = [f"mini-claude {__version__}"]
     for label, key in VALUES:
@@ -81,15 +83,24 @@ def status_lines(session: Session) -> list[str]:
     lines.append("Settings files:" if settings.setting_files else "Settings files: none")
     for report in settings.setting_files:
         lines.append(f"  {visible_text(report.path)}  ({report.scope}: {visible_text(report.status)})")
-    rules = settings.permission_rules
-    if rules:
-        counts = ", ".join(
-            f"{sum(r.kind == kind for r in rules)} {kind}" for kind in ("allow", "ask", "deny")
-        )
-        lines.append(f"Permission rules: {counts} (kept with their files; not applied by this version yet)")
+    lines += permission_rule_lines(session)
     for note in settings.notes:
         lines.append(f"  note: {visible_text(note)}")
     return [*lines, *instruction_lines(session.instructions())]
+
+
+def permission_rule_lines(session: Session) -> list[str]:
+    """How many rules of each kind each source gave, as /permissions lists them one by one (the
+    same rules: those the permission checks use)."""
+    rules = session.permissions.rules.rules
+    if not rules:
+        return ["Permission rules: none"]
+    lines = [f"Permission rules ({len(rules)}; /permissions lists them):"]
+    for source in dict.fromkeys(rule.entry.source for rule in rules):
+        kinds = [rule.behaviour for rule in rules if rule.entry.source == source]
+        counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("allow", "ask", "deny") if k in kinds)
+        lines.append(f"  {visible_text(source)}  ({counts})")
+    return lines
 
 
 def _origin(origin: str | None) -> str:

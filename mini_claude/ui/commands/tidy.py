@@ -35,6 +35,7 @@ def tidy_action(ctx: CommandContext, focus: str) -> None:
     if not session.llm.configured:
         io.say("Tidy asks the model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL).")
         return
-    proposal = build_proposal(session.store, session.llm, session.settings.sessions_dir, focus, io)
+    root = session.memories.project_root
+    proposal = build_proposal(session.store, session.llm, session.settings.sessions_dir, focus, io, root)
     if proposal is not None:
         review_and_apply(session.store, proposal, io)

@@ -40,7 +40,12 @@ class _Cancelled(Exception):
 
 
 def build_proposal(
-    store: MemoryStore, llm: ModelClient, sessions_dir: Path | None, focus: str, io: ReviewIO
+    store: MemoryStore,
+    llm: ModelClient,
+    sessions_dir: Path | None,
+    focus: str,
+    io: ReviewIO,
+    project_root: Path | None = None,
 ) -> Proposal | None:
     """The proposal, or None (having said why) when the tidy failed or was interrupted."""
     try:
@@ -50,6 +55,7 @@ def build_proposal(
             sessions_dir=sessions_dir,
             progress=io.progress,
             side_query_timeout=llm.settings.side_query_timeout,
+            project_root=project_root,
         ).propose(focus)
     except TidyFailed as error:
         io.say(f"Tidy stopped: {visible_text(str(error))}. {NOTHING_CHANGED}")

@@ -32,6 +32,7 @@ SUBTYPES = {
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",
+    "refused_by_user": "success",  # a user's no at a question: only in the REPL, listed for completeness
 }
 INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"
 
@@ -118,7 +119,7 @@ class JsonOutput:
             error = None
             if ended.reason == "interrupted":
                 error = INTERRUPTED_ERROR
-            elif ended.reason != "done":
+            elif ended.reason not in ("done", "refused_by_user"):
                 error = ended.problem
             costs = [estimate_cost(session.agent.model, llm.usage_total)]
             if llm.side_queries:
@@ -127,7 +128,7 @@ class JsonOutput:
             result = {
                 "type": "result",
                 "subtype": SUBTYPES[ended.reason],
-                "is_error": ended.reason != "done",
+                "is_error": ended.reason not in ("done", "refused_by_user"),
                 "duration_ms": round((time.monotonic() - self._started) * 1000),
                 "duration_api_ms": round(self._api_seconds * 1000),
                 "num_turns": self._turns,

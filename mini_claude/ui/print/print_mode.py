@@ -9,6 +9,7 @@ model finishes (it may have done without), and json lists the refusals in `permi
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from mini_claude.app.mentions import attach, find_mentions
 from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
@@ -28,6 +29,7 @@ from mini_claude.core.events import (
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
 from mini_claude.tools.base import count_noun
+from mini_claude.tools.plan import PlanAnswer, PlanProposal
 from mini_claude.ui.print.closed_stdout import StdoutClosed
 from mini_claude.ui.print.print_input import InputError, gather_message
 from mini_claude.ui.render.context_view import compaction_announcement
@@ -48,6 +50,7 @@ EXIT_CODES = {
     "max_tokens": EXIT_MAX_TOKENS,
     "refused": EXIT_REFUSED,
     "interrupted": EXIT_INTERRUPTED,
+    "refused_by_user": EXIT_OK,  # nobody can refuse at a question here; kept so every ending has a code
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
 # Precise about run_shell: a command is not judged by the paths it touches, so bypass runs every
@@ -57,10 +60,13 @@ _ALWAYS_ASKED = (
     "and mini-claude's own settings"
 )
 _SHELL_TOO = "run_shell included: a command is not judged by the paths it touches"
+_RULES = 'allow what it needs with --allowedTools (e.g. "Bash(npm test:*)"), '
 PERMISSION_HINTS = {
-    "ask": "use --permission-mode accept-edits to allow editing project files, "
+    "ask": f"{_RULES}use --permission-mode accept-edits to allow editing project files, "
     f"or bypass for everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
-    "accept-edits": f"use --permission-mode bypass to allow everything ({_SHELL_TOO}) but {_ALWAYS_ASKED}",
+    "accept-edits": f"{_RULES}or use --permission-mode bypass to allow everything ({_SHELL_TOO}) "
+    f"but {_ALWAYS_ASKED}",
+    "plan": "plan mode only reads: the plan is printed for you to run with another mode",
     "bypass": f"{_ALWAYS_ASKED} ask even in bypass; do those in the REPL",
 }
 
@@ -82,6 +88,8 @@ class StderrReporter:
             mark = "✗" if event.is_error else "●"
             argument = self._arguments.pop(event.tool_use_id, "")
             print(f"{mark} {event.name}({argument}) → {event.summary}", file=sys.stderr)
+            for line in event.detail:  # a memory saved: what, where, the change
+                print(f"    {line}", file=sys.stderr)
             # Every refusal here is a question nobody could answer (print mode has no one to ask).
             if event.denied and self._permission_hint:
                 print(self._permission_hint, file=sys.stderr)
@@ -131,7 +139,8 @@ def run_print_mode(
 
         output = JsonOutput(stream=output_format == "stream-json", partial=partial_messages)
         sink = _both(reporter, output)
-    session = build_session(settings, sink=sink, ask=None, print_mode=True)
+    plan = PrintedPlan()
+    session = build_session(settings, sink=sink, ask=None, present_plan=plan, print_mode=True)
     try:
         if resume.wanted and not _resumed(session, resume):
             return EXIT_FAILED
@@ -147,6 +156,8 @@ def run_print_mode(
         return EXIT_INTERRUPTED
     finally:
         session.transcript.close()
+    if plan.text is not None:  # --permission-mode plan: the plan is the answer
+        ended = replace(ended, final_text=plan.text)
     exit_code = EXIT_CODES[ended.reason]
     if output is not None:
         output.finish(session, ended, exit_code)
@@ -174,6 +185,18 @@ def _attached(session: Session, prompt: str | None) -> bool:
     print(visible_text("Attached " + ", ".join(attached.shown)), file=sys.stderr)
     agent.add_context(attached.blocks)
     return True
+
+
+class PrintedPlan:
+    """exit_plan_mode in print mode: nobody can approve, so the plan becomes the printed answer
+    and the turn ends there (exit 0), without changing anything."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+
+    def __call__(self, proposal: PlanProposal) -> PlanAnswer:
+        self.text = proposal.plan
+        return PlanAnswer("printed")
 
 
 def _resumed(session: Session, request: ResumeRequest) -> bool:

@@ -5,11 +5,16 @@ Esc, Ctrl+C and Ctrl+D answer `cancel`; Enter answers only where a question has 
 other key (Enter included elsewhere: it may be left over from an answer typed the old way)
 answers nothing: a line under the question says which keys it takes, and the question stays.
 The chosen answer stays on the line, for the scrollback. Keys typed before the question appeared
-are not read here: the caller sets them aside (`typeahead.typeahead_set_aside`).
+are not read here: the caller sets them aside (`typeahead.typeahead_set_aside`). A question that
+can appear while the user is typing (a permission question, a plan) also takes no key pressed in
+its first QUESTION_GRACE_S: its keys are shown only once it takes them, and a key pressed sooner
+is shown with a line saying so, and the question waits.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Mapping
 
 from prompt_toolkit.application import Application
@@ -18,8 +23,9 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import ColorDepth
 
-from mini_claude.core.untrusted import marked_text
+from mini_claude.core.untrusted import marked_text, visible_text
 
+QUESTION_GRACE_S = 0.4  # a key this soon after a question appears was meant for something else
 ESCAPE_WAIT_S = 0.1  # how long a lone Esc waits to tell itself from the start of an arrow key
 CANCEL_KEYS = ("escape", "c-c", "c-d")
 CANCEL_KEY_NAME = "Esc"  # Ctrl+C and Ctrl+D answer the same; the hint names the usual one
@@ -38,16 +44,22 @@ def read_key_answer(
     cancel: tuple[str, str],
     plain: bool,
     enter: tuple[str, str] | None = None,
+    takes_keys_at: float = 0.0,
 ) -> str:
     """Show `prompt` and wait for a key of `answers` (key → (answer, word shown after the
     prompt)); upper case works too. Returns the answer, `cancel`'s for Esc, Ctrl+C, Ctrl+D, and
-    `enter`'s (the default, when given) for Enter."""
+    `enter`'s (the default, when given) for Enter. Before `takes_keys_at` (time.monotonic()) no
+    key answers but Ctrl+C, and the prompt is not shown yet."""
     chosen: list[str] = []  # the word shown after the prompt once answered
     hint: list[str] = []  # the line under the question after a key it does not take
 
+    def ready() -> bool:
+        return time.monotonic() >= takes_keys_at
+
     def fragments() -> StyleAndTextTuples:
         shown: StyleAndTextTuples = [
-            ("", marked_text(prompt)),  # a question: nothing in it draws as nothing unseen
+            # Hidden for its first moments (a key then is not its answer); nothing in it draws as nothing.
+            ("", marked_text(prompt) if ready() or chosen else ""),
             (ANSWER_STYLE, " ".join(chosen)),
             ("[SetCursorPosition]", ""),
         ]
@@ -57,8 +69,13 @@ def read_key_answer(
 
     bindings = KeyBindings()
 
-    def answer_with(answer: str, word: str):  # type: ignore[no-untyped-def]
+    def answer_with(answer: str, word: str, *, always: bool = False):  # type: ignore[no-untyped-def]
         def handler(event: KeyPressEvent) -> None:
+            if not always and not ready():
+                key = event.key_sequence[0].data if event.key_sequence else ""
+                shown = visible_text(key) if key.isprintable() else "a key"
+                hint[:] = [f"{shown} came too soon after the question appeared: press it again"]
+                return
             chosen.append(word)
             event.app.exit(result=answer)
 
@@ -68,13 +85,17 @@ def read_key_answer(
         for variant in {key.lower(), key.upper()}:
             bindings.add(variant)(answer_with(answer, word))
     for key in CANCEL_KEYS:
-        bindings.add(key)(answer_with(*cancel))
+        bindings.add(key)(answer_with(*cancel, always=key == "c-c"))
     if enter is not None:
         bindings.add("enter")(answer_with(*enter))
 
     @bindings.add("<any>")
     def _not_an_answer(event: KeyPressEvent) -> None:  # nothing typed, nothing answered: say what is
         hint[:] = [keys_hint(answers, cancel=cancel, enter=enter)]
+
+    async def show_when_ready() -> None:
+        await asyncio.sleep(max(0.0, takes_keys_at - time.monotonic()))
+        app.invalidate()
 
     app: Application[str] = Application(
         layout=Layout(Window(FormattedTextControl(fragments), wrap_lines=True, dont_extend_height=True)),
@@ -84,7 +105,13 @@ def read_key_answer(
         color_depth=ColorDepth.DEPTH_1_BIT if plain else None,
     )
     app.ttimeoutlen = ESCAPE_WAIT_S
-    return app.run()
+    if ready():
+        return app.run()
+
+    def start_timer() -> None:
+        app.create_background_task(show_when_ready())
+
+    return app.run(pre_run=start_timer)
 
 
 def keys_hint(

@@ -67,6 +67,19 @@ def question_view(
     (what the answer `v` shows, however tall). A write's preview of its change comes below the
     target, in the room the target leaves."""
     width = max(width, 20)
+    # What "always" would do (the rule it saves), on rows of its own just above the keys.
+    always = (
+        [] if request.always is None else wrap_words(f"a = always: {visible_text(request.always)}", width)
+    )
+    view = _with_always(_question_view(request, width, height - len(always), everything=everything), always)
+    return view
+
+
+def _with_always(view: QuestionView, always: list[str]) -> QuestionView:
+    return replace(view, rows=[*view.rows, *(Row("", row, "dim") for row in always)])
+
+
+def _question_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
     view = _target_view(request, width, height, everything=everything)
     if request.preview is None:
         return view

@@ -20,7 +20,7 @@ MAX_LINES_SHOWN = 30  # what the files would do; the rest are counted
 def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
     """True: trust `folder` (shown as given); False: do not; None: not now."""
     lines = [
-        f"The project settings in {folder} would do more than give instructions:",
+        f"The project files in {folder} would do more than give instructions:",
         *(f"  {line}" for line in would[:MAX_LINES_SHOWN]),
         *([f"  … and {len(would) - MAX_LINES_SHOWN} more"] if len(would) > MAX_LINES_SHOWN else []),
         "Trust this folder? Then they take effect in every session here (its instruction files are",

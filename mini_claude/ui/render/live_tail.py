@@ -148,3 +148,8 @@ class TailView:
         if cached is None or snapshot.lines is not cached.lines or snapshot.count < cached.count:
             return False
         return time.perf_counter() - self._rendered_at < self._render_seconds / TAIL_RENDER_BUDGET
+
+
+def markdown_view(text: str) -> RenderableType:
+    """Untrusted markdown (a plan) to print whole: made visible, then rendered."""
+    return _MarkdownWithoutOuterBlankLines(visible_lines(text))

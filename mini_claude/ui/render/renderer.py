@@ -198,9 +198,12 @@ class Renderer:
             (f" → {result}" if result else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
-        if event.tool_use_id in self._previewed:
-            return
-        for line in event.detail:  # a command's output collapsed, a change made without a question
+        # A command's output collapsed, a change made without a question, a memory saved (what,
+        # where, the change); a change its question showed already is not shown again.
+        shown_already = event.tool_use_id in self._previewed
+        for line in event.detail:
+            if shown_already and is_change_line(line):
+                continue
             style = {"+": "green", "-": "red"}.get(line[:1], "dim") if line[1:2] == " " else "dim"
             more = MORE_HINT if line.startswith("… +") else ""
             self._print_line((DETAIL_INDENT + line + more, style))
@@ -271,6 +274,11 @@ def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool
 def first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
+
+
+def is_change_line(line: str) -> bool:
+    """A line of a change under a tool line (`+ added`, `- removed`, `… +3 changed lines`)."""
+    return line[:2] in ("+ ", "- ") or (line.startswith("… ") and "changed line" in line)
 
 
 def retry_label(event: Retrying) -> str:

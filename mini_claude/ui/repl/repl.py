@@ -23,7 +23,8 @@ from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.safety.permissions import Answer, PermissionRequest
-from mini_claude.ui.commands import context, init, memory, model, status  # noqa: F401 - register commands
+from mini_claude.tools.base import PlanAnswer, PlanProposal
+from mini_claude.ui.commands import context, init, memory, model, permissions, status  # noqa: F401 - register
 from mini_claude.ui.commands.model import banner
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
@@ -31,12 +32,14 @@ from mini_claude.ui.conversation import commands as conversation_commands  # noq
 from mini_claude.ui.conversation.keys import bind_conversation_keys
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
+from mini_claude.ui.questions.plan_question import present_plan
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.repl.mention_completion import MentionCompleter
+from mini_claude.ui.repl.mode_line import add_mode_line, bind_mode_cycle
 from mini_claude.ui.repl.shell_line import run_shell_line
 from mini_claude.ui.repl.terminal_keys import read_shift_enter_as_line_break
 from mini_claude.ui.repl.turn_keys import TurnKeys
@@ -51,6 +54,7 @@ T = TypeVar("T")
 PROMPT = "> "
 _COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
 EXIT_HINT = "Press Ctrl+C again to exit."
+REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
 
 
@@ -116,7 +120,9 @@ class Repl:
         self.plain = plain_mode_wanted(flag=settings.plain, stdout=sys.stdout)
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
-        self.session: Session = build_session(settings, sink=self.renderer, ask=self.ask_permission)
+        self.session: Session = build_session(
+            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan
+        )
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
@@ -125,6 +131,7 @@ class Repl:
         )
         bindings = _key_bindings(self.exit_guard)
         bind_conversation_keys(bindings, lambda: self.session)
+        bind_mode_cycle(bindings, self.session.permissions.next_mode)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
             key_bindings=bindings,
@@ -134,6 +141,7 @@ class Repl:
             prompt_continuation=" " * len(PROMPT),  # a message's later lines line up with its first
             color_depth=ColorDepth.DEPTH_1_BIT if self.plain else None,  # menus without colour
         )
+        add_mode_line(self.prompt, lambda: self.session.permissions.mode, plain=self.plain)
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
@@ -240,6 +248,8 @@ class Repl:
         ended = self._interruptible(lambda: self.session.agent.run_turn(text))
         if ended is not None and ended.reason == "interrupted":
             self._interrupted()
+        elif ended is not None and ended.reason == "refused_by_user":
+            self.console.print(REFUSED_NOTE, style="dim", markup=False, highlight=False)
 
     def _interruptible(self, work: Callable[[], T]) -> T | None:
         """`work()` with Esc and Ctrl+C stopping it (then None, and it says so), keys typed
@@ -262,6 +272,10 @@ class Repl:
             self.renderer.question_showed_change()  # its tool line will not show the change again
         with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
             return ask_permission(request, self.console, plain=self.plain)
+
+    def present_plan(self, proposal: PlanProposal) -> PlanAnswer:
+        with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
+            return present_plan(proposal, self.console, plain=self.plain)
 
     def confirm(self, question: str) -> bool | None:
         """A yes/no question (`/memory rm`, `/memory tidy`), one key as a permission question is;

@@ -39,7 +39,7 @@ def run_shell_line(
         return
     if shell_lines(command) > 1:
         shown = visible_text(command, keep="\n\t")  # as it will run: nothing in it can hide
-        request = PermissionRequest(ASKING_TOOL, "shell", shown, SEVERAL_LINES_REASON, allow_always=False)
+        request = PermissionRequest(ASKING_TOOL, "shell", shown, SEVERAL_LINES_REASON)  # no "always"
         if ask(request) != "y":
             console.print("Not run.", style="dim", highlight=False)
             return

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mini_claude.core.config import Settings
+from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.memory_store import MemoryStore
@@ -77,7 +77,8 @@ def _tidy(settings: Settings, focus: str, *, dry_run: bool, yes: bool) -> int:
         )
         return EXIT_USAGE
     store, io = MemoryStore(settings.memory_dir), _io()
-    proposal = build_proposal(store, ModelClient(settings), settings.sessions_dir, focus, io)
+    root = memory_project_root(settings.project_dir)
+    proposal = build_proposal(store, ModelClient(settings), settings.sessions_dir, focus, io, root)
     if proposal is None:
         return EXIT_FAILED
     if dry_run:

@@ -1,8 +1,10 @@
 """`project.json` in each project's folder (`~/.mini-claude/projects/<hash>/`): which project the
-folder is kept for, since its name, a hash of the project's path, cannot be read back.
+folder is kept for, since its name, a hash of the project's path, cannot be read back; and, for a
+git repository, which one (its first commits: memory/identity.py compares them at each start).
 
-A session writes it as it starts (atomically, and only when it is missing or says something else:
-the truth is known then, the folder's name being the hash of that session's project root).
+A session writes it as it starts (memory/identity.py: atomically, and only when it is missing or
+says something else: the truth is known then, the folder's name being the hash of that session's
+project root).
 Reading it trusts nothing: a record that is not small, strict JSON naming an absolute path whose
 hash is the folder's name is reported with the reason, and no path is taken from it.
 """
@@ -34,25 +36,33 @@ log = logging.getLogger("mini_claude")
 
 RECORD_FILE = "project.json"
 RECORD_MAX_BYTES = 64_000  # a path and a version: anything near this size was not written by us
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 1 had no repository
+COMMITS_MAX = 20
 RECORD_MODE = FILE_MODE
 _HASH_NAME = re.compile(f"[0-9a-f]{{{PROJECT_HASH_CHARS}}}")
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
 class ProjectRecord:
     root: str | None  # the project's path; None when the record is missing or not to be trusted
     problem: str | None = None  # why there is no root, in one line
+    repository: tuple[str, ...] = ()  # the first commits of the repository it was kept for
 
 
-def record_text(root: Path) -> str:
+def record_text(root: Path, repository: tuple[str, ...] = ()) -> str:
     # ASCII only: a path that is not UTF-8 (surrogate escapes) survives as \\udcXX escapes.
-    return json.dumps({"version": RECORD_VERSION, "root": str(root)}, indent=2) + "\n"
+    value: dict[str, object] = {"version": RECORD_VERSION, "root": str(root)}
+    if repository:
+        value["repository"] = list(repository)
+    return json.dumps(value, indent=2) + "\n"
 
 
 def remember_project(settings: Settings) -> None:
-    """At session start: the project folder says whose it is. Only for a folder named after the
-    project's hash (a memory folder set elsewhere is not one); a failure costs only the listing."""
+    """At the start of a session without automatic memory (whose start-up, memory/identity.py,
+    does this with the repository's commits): the project folder says whose it is. Only for a
+    folder named after the project's hash (a memory folder set elsewhere is not one); a failure
+    costs only the listing."""
     state_dir, root = settings.memory_dir.parent, memory_project_root(settings.project_dir)
     if project_folder_name(str(root)) != state_dir.name:
         return
@@ -62,12 +72,15 @@ def remember_project(settings: Settings) -> None:
         log.warning("could not write %s: %s", state_dir / RECORD_FILE, safe_read.describe(error))
 
 
-def record_project(state_dir: Path, root: Path) -> bool:
-    """Make `state_dir/project.json` name `root`, readable by its owner only (it names where the
-    user works, like the transcripts beside it); True when it was (re)written. Raises OSError."""
-    if read_record(state_dir).root == str(root) and _made_private(state_dir / RECORD_FILE):
+def record_project(state_dir: Path, root: Path, repository: tuple[str, ...] | None = None) -> bool:
+    """Make `state_dir/project.json` name `root` (and `repository`'s first commits; None keeps
+    those recorded), readable by its owner only (it names where the user works, like the
+    transcripts beside it); True when it was (re)written. Raises OSError."""
+    found = read_record(state_dir)
+    repository = found.repository if repository is None else repository
+    if found.root == str(root) and found.repository == repository and _made_private(state_dir / RECORD_FILE):
         return False
-    write_atomic(state_dir / RECORD_FILE, record_text(root), mode=RECORD_MODE)  # folders 0700
+    write_atomic(state_dir / RECORD_FILE, record_text(root, repository), mode=RECORD_MODE)  # folders 0700
     return True
 
 
@@ -104,7 +117,10 @@ def read_record(state_dir: Path) -> ProjectRecord:
     if project_folder_name(root) != state_dir.name:
         # Copied from another project's folder, or edited: its path would be kept elsewhere.
         return ProjectRecord(None, f"{RECORD_FILE} names {visible_path(root)}, whose folder is another")
-    return ProjectRecord(root)
+    commits = data.get("repository", [])
+    if not (isinstance(commits, list) and all(isinstance(c, str) and _COMMIT.fullmatch(c) for c in commits)):
+        return ProjectRecord(None, f"{RECORD_FILE} names a repository that is no list of commits")
+    return ProjectRecord(root, repository=tuple(commits[:COMMITS_MAX]))
 
 
 def _not_json(name: str) -> object:
