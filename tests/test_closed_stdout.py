@@ -13,10 +13,10 @@ from tests.fake_api import FakeAnthropic, text_reply
 
 
 def run_with_stdout_closed(cli: Cli, *args: str) -> tuple[int, str]:
-    """Start the program with nobody reading its stdout; its status and what it said on stderr."""
-    process = cli.start(*args, stdin=subprocess.DEVNULL)
-    assert process.stdout is not None and process.stderr is not None
-    process.stdout.close()  # before it writes anything: the reader is gone
+    """Start the program with nobody reading its stdout (the pipe's reader is gone before it
+    starts, so even a quick `--version` cannot write first); its status and its stderr."""
+    process = cli.start(*args, stdin=subprocess.DEVNULL, stdout_closed=True)
+    assert process.stdout is None and process.stderr is not None
     stderr = process.stderr.read()
     process.stderr.close()
     return process.wait(timeout=30), stderr.decode("utf-8", "replace")
