@@ -1,7 +1,8 @@
 """A turn as the terminal shows it (a pyte screen fed everything the program printed): the status
 line with its time and "esc to interrupt", a command's output live under it and collapsed after,
-a change made without a question keeping its diff, and what the user types meanwhile shown under
-the reply, queued with Enter, taken back with Up."""
+a change made without a question keeping its diff, what the user types meanwhile shown under the
+reply, queued with Enter, taken back with Up, never a question's answer, and Shift+Tab cycling
+the permission mode during a reply."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ import pyte
 
 from tests.cli_harness import Cli, Terminal
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
-from tests.kit import held_reply, wait_until
+from tests.kit import HELD, held_reply, wait_until
 
 COLUMNS, ROWS = 100, 40
 UP = "\x1b[A"
+SHIFT_TAB = "\x1b[Z"
+ACCEPT_EDITS_LINE = "⏵⏵ accept edits on (shift+tab to cycle)"
+WRITE_A = {"file_path": "a.txt", "content": "a"}
 
 
 class Screen:
@@ -145,3 +149,49 @@ def test_an_edit_whose_question_showed_the_diff_does_not_show_it_again(
         text = screen.text()
     assert text.count("+ version = 2") == 1  # in the question, not under the tool line again
     assert "● edit_file(app.py) → 1 replacement\n\nBumped." in text
+
+
+def test_shift_tab_during_a_reply_cycles_the_mode_and_the_live_lines_say_which(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    write = tool_reply("write_file", WRITE_A, text="Writing a.txt now.", **HELD)
+    api_env.stream_replies.extend([write, text_reply("Written.")])
+    with cli.terminal(columns=COLUMNS, rows=ROWS) as term:
+        screen = Screen(term)
+        term.wait_until_ready()
+        term.submit("write a.txt")
+        term.expect("Writ")
+        term.type_and_wait_until_read(SHIFT_TAB + "half")
+        assert screen.shows(ACCEPT_EDITS_LINE)
+        lines = screen.lines()
+        assert lines.index(ACCEPT_EDITS_LINE) == lines.index("  > half▏") + 1  # under what is typed
+        write.release.set()
+        term.expect("Written.")  # accept-edits now: no question
+        term.expect_prompt()
+        assert screen.shows("> half")
+    assert (project_dir / "a.txt").read_text() == "a"
+    assert "Allow write_file" not in screen.text()
+
+
+def test_what_is_typed_when_a_question_appears_is_not_its_answer(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    write = tool_reply("write_file", WRITE_A, text="Writing a.txt now.", **HELD)
+    api_env.stream_replies.extend([write, text_reply("Written.")])
+    with cli.terminal(columns=COLUMNS, rows=ROWS) as term:
+        screen = Screen(term)
+        term.wait_until_ready()
+        term.submit("write a.txt")
+        term.expect("Writ")
+        term.type_and_wait_until_read("yes, and n")  # every answer's key, typed for the next message
+        write.release.set()
+        term.expect(r"\[y\]es, \[a\]lways, \[n\]o:")  # shown once it takes keys
+        term.child.expect([pexpect.TIMEOUT], timeout=0.5)  # time for keys it might have taken
+        assert not (project_dir / "a.txt").exists()
+        assert "came too soon" not in screen.text()  # no typed key even reached it
+        term.type("y")
+        term.expect("Written.")
+        term.expect_prompt()
+        assert screen.shows("> yes, and n")  # the line being typed waits in the prompt, unsent
+    assert (project_dir / "a.txt").read_text() == "a"
+    assert len(api_env.requests) == 2

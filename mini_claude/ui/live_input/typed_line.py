@@ -2,7 +2,8 @@
 typed, and the messages they queued with Enter (shown under the reply until the turn ends, then
 sent as one message; the line still being typed waits in the next prompt). Up on an empty line
 takes the last queued message back to edit. A paste (bracketed by the terminal) is text, line
-breaks and all: it never queues anything by itself. Keys come in as prompt-toolkit parses them.
+breaks and all: it never queues anything by itself. Shift+Tab is no text: it cycles the permission
+mode, as at the prompt. Keys come in as prompt-toolkit parses them.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ DELETE_KEYS = (Keys.Backspace, Keys.ControlH)
 class TypedLine:
     """Fed the terminal's bytes from the turn-keys thread; read by the renderer's thread."""
 
-    def __init__(self, on_change: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, on_change: Callable[[], None] = lambda: None, on_shift_tab: Callable[[], object] = lambda: None
+    ) -> None:
         self._on_change = on_change
+        self._on_shift_tab = on_shift_tab
+        self._shift_tabs = 0  # pressed in what was just fed: the mode cycles once the lock is let go
         self._lock = threading.Lock()
         self._draft = ""
         self._queued: list[str] = []
@@ -39,7 +44,10 @@ class TypedLine:
         with self._lock:
             before = (self._draft, len(self._queued))
             self._parser.feed(self._decoder.decode(data))
-            changed = before != (self._draft, len(self._queued))
+            changed = before != (self._draft, len(self._queued)) or self._shift_tabs > 0
+            shift_tabs, self._shift_tabs = self._shift_tabs, 0
+        for _ in range(shift_tabs):
+            self._on_shift_tab()
         if changed:
             self._on_change()
 
@@ -85,6 +93,8 @@ class TypedLine:
             self._draft = self._queued.pop()
         elif key == Keys.ControlD:
             self._end_of_input = self._end_of_input or not self._draft
+        elif key == Keys.BackTab:
+            self._shift_tabs += 1
         elif key == Keys.ControlI:
             self._draft += "\t"
         elif isinstance(key, str) and len(key) == 1 and key.isprintable():

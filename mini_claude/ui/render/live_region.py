@@ -1,7 +1,9 @@
 """The live region under what is printed while a turn runs, redrawn in place: the reply's unfinished
 tail, the running command's latest output lines, the status line (spinner, what is happening, how
-long, tokens so far, "esc to interrupt"), and what the user types meanwhile (their messages queued
-with Enter above the line being typed). It never grows taller than the screen: the tail gives way."""
+long, tokens so far, "esc to interrupt"), what the user types meanwhile (their messages queued
+with Enter above the line being typed), and the permission mode when it is not the default (as
+under the prompt; Shift+Tab cycles it here too). It never grows taller than the screen: the tail
+gives way."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from mini_claude.core.untrusted import visible_text
 from mini_claude.ui.render.live_tail import TailView
+from mini_claude.ui.render.mode_words import CYCLE_HINT, MODE_WORDS
 from mini_claude.ui.render.turn_progress import TurnProgress
 
 if TYPE_CHECKING:
@@ -43,10 +46,13 @@ class Typed:
 
 
 class LiveRegion:
-    def __init__(self, tail: TailView, progress: TurnProgress, typed: Callable[[], Typed]) -> None:
+    def __init__(
+        self, tail: TailView, progress: TurnProgress, typed: Callable[[], Typed], mode: Callable[[], str]
+    ) -> None:
         self.tail = tail
         self.progress = progress
         self.typed = typed
+        self.mode = mode  # the permission mode's name
         self.text_open = False
         self.label: str | None = None  # None: no status line
         self._below_cache: tuple[object, list[Segment]] = (None, [])
@@ -77,7 +83,7 @@ class LiveRegion:
         output = self.progress.running_output() if self.label is not None else None
         shown = tuple(output.shown()) if output is not None else ()
         suffix = self.progress.suffix() if self.label is not None else ""
-        key = (self.label, suffix, frame, shown, self.typed(), width)
+        key = (self.label, suffix, frame, shown, self.typed(), self.mode(), width)
         if key == self._below_cache[0]:
             return self._below_cache[1]
         lines: list[Text] = []
@@ -87,6 +93,11 @@ class LiveRegion:
                 mark = OUTPUT_MARK if index == 0 else " " * len(OUTPUT_MARK)
                 lines.append(Text(mark + line, style="dim", no_wrap=True, overflow="ellipsis"))
         lines += self._typed_lines()
+        if (words := MODE_WORDS.get(key[5])) is not None:
+            mode_line = Text.assemble(
+                (words.text, f"{words.emphasis} {words.colour}"), " ", (CYCLE_HINT, "italic")
+            )
+            lines.append(mode_line)
         segments: list[Segment] = []
         if lines:
             options = console.options.update(width=width, no_wrap=True, overflow="ellipsis")

@@ -35,7 +35,7 @@ class LiveRenderer(Renderer):
         self._unprinted: list[Piece] = []  # finished but not printed yet (survives a Ctrl+C)
         self._live: Live | None = None
         self._redraws = threading.Event()  # set: the live display's redraw thread should end
-        self._region = LiveRegion(self._tail, self.progress, lambda: self.typed())
+        self._region = LiveRegion(self._tail, self.progress, lambda: self.typed(), lambda: self.mode())
 
     # -- text ---------------------------------------------------------------------------------
 

@@ -68,6 +68,7 @@ class Renderer:
         self.progress = TurnProgress()
         self._previewed: set[str] = set()  # calls whose question showed the change they make
         self.typed: Callable[[], Typed] = Typed  # what the user types during a turn (the REPL's)
+        self.mode: Callable[[], str] = lambda: "ask"  # the permission mode's name (the REPL's)
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed

@@ -145,8 +145,9 @@ class Repl:
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
-        self.turn_keys = TurnKeys(self.prompt.input, on_change=self.renderer.typed_changed)
-        self.renderer.typed = self.turn_keys.snapshot
+        mode = self.session.permissions
+        self.turn_keys = TurnKeys(self.prompt.input, self.renderer.typed_changed, on_shift_tab=mode.next_mode)
+        self.renderer.typed, self.renderer.mode = self.turn_keys.snapshot, lambda: mode.mode
         self.commands = CommandContext(
             self.console, self.session, self.renderer, self.confirm, send=self.send
         )

@@ -8,8 +8,10 @@ comes. An Esc is alone when nothing follows it within ESCAPE_WAIT_S: an arrow ke
 arrives as one burst starting with Esc, and an Esc inside a bracketed paste is text. Everything
 else typed goes to the line the user sees under the reply (`live_input/typed_line.py`: messages
 queued with Enter, the line being typed), handed to the next prompt when the turn ends: what was
-queued is sent after the reply; when the turn was stopped it waits in the prompt, unsent. Around
-a permission question the thread stops, so the question reads its own key.
+queued is sent after the reply; when the turn was stopped it waits in the prompt, unsent.
+Shift+Tab cycles the permission mode, as at the prompt. Around a permission question the thread
+stops (what was typed so far stays with the line, never the question's answer), so the question
+reads its own keys.
 """
 
 from __future__ import annotations
@@ -41,11 +43,16 @@ READ_BYTES = 4096
 class TurnKeys:
     """Watches `prompt_input`'s terminal while `watching()`; `paused()` hands it to a question."""
 
-    def __init__(self, prompt_input: Input, on_change: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        prompt_input: Input,
+        on_change: Callable[[], None] = lambda: None,
+        on_shift_tab: Callable[[], object] = lambda: None,
+    ) -> None:
         self._input = prompt_input
         self._fd: int | None = None  # set while watching
         self._reader: _Reader | None = None
-        self.typed = TypedLine(on_change)  # what was typed during the turn, shown as it is typed
+        self.typed = TypedLine(on_change, on_shift_tab)  # what was typed during the turn, shown as typed
 
     def snapshot(self) -> Typed:
         return self.typed.snapshot()
