@@ -114,7 +114,7 @@ def test_a_file_too_large_to_keep_is_changed_and_said_not_restorable(
 
 
 def test_checkpoints_are_private_and_go_with_their_transcript(
-    harness: Harness, api_env: FakeAnthropic, project_dir: Path
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path, umask: int
 ) -> None:
     three_turns(harness, api_env, project_dir)
     recorder = harness.session.transcript
@@ -153,3 +153,28 @@ def test_a_folder_turned_into_a_link_is_not_written_through(
     assert done.restored is not None and done.restored.written == []
     assert "reached through a symlink" in done.restored.problems[0]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_side_folder_left_open_is_narrowed_and_kept_content_swapped_for_a_link_is_not_read(
+    harness: Harness, api_env: FakeAnthropic, project_dir: Path, tmp_path: Path
+) -> None:
+    (project_dir / "app.py").write_text("version = 1\n")
+    api_env.stream_replies.extend([edit("app.py", "1", "2"), text_reply("Bumped.")])
+    harness.answers.append("y")
+    harness.turn("bump it")
+    recorder = harness.session.transcript
+    side = recorder.sessions_dir / f"{recorder.session_id}.files"
+    [kept] = [entry for entry in side.iterdir() if len(entry.name) == 64]
+    side.chmod(0o777)  # left open (an older version, a hand's chmod)
+    decoy = tmp_path / "decoy"
+    decoy.write_text("version = 1\n")  # the same bytes: only the link gives it away
+    kept.unlink()
+    kept.symlink_to(decoy)
+
+    [point] = rewind_points(harness.session)
+    done = rewind(harness.session, point, code=True, conversation=False)
+
+    assert side.stat().st_mode & 0o777 == 0o700  # narrowed as soon as it was used
+    assert done.restored is not None and done.restored.written == []
+    assert "app.py left as it is" in done.restored.problems[0]
+    assert (project_dir / "app.py").read_text() == "version = 2\n"

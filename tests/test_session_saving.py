@@ -17,6 +17,7 @@ from rich.console import Console
 from mini_claude.core.events import ContextCompacted, Event, MessageAdded, Notice
 from mini_claude.sessions.catalog import list_sessions
 from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.ui.commands import model  # noqa: F401 - registers /model
 from mini_claude.ui.commands.registry import CommandContext, dispatch
 from mini_claude.ui.render.console import make_renderer
 from tests.agent_harness import Harness, wait_for_recalls

@@ -15,11 +15,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from mini_claude.core.files.safe_read import OPEN_FLAGS, read_capped
 from mini_claude.sessions.checkpoints.side_files import SideFileError, keep_content
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError
 
 MAX_KEPT_BYTES = 16 * 2**20  # a larger file is changed all the same, but cannot be rewound
-READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 log = logging.getLogger("mini_claude.sessions")
 
@@ -92,7 +92,7 @@ class FileCheckpoints:
 
 def _keep(path: Path, sessions_dir: Path, session_id: str) -> tuple[str | None, str]:
     try:
-        fd = os.open(path, READ_FLAGS)
+        fd = os.open(path, OPEN_FLAGS)  # a FIFO does not block, a symlink swapped in is not followed
     except FileNotFoundError:
         return None, ""  # a new file: rewinding removes it
     try:
@@ -102,12 +102,9 @@ def _keep(path: Path, sessions_dir: Path, session_id: str) -> tuple[str | None, 
         if info.st_size > MAX_KEPT_BYTES:
             size = f"{info.st_size / 2**20:.0f} MB"
             return None, f"{size}, more than the {MAX_KEPT_BYTES // 2**20} MB a checkpoint keeps"
-        chunks, total = [], 0
-        while total <= MAX_KEPT_BYTES and (chunk := os.read(fd, 1 << 20)):
-            chunks.append(chunk)
-            total += len(chunk)
+        data = read_capped(fd, MAX_KEPT_BYTES)
     finally:
         os.close(fd)
-    if total > MAX_KEPT_BYTES:
+    if len(data) > MAX_KEPT_BYTES:  # it grew meanwhile
         return None, f"more than the {MAX_KEPT_BYTES // 2**20} MB a checkpoint keeps"
-    return keep_content(sessions_dir, session_id, b"".join(chunks)), ""
+    return keep_content(sessions_dir, session_id, data), ""

@@ -1,8 +1,9 @@
 """What a session keeps beside its transcript, in `<session-id>.files/` in the sessions folder: the
 name `/rename` gave it, and the content files had before a file tool changed them (checkpoints,
 one file per distinct content, named by its SHA-256). Private as transcripts are: the folder is
-0700, each file 0600, nothing is opened through a symlink, and a file that is not a regular one
-of ours is not read. Retention removes the folder with its transcript."""
+0700, each file 0600 and written whole (`core/files`: atomic and private), nothing is opened
+through a symlink, and a file that is not a regular one of ours is not read. Retention removes
+the folder with its transcript."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import contextlib
 import hashlib
 import os
 import re
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mini_claude.core.files.safe_read import owner_problem
+from mini_claude.core.files.atomic import write_in_folder
+from mini_claude.core.files.private_files import narrow
+from mini_claude.core.files.safe_read import owner_problem, read_capped
 from mini_claude.sessions.transcript.sessions_folder import (
     DIR_MODE,
     FILE_MODE,
@@ -30,7 +32,6 @@ NAME_FILE = "name"
 BLOB_PATTERN = re.compile(r"[0-9a-f]{64}")
 MAX_NAME_CHARS = 80
 MAX_COPY_BYTES = 1 << 31  # more than any content a checkpoint keeps
-NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -148,8 +149,7 @@ def _side_folder(sessions_dir: Path, session_id: str, *, create: bool) -> Iterat
             info = os.fstat(folder)
             if (problem := owner_problem(sessions_dir / name, info)) is not None:
                 raise SideFileError(problem)
-            if info.st_mode & 0o077:
-                os.fchmod(folder, DIR_MODE)
+            narrow(folder, DIR_MODE, sessions_dir / name)
             yield folder
         finally:
             os.close(folder)
@@ -158,30 +158,14 @@ def _side_folder(sessions_dir: Path, session_id: str, *, create: bool) -> Iterat
 
 
 def _write_new(folder: int, name: str, data: bytes, *, replace: bool) -> None:
-    """`data` in `name` in the open `folder`, whole or not at all (a temp file renamed)."""
-    temp = f".{name}.{secrets.token_hex(4)}.tmp"
+    """`data` in `name` in the open `folder`, whole or not at all, 0600; raises SideFileError, or
+    FileExistsError when `replace` is False and the name is taken."""
     try:
-        fd = os.open(temp, NEW_FLAGS, FILE_MODE, dir_fd=folder)
+        write_in_folder(folder, name, data, mode=FILE_MODE, replace=replace)
+    except FileExistsError:
+        raise
     except OSError as error:
         raise SideFileError(f"cannot write beside the transcript: {error.strerror}") from None
-    try:
-        try:
-            os.fchmod(fd, FILE_MODE)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if replace:
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-        else:  # a link fails where the name exists: content kept once, never overwritten
-            os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
-            os.unlink(temp, dir_fd=folder)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=folder)
-        raise
 
 
 def _read(folder: int, name: str, *, limit: int) -> bytes:
@@ -193,12 +177,9 @@ def _read(folder: int, name: str, *, limit: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
             raise SideFileError(f"{name} is not a file of ours")
-        chunks, total = [], 0
-        while total <= limit and (chunk := os.read(fd, 1 << 20)):
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > limit:
+        data = read_capped(fd, limit)
+        if len(data) > limit:
             raise SideFileError(f"{name} is larger than expected")
-        return b"".join(chunks)
+        return data
     finally:
         os.close(fd)
