@@ -142,6 +142,34 @@ def test_a_refusal_is_listed_and_the_run_still_succeeds(
     assert answer["is_error"] is False and not (project_dir / "x.txt").exists()
 
 
+@pytest.mark.parametrize(
+    ("flags", "mode", "tool"),
+    [
+        (("--permission-mode", "plan"), "plan", "write_file"),
+        (("--permission-mode", "acceptEdits", "--disallowedTools", "Bash"), "acceptEdits", "run_shell"),
+    ],
+    ids=["plan", "rule"],
+)
+def test_stream_json_names_the_mode_as_claude_code_does_and_lists_what_was_refused(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, flags: tuple[str, ...], mode: str, tool: str
+) -> None:
+    calls = {"write_file": {"file_path": "x.txt", "content": "x"}, "run_shell": {"command": "touch x.txt"}}
+    call = calls[tool]
+    api_env.stream_replies.extend([tool_reply(tool, call), text_reply("Not allowed here.")])
+
+    result = cli.run(*flags, "--output-format", "stream-json", "--verbose", "-p", "make x.txt")
+
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stdout)
+    init, last = lines[0], lines[-1]
+    assert init["permissionMode"] == mode
+    [refused] = [block for line in lines if line["type"] == "user" for block in line["message"]["content"]]
+    assert refused["is_error"] is True
+    [denial] = last["permission_denials"]
+    assert denial == {"tool_name": tool, "tool_use_id": refused["tool_use_id"], "tool_input": call}
+    assert last["is_error"] is False and not (project_dir / "x.txt").exists()
+
+
 # ------------------------------------------------------------------ exit codes
 
 

@@ -29,6 +29,7 @@ from mini_claude.core.events import (
 )
 
 # Our permission modes under Claude Code's names (`permissionMode` in the init line).
+# Claude Code's names for our modes (plan is called the same).
 CLAUDE_CODE_MODES = {ours: theirs for theirs, ours in PERMISSION_MODE_ALIASES.items()}
 COMPACT_TRIGGERS = {"manual": "manual", "auto": "auto", "too_long": "auto"}
 
@@ -58,9 +59,10 @@ class StreamLines:
         self._in_text = False
 
     def init(self, *, cwd: str, tools: list[str], permission_mode: str, api_key_source: str) -> Line:
+        modes = CLAUDE_CODE_MODES
         return self._line(
             {"type": "system", "subtype": "init", "cwd": cwd, "tools": tools, "mcp_servers": [],
-             "model": self._model(), "permissionMode": CLAUDE_CODE_MODES.get(permission_mode, "default"),
+             "model": self._model(), "permissionMode": modes.get(permission_mode, permission_mode),
              "permission_mode": permission_mode, "apiKeySource": api_key_source, "slash_commands": [],
              "output_style": "default"}
         )  # fmt: skip
