@@ -4,12 +4,16 @@ says so; the banner names a server that is not Anthropic's."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from mini_claude.core.config import load_settings
 from mini_claude.ui.commands.model import banner, other_server
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
+from tests.kit import main_calls
 
 DOWN = "\x1b[B"
 UP = "\x1b[A"
@@ -33,6 +37,22 @@ def test_the_environment_takes_aliases_too(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("MINI_CLAUDE_SIDE_MODEL", "haiku")
     settings = load_settings()
     assert (settings.model, settings.side_model) == ("claude-opus-5-5", "claude-haiku-5-5")
+
+
+def test_a_settings_files_model_takes_aliases_and_status_names_the_model_it_stands_for(
+    cli: Cli, api_env: FakeAnthropic, isolated_env: Path
+) -> None:
+    settings = isolated_env / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"model": "haiku"}))
+    api_env.stream_replies.append(text_reply("From haiku."))
+    assert cli.run("-p", "hi").returncode == 0
+    with cli.terminal() as term:
+        term.wait_until_ready()
+        term.submit("/status")
+        shown = term.expect_prompt()
+    assert [request.model for request in main_calls(api_env)] == ["claude-haiku-5-5"]
+    assert "Model: claude-haiku-5-5" in shown and "settings.json" in shown
 
 
 def test_model_alone_opens_a_list_and_the_choice_is_used(cli: Cli, api_env: FakeAnthropic) -> None:
