@@ -28,6 +28,7 @@ from mini_claude.ui.render.console import create_console, make_renderer, plain_m
 from mini_claude.ui.render.live_tail import TailView
 from mini_claude.ui.render.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
 from mini_claude.ui.render.renderer import Renderer
+from mini_claude.ui.render.turn_progress import TurnProgress
 from tests.bench.render_row import render_markdown_once
 
 REPLY = """\
@@ -607,3 +608,12 @@ def test_the_live_region_is_the_tail_then_the_status_line_with_no_padding() -> N
     assert lines[0] == "Steps:" and lines[-3:-1] == [" • first UNIQUE-A", " • second UNIQUE-B"]
     assert lines[-1][1:] == " Writing… (0s · ↓ 1.2k tokens · esc to interrupt)"  # after a spinner frame
     assert len(lines) <= 6  # the tail is as tall as its text, never padded to the screen
+
+
+def test_the_status_line_counts_one_token_in_the_singular() -> None:
+    progress = TurnProgress(clock=lambda: 0.0)
+    progress.on(RequestStarted())
+    progress.on(UsageReport(output_tokens=1))
+    assert progress.suffix() == "(0s · ↓ 1 token · esc to interrupt)"
+    progress.on(UsageReport(output_tokens=1))
+    assert progress.suffix() == "(0s · ↓ 2 tokens · esc to interrupt)"

@@ -99,7 +99,7 @@ class TurnProgress:
             parts.append(_seconds(self._clock() - self.started))
         tokens = self._tokens + self._streamed_chars // CHARS_PER_TOKEN
         if tokens:
-            parts.append(f"↓ {short_tokens(tokens)} tokens")
+            parts.append(f"↓ {short_tokens(tokens)} {'token' if tokens == 1 else 'tokens'}")
         parts.append(INTERRUPT_HINT)
         return f"({' · '.join(parts)})"
 
