@@ -156,7 +156,7 @@ KEYS_HELP = (
     ("Alt+Enter, Ctrl+J", "insert a newline"),
     ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
     ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
-    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan"),
+    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan (during a reply too)"),
     ("Esc", "interrupt the reply or the running tool; what you typed comes back to the prompt"),
     ("Esc Esc", "on an empty prompt: /rewind"),
     ("Ctrl+O", "the transcript view: every tool's input and output (Esc or q leaves)"),
