@@ -16,7 +16,7 @@ from mini_claude import __version__
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
 from mini_claude.core.env_values import ConfigError
 
-COMMANDS = ("memory", "sessions")
+COMMANDS = ("memory", "sessions", "mcp")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PRINT_FLAGS = ("-p", "--print")
 USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, is the first message)
@@ -29,7 +29,8 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s memory search QUERY [--limit N] [--json]
        %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
-       %(prog)s sessions [list]"""
+       %(prog)s sessions [list]
+       %(prog)s mcp [list | get NAME | remove NAME | add [-t http|sse] [-s project] NAME -- CMD… | URL]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
 --max-turns limit, 4 when the reply was cut at max_tokens, 5 when the model declined, 130 when
 interrupted; any command whose stdout is closed (| head) ends quietly with 141. Environment:

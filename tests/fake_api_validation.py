@@ -71,6 +71,17 @@ def _check_text_block(block: Any, where: str) -> None:
     _require(_is_dict(cache_control, type="ephemeral"), f"{where}.cache_control: type should be 'ephemeral'")
 
 
+def _check_image_block(block: dict[str, Any], where: str) -> None:
+    """An image as the API takes one in a tool result: base64 data of a type it reads."""
+    source = block.get("source")
+    _require(_is_dict(source, type="base64"), f"{where}.source: expected a base64 source")
+    _require(
+        source.get("media_type") in ("image/jpeg", "image/png", "image/gif", "image/webp"),
+        f"{where}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+    )
+    _require(_is_text(source.get("data")), f"{where}.source.data: Field required")
+
+
 def _is_dict(value: Any, **expected: Any) -> bool:
     return isinstance(value, dict) and all(value.get(key) == want for key, want in expected.items())
 
@@ -148,10 +159,14 @@ def _content_blocks(content: Any, role: str, where: str) -> list[dict[str, Any]]
             result = block.get("content", "")
             if not isinstance(result, str):
                 _require(
-                    isinstance(result, list), f"{at}.content: should be a string or a list of text blocks"
+                    isinstance(result, list),
+                    f"{at}.content: should be a string or a list of text or image blocks",
                 )
                 for k, part in enumerate(result):
-                    _check_text_block(part, f"{at}.content.{k}")
+                    if isinstance(part, dict) and part.get("type") == "image":
+                        _check_image_block(part, f"{at}.content.{k}")
+                    else:
+                        _check_text_block(part, f"{at}.content.{k}")
         else:
             _require(kind in OTHER_BLOCK_TYPES, f"{at}: unknown content block type {kind!r}")
     return content

@@ -98,10 +98,9 @@ class Agent:
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
-        self.messages = []
-        self._context = []
-        self._system = None
+        self.messages, self._context, self._system = [], [], None
         self.context.view.reset()
+        self.tools.new_conversation()  # what the last one loaded on demand (MCP tool search) goes
         if self.recall is not None:
             self.recall.reset()
 

@@ -15,6 +15,7 @@ from mini_claude.agent.loop import Agent
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.local_file import unignored_local_file
 from mini_claude.app.instructions.reminders import InstructionReminders
+from mini_claude.app.mcp.servers import AskServer, SessionServers
 from mini_claude.app.mode_reminders import ModeReminders
 from mini_claude.app.permission_setup import build_rule_set
 from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
@@ -36,6 +37,8 @@ from mini_claude.tools.memory_writer import MemoryStoreWriter
 from mini_claude.tools.plan import PLANS_FOLDER, PlanPresenter
 from mini_claude.tools.registry import default_registry
 
+PRELOAD_WAIT_S = 10.0  # MCP servers wait at most this long for the SDK's import before connecting
+
 
 @dataclass(frozen=True)
 class SavedRule:
@@ -56,6 +59,7 @@ class Session:
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
     local_rules: LocalRules  # where "always" answers and /permissions save rules
+    mcp: SessionServers
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
     _warmed_up: bool = field(default=False, init=False, repr=False)
 
@@ -69,6 +73,8 @@ class Session:
         self.llm.preload()
         if not self._warmed_up:
             self._warmed_up = True
+            # After the SDK's import: two imports at once would slow the prompt (one CPU of 2).
+            self.mcp.start(first=lambda: self.llm.wait_preloaded(PRELOAD_WAIT_S))
             for note in self.settings.notes:
                 self.warn(note)
             if not self.settings.memory_enabled:
@@ -78,6 +84,13 @@ class Session:
     def instructions(self) -> InstructionSet:
         """The instruction files of the current conversation (or of the next, before the first)."""
         return self.system_prompt.instructions()
+
+    def close(self) -> None:
+        """The session ends: its MCP servers stop (none outlives it), its transcript closes."""
+        try:
+            self.mcp.close()
+        finally:
+            self.transcript.close()
 
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
@@ -116,16 +129,13 @@ class Session:
 
 
 def build_session(
-    settings: Settings,
-    *,
-    sink: EventSink,
-    ask: AskCallback | None,
-    present_plan: PlanPresenter | None = None,
-    print_mode: bool = False,
-) -> Session:
+    settings: Settings, *, sink: EventSink, ask: AskCallback | None,
+    present_plan: PlanPresenter | None = None, ask_server: AskServer | None = None, print_mode: bool = False,
+) -> Session:  # fmt: skip
     """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
-    answers permission questions and `present_plan` plans (None: no one can); `print_mode`: the
-    transcript says so (the session list marks such sessions). The team's memories in the
+    answers permission questions, `present_plan` plans (None: no one can) and `ask_server`
+    whether each project MCP server not approved yet may start (the REPL's question); `print_mode`:
+    the transcript says so (the session list marks such sessions). The team's memories in the
     repository are loaded only in a trusted folder (`folder_trusted`), and the project's settings
     files allow tools only there (the settings loader leaves their allow rules out)."""
     project_dir = Path(settings.project_dir).resolve()
@@ -180,9 +190,13 @@ def build_session(
     system_prompt = SystemPrompt(
         project_dir, memories, ready=ready, warn=warn, options=options, reminders=reminders
     )
+    tools = default_registry()
+    servers = SessionServers(settings, tools, sink, ask=ask_server)
+    tools = default_registry()
+    servers = SessionServers(settings, tools, sink, ask=ask_server)
     agent = Agent(
         llm=llm,
-        tools=default_registry(),
+        tools=tools,
         tool_context=tool_context,
         sink=_forgetting_reads(sink, tool_context.files_read),
         save=transcript,
@@ -197,7 +211,7 @@ def build_session(
     )
     session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
-        system_prompt, LocalRules(root), warn,
+        system_prompt, LocalRules(root), servers, warn,
     )  # fmt: skip
     permissions.save_rule = session.save_always
     return session

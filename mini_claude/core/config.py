@@ -18,6 +18,7 @@ from mini_claude.core.env_values import (
     env_switch,
     memory_mode,
 )
+from mini_claude.core.mcp_options import McpOptions, mcp_options
 from mini_claude.core.model_names import resolve_model
 
 APP_NAME = "mini-claude"
@@ -179,6 +180,7 @@ class Settings:
     system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
     permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
     folder_trusted: bool = False  # whether the project's files may do more than instruct
+    mcp: McpOptions = field(default_factory=McpOptions)
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
@@ -255,6 +257,7 @@ def load_settings(
         sessions_dir=state_dir / SESSIONS_FOLDER,
         session_retention_days=int(env_number(ENV_NAMES["session_retention_days"], _number(retention), int)),
         context_window=context_window,
+        mcp=mcp_options(files),
         origins=origins,
     )
 

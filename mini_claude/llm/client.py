@@ -21,6 +21,7 @@ from mini_claude.core.events import Retrying, UsageReport
 from mini_claude.core.untrusted import encodable
 from mini_claude.llm import model_errors
 from mini_claude.llm.context_overflow import Overflow, context_overflow
+from mini_claude.llm.deadline import bound_connections, within
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.reading import OutOfTime, json_or_none, until
 from mini_claude.llm.retries import RETRY_AFTER_CAP_S, Failure, Retries, RetryListener, retry_after
@@ -66,6 +67,13 @@ class ModelClient:
             self._preload_thread = threading.Thread(target=self._get_client, name="sdk-preload", daemon=True)
             self._preload_thread.start()
 
+    def wait_preloaded(self, timeout: float) -> None:
+        """Until the SDK preload has finished (at most `timeout` seconds): other background
+        start-up work waits its turn rather than slow down the prompt with it."""
+        thread = self._preload_thread
+        if thread is not None:
+            thread.join(timeout)
+
     def _get_client(self) -> Any:
         """The SDK client; raises ModelError when there is nothing to call it with."""
         if not self.configured:
@@ -85,6 +93,7 @@ class ModelClient:
                     max_retries=0,  # ours: llm/retries.py
                     timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
                 )
+                bound_connections(self._client._client)  # the SDK's httpx client
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
 
@@ -116,13 +125,15 @@ class ModelClient:
         try:
             with contextlib.ExitStack() as stack:
                 create = client.messages.with_streaming_response.create
-                raw = retries.call(
-                    lambda: stack.enter_context(create(
-                        model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens,
-                        stream=True,
-                    )),
-                    _failure,
-                )  # fmt: skip
+
+                def attempt() -> Any:  # its headers (or an error's body) within the API timeout
+                    with within(time.monotonic() + s.api_timeout):
+                        return stack.enter_context(create(
+                            model=model, system=system, messages=messages, tools=tools,
+                            max_tokens=max_tokens, stream=True,
+                        ))  # fmt: skip
+
+                raw = retries.call(attempt, _failure)
                 _check_is_event_stream(raw, time.monotonic() + s.api_timeout)
                 yield from read_stream(raw.iter_bytes(), response, s.api_timeout)
             if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
@@ -161,12 +172,15 @@ class ModelClient:
             if left <= 0:
                 raise OutOfTime
             limits = anthropic.Timeout(left, connect=min(CONNECT_TIMEOUT, left))
-            with client.with_options(timeout=limits).messages.with_streaming_response.create(
-                model=s.side_model,
-                system=system,
-                messages=[{"role": "user", "content": user}],
-                max_tokens=max_tokens,
-            ) as raw:
+            with (
+                within(deadline),
+                client.with_options(timeout=limits).messages.with_streaming_response.create(
+                    model=s.side_model,
+                    system=system,
+                    messages=[{"role": "user", "content": user}],
+                    max_tokens=max_tokens,
+                ) as raw,
+            ):
                 return b"".join(until(raw.iter_bytes(), lambda: deadline))
 
         try:

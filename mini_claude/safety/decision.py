@@ -24,6 +24,7 @@ MODES_THAT_EDIT = ("accept-edits", "bypass")
 OUTSIDE_REASON = "outside the project"
 EDIT_REASON = "edit a project file"
 PLAN_REASON = "plan mode: nothing is changed until you approve a plan"
+PLAN_TOOL_REASON = "plan mode, and its server does not say it only reads: it may change something"
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Decision:
     reason: str
     rule: Rule | None = None  # the rule that decided, if one did
     always: Always | None = None  # None: "always" is not offered (it would mean only once)
-    plan: bool = False  # refused because plan mode changes nothing
+    plan: bool = False  # refused (or asked) because plan mode changes nothing
 
 
 ALLOW = Decision("allow", "")
@@ -137,15 +138,17 @@ def decide_file(
     )
 
 
-def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str) -> Decision:
+def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str, *, read_only: bool = False) -> Decision:
     """Whether a tool judged by its name alone may run (an MCP server's, `mcp__server__tool`: a
-    rule `mcp__server` covers every tool of that server). Plan mode refuses it, since whether it
-    changes anything is unknown; "always" saves a rule for that one tool."""
+    rule `mcp__server` covers every tool of that server); "always" saves a rule for that one tool.
+    In plan mode, as in Claude Code, one that may change something asks even when a rule allows
+    it (where no one can answer, plan mode refuses it); one whose server calls it `read_only` is
+    judged as in the default mode: that word is the server's, so it never lets a tool run unasked."""
     rule = rules.first("deny", lambda r: r.names_tool(tool))
     if rule is not None:
         return Decision("deny", rule_reason(rule), rule)
-    if mode == "plan":
-        return Decision("deny", PLAN_REASON, plan=True)
+    if mode == "plan" and not read_only:
+        return Decision("ask", PLAN_TOOL_REASON, plan=True)
     rule = rules.first("ask", lambda r: r.names_tool(tool)) or rules.first(
         "allow", lambda r: r.names_tool(tool)
     )

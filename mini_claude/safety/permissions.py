@@ -2,9 +2,9 @@
 conversation, and asking.
 
 The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
-path as the model wrote it, so a sensitive place reached by another name is still judged by both);
-each either returns (allowed) or raises `PermissionDenied`. What is allowed is decided by
-`decision.decide_file` and `shell_decision.ShellJudge`; asking goes through the `ask` callback,
+path as the model wrote it, so a sensitive place reached by another name is still judged by both),
+and an MCP server's tool calls `check_tool`; each returns (allowed) or raises `PermissionDenied`.
+`decision.py` and `shell_decision.ShellJudge` decide; asking goes through the `ask` callback,
 which the UI provides; no callback (print mode) means no one can say yes.
 """
 
@@ -22,7 +22,7 @@ from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.paths import display_path, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file
+from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file, decide_tool
 from mini_claude.safety.home_dotfiles import SearchHiding, private_places
 from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the rest of the code names them
     GIT_CONFIG_REASON,
@@ -42,13 +42,13 @@ from mini_claude.safety.shell_decision import ShellJudge
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
 
-Action = Literal["read", "write", "shell"]
+Action = Literal["read", "write", "shell", "tool"]
 Answer = Literal["y", "a", "n"]
 CYCLED_MODES = ("ask", "accept-edits", "plan")  # Shift+Tab; bypass joins only when started in it
 
 log = logging.getLogger("mini_claude")
 
-_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
+_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with"}
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,12 @@ class Permissions:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
         self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
 
+    def check_tool(self, tool: str, shown_input: str, reason: str, *, read_only: bool = False) -> None:
+        """A tool judged by its name alone (an MCP server's): `shown_input` is what it will be sent,
+        `reason` whose it is, `read_only` whether it says it changes nothing (plan mode asks then)."""
+        decision = decide_tool(tool, self.mode, self.rules, reason, read_only=read_only)
+        self._answer(decision, PermissionRequest(tool, "tool", _shown_command(shown_input), decision.reason))
+
     def hidden_from_search(self) -> SearchHiding | None:
         """What a search walk skips, as check_read would ask for or refuse it, or None when it
         may see it all (bypass without read rules): listing or grepping `~` must not read
@@ -220,9 +226,8 @@ class Permissions:
                 prompts.notice(key, tool=request.tool, verb=verb, target=told, reason=decision.reason)
             )
         if self.ask is None:
-            raise PermissionDenied(
-                prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)
-            )
+            key = "plan_mode_refused" if decision.plan else "permission_unavailable"
+            raise PermissionDenied(prompts.notice(key, tool=request.tool, verb=verb, target=told))
         always = decision.always
         request = replace(request, always=always.label if always is not None else None)
         if preview is not None:

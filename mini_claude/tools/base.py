@@ -18,13 +18,22 @@ def count_noun(count: int, noun: str) -> str:
 
 @dataclass(frozen=True)
 class ToolResult:
-    content: str  # what the model reads
+    # What the model reads: text, or content blocks (text and images) for a tool whose output
+    # holds pictures (an MCP server's).
+    content: str | list[dict[str, Any]]
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
     # lines for the user under the tool line (output collapsed, a diff, a memory saved: what and where)
     detail: tuple[str, ...] = ()
     ends_turn: ToolEnding | None = None  # the turn ends after this call (the user said no, …)
+
+    @property
+    def text(self) -> str:
+        """The content's text (what is not text, an image, left out)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
 
 
 class MemoryWriter(Protocol):
@@ -43,6 +52,31 @@ class MemoryWriter(Protocol):
 
     def refresh(self) -> None:
         """Re-index after something outside the file tools (a shell command) may have changed files."""
+        ...
+
+
+class ToolSource(Protocol):
+    """Tools that come and go while a session runs (an MCP server's), beside the built-in ones.
+    Called from any thread: what it returns is a snapshot."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The definitions to send with the next request (name, description, input_schema)."""
+        ...
+
+    def owns(self, name: str) -> bool:
+        """Whether `name` is one of its tools now (sent or not)."""
+        ...
+
+    def run(self, name: str, tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run one call; raises ToolError (or PermissionDenied) for the model to read."""
+        ...
+
+    def summarize_call(self, name: str, tool_input: dict[str, Any]) -> str:
+        """The call's main argument on one line, as the user sees it."""
+        ...
+
+    def new_conversation(self) -> None:
+        """A new conversation starts: what the last one loaded on demand is dropped."""
         ...
 
 

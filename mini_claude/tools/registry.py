@@ -16,7 +16,7 @@ from typing import Any
 from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied, ToolError
 from mini_claude.core.untrusted import visible_text
-from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.base import ToolContext, ToolResult, ToolSource
 from mini_claude.tools.short_forms import short_form
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
@@ -60,6 +60,15 @@ class ToolRegistry:
             )
         self._definitions = {d["name"]: _fill_descriptions(d, limits or {}) for d in definitions}
         self._handlers = dict(handlers)
+        self._sources: list[ToolSource] = []
+
+    def add_source(self, source: ToolSource) -> None:
+        """Tools that come and go (an MCP server's): sent and run beside the built-in ones."""
+        self._sources.append(source)
+
+    def new_conversation(self) -> None:
+        for source in self._sources:
+            source.new_conversation()
 
     @property
     def names(self) -> list[str]:
@@ -67,7 +76,7 @@ class ToolRegistry:
 
     def definitions(self) -> list[dict[str, Any]]:
         """The API `tools` parameter: name, description, input_schema for every tool."""
-        return [
+        built_in = [
             {
                 "name": d["name"],
                 "description": d["description"],
@@ -75,11 +84,14 @@ class ToolRegistry:
             }
             for d in self._definitions.values()
         ]
+        return built_in + self._source_definitions()
 
     def summarize_call(self, name: str, tool_input: object) -> str:
         """The main argument of a call (file path, command, pattern), shortened for one line."""
         if not isinstance(tool_input, dict):
             return ""
+        if name not in self._definitions and (source := self._source_of(name)) is not None:
+            return _one_line(source.summarize_call(name, tool_input), keep_tail=False)
         for key in SUMMARY_KEYS:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
@@ -89,19 +101,25 @@ class ToolRegistry:
     def run(self, name: str, tool_input: object, ctx: ToolContext) -> ToolResult:
         """Run one tool call; never raises except KeyboardInterrupt."""
         handler = self._handlers.get(name)
-        if handler is None:
-            text = prompts.notice("unknown_tool", name=name, available=", ".join(self._definitions))
+        source = self._source_of(name) if handler is None else None
+        if handler is None and source is None:
+            available = ", ".join([*self._definitions, *(d["name"] for d in self._source_definitions())])
+            text = prompts.notice("unknown_tool", name=name, available=available)
             return ToolResult(text, f"unknown tool {name}", is_error=True)
-        problem = _schema_problem(self._definitions[name]["input_schema"], tool_input)
+        # A source checks its own (full JSON Schema) inputs; here only that the input is an object.
+        schema = self._definitions[name]["input_schema"] if source is None else {}
+        problem = _schema_problem(schema, tool_input)
         if problem is not None:
-            schema = self._definitions[name]["input_schema"]
-            text = prompts.notice(
-                "invalid_tool_input", tool=name, problem=problem, expected=_describe(schema)
-            )
+            expected = _describe(schema) if source is None else prompts.notice("input_see_schema")
+            text = prompts.notice("invalid_tool_input", tool=name, problem=problem, expected=expected)
             return ToolResult(text, "invalid input", is_error=True)
         assert isinstance(tool_input, dict)
         try:
-            result = handler(ctx, **tool_input)
+            if source is not None:  # its own schemas: checked by the source, in full
+                result = source.run(name, tool_input, ctx)
+            else:
+                assert handler is not None
+                result = handler(ctx, **tool_input)
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
@@ -126,6 +144,12 @@ class ToolRegistry:
             except Exception:  # what listens must not cost the call its result
                 log.exception("after tool %s", name)
         return result
+
+    def _source_of(self, name: str) -> ToolSource | None:
+        return next((source for source in self._sources if source.owns(name)), None)
+
+    def _source_definitions(self) -> list[dict[str, Any]]:
+        return [definition for source in self._sources for definition in source.definitions()]
 
 
 def default_registry() -> ToolRegistry:

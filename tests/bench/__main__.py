@@ -21,7 +21,12 @@ from tests.bench.recall_rows import first_token_row, typing_rows
 from tests.bench.render_row import streaming_render_row
 from tests.bench.resume_row import continue_row
 from tests.bench.stats import table
-from tests.bench.terminal_rows import memory_list_row, split_cpus, time_to_interactive_row
+from tests.bench.terminal_rows import (
+    mcp_time_to_interactive_row,
+    memory_list_row,
+    split_cpus,
+    time_to_interactive_row,
+)
 from tests.fake_api import FakeAnthropic, RecordedRequest
 
 AT_SCALE = 10_000
@@ -33,6 +38,8 @@ MANIFEST_BYTES_PER_MEMORY = 200
 LEGEND = """\
 time to interactive: spawn `mini-claude` in a pty, type /help at once, until its output shows;
   baseline: `python -c "import anthropic"` (same venv), until it exits
+time to interactive, a slow MCP server: the same, with ~/.mini-claude/mcp.json naming a stdio MCP
+  server that takes 5 s to start (it connects in the background); baseline: the same start without it
 The recall rows run against the fake server with realistic latency: a first token after 0.65-0.95 s,
   a side query answered after 0.5-0.7 s (uniform).
 recall costs no wait: submit → first streamed token, 100 memories on disk (a side query runs beside
@@ -96,6 +103,8 @@ def main() -> int:
         rows = []
         print("time to interactive…", file=sys.stderr, flush=True)
         rows.append(time_to_interactive_row(home, without, fake, runs))
+        print("time to interactive with a slow MCP server…", file=sys.stderr, flush=True)
+        rows.append(mcp_time_to_interactive_row(root, without, fake, runs))
         print("recall costs no wait…", file=sys.stderr, flush=True)
         recall_runs = RECALL_RUNS_FACTOR * runs
         recall, idle_rss, side_query = first_token_row(home, with_memories, without, fake, recall_runs)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mini_claude.app.instructions.reading import shown_path
+from mini_claude.app.mcp.files import project_servers_part
 from mini_claude.app.permission_setup import validate_flag_rules
 from mini_claude.app.settings.files import (
     SettingsError,
@@ -64,7 +65,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         for file, values in found
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
-    ]
+    ] + project_servers_part(root, home)
     if not _memory_off(found):  # with memory off the team's memories would not be loaded anyway
         gated += team_memory_parts(root)
     trust = trust or TrustStore()

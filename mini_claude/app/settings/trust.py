@@ -23,7 +23,7 @@ from mini_claude.app.settings.values import FileValues
 from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, private_folder
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.scopes import MemoryScopes
 
@@ -35,10 +35,11 @@ SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
 SHOWN_VALUE_CHARS = 40
 # Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
 # a project's need trust as much as its allow rules.
-LATER_PARTS = {
-    "hooks": "run commands on events (hooks)",
-    "enableAllProjectMcpServers": "start every MCP server of .mcp.json",
-    "enabledMcpjsonServers": "start MCP servers of .mcp.json",
+LATER_PARTS = {"hooks": "run commands on events (hooks)"}
+# Values that start a project's MCP servers without asking: they run commands too.
+MCP_APPROVALS = {
+    "mcp_enable_all": "start every MCP server of .mcp.json without asking",
+    "mcp_enabled": "start MCP servers of .mcp.json without asking",
 }
 
 
@@ -69,6 +70,10 @@ def gated_parts(values: FileValues) -> list[str]:
         )
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
+    for key, what in MCP_APPROVALS.items():
+        value = values.scalars.get(key)
+        if value:
+            parts.append(what + (": " + _few(list(value)) if isinstance(value, tuple) else ""))
     for key, what in LATER_PARTS.items():
         value = values.unused.get(key)
         if value:
@@ -94,7 +99,7 @@ def team_memory_parts(root: Path) -> list[str]:
 def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
     """`values` less what needs trust, and the names of what was taken out."""
     kept = FileValues(
-        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days",)},
+        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days", *MCP_APPROVALS)},
         {},
         [(kind, rule) for kind, rule in values.rules if kind != "allow"],
         [],
@@ -113,6 +118,8 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("additionalDirectories", bool(values.additional_dirs)),
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
+            ("enableAllProjectMcpServers", bool(values.scalars.get("mcp_enable_all"))),
+            ("enabledMcpjsonServers", bool(values.scalars.get("mcp_enabled"))),
             ("readOnlyCommands", values.scalars.get("read_only_commands") is True),
             *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
@@ -150,6 +157,8 @@ class TrustStore:
             write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
 
     def _read(self) -> dict[str, object]:
+        if (foreign := foreign_entry(self.path)) is not None:  # its answers may have been planted
+            raise TrustFileError(f"{foreign}: not read; remove it to be asked again")
         try:
             data = safe_read.read_bytes(self.path, self.folder, TRUST_MAX_BYTES, follow_symlink=False)
         except (FileNotFoundError, NotADirectoryError):

@@ -1,8 +1,9 @@
 """The keys a settings file may hold, each checked: Claude Code's names where they mean the same
 (`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`), and this project's own
-(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`). A value of the wrong kind is
-ignored with a line saying what it must be; keys mini-claude does not use are named in one line
-per file (and kept, untouched, for the parts that may read them later: `hooks`, MCP servers)."""
+(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`), and Claude Code's keys for the
+servers of `.mcp.json`. A value of the wrong kind is ignored with a line saying what it must be;
+keys mini-claude does not use are named in one line per file (and kept, untouched, for the parts
+that may read them later: `hooks`)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,12 @@ def _mode(value: object) -> str:
     return str(mode)
 
 
+def _server_names(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise Wrong("must be a list of MCP server names")
+    return tuple(item.strip() for item in value[:RULES_MAX])
+
+
 # settings key → (the name load_settings takes, its check)
 SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "model": ("model", _model),
@@ -85,6 +92,10 @@ SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "earlyRecall": ("early_recall", _switch),
     "autoMemoryEnabled": ("memory_enabled", _switch),
     "cleanupPeriodDays": ("session_retention_days", _whole(0, "days")),
+    # Claude Code's keys for the servers of .mcp.json (app/mcp/approvals.py).
+    "enableAllProjectMcpServers": ("mcp_enable_all", _switch),
+    "enabledMcpjsonServers": ("mcp_enabled", _server_names),
+    "disabledMcpjsonServers": ("mcp_disabled", _server_names),
 }
 PERMISSION_SCALARS = {
     "defaultMode": ("permission_mode", _mode),

@@ -104,6 +104,20 @@ def foreign_level(path: Path) -> str | None:
     return None
 
 
+def foreign_entry(path: Path) -> str | None:
+    """Why the file named `path` is not ours to read, or None: the name itself (a symlink
+    planted there included), the file it leads to, or a folder above either inside
+    mini-claude's own folders belongs to someone else. For a file read from those folders by
+    name (settings, instructions, the trust file) rather than through a memory folder."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None  # nothing there: nothing of someone else's to read
+    if (problem := safe_read.owner_problem(path, info)) is not None:
+        return problem
+    return foreign_level(path.parent) or foreign_level(path)
+
+
 def narrow_levels(path: Path) -> None:
     """Make each existing folder from `path` up to the mini-claude folder holding it 0700 when
     others may write into it (left so by an older version under umask 000) and it is ours."""

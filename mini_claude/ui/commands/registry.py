@@ -30,6 +30,8 @@ class CommandContext:
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
     # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
     send: Callable[[str], None] | None = None
+    # Runs a turn on text as it is, no mention in it attached (an MCP server's prompt).
+    run_turn: Callable[[str], None] | None = None
     draft: str = ""  # text a command puts back in the prompt (/rewind: the message rewound to)
 
 
@@ -50,6 +52,10 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}  # by name and alias
+# Commands that come and go (an MCP server's prompts): (run it if it is one, returning whether it
+# was; its completions for a name being typed).
+DynamicRun = Callable[[CommandContext, str, str], bool]
+DYNAMIC_COMMANDS: list[tuple[DynamicRun, ArgumentCompleter]] = []
 MIN_PREFIX_CHARS = 2  # `/me` suggests `/memory`; `/m` is too little to go on
 SHORT_NAME_CHARS = 4  # up to this long, one typo away; longer, two
 MAX_SUGGESTIONS = 3
@@ -84,6 +90,8 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     """Run `/name args`; an unknown name gets one line naming the closest match."""
     name, _, argument = line.strip().removeprefix("/").partition(" ")
     entry = COMMANDS.get(name.lower())
+    if entry is None and any(run(ctx, name, argument.strip()) for run, _ in DYNAMIC_COMMANDS):
+        return
     if entry is None:
         close = close_commands(name.lower(), list(COMMANDS))
         hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
@@ -149,6 +157,8 @@ class CommandCompleter(Completer):
                     yield Completion(
                         "/" + candidate, start_position=-len(text), display_meta=entry.description
                     )
+        for _, complete in DYNAMIC_COMMANDS:
+            yield from complete(self.session, name)
 
 
 KEYS_HELP = (
@@ -227,7 +237,7 @@ def _clear(ctx: CommandContext, argument: str) -> None:
 
 @command("cost", "Show the tokens used this session and what they cost")
 def _cost(ctx: CommandContext, argument: str) -> None:
-    from mini_claude.ui.commands.cost import cost_lines
+    from mini_claude.ui.render.cost_view import cost_lines
 
     ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
 

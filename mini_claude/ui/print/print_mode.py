@@ -149,13 +149,17 @@ def run_print_mode(
         if output is not None:
             output.start(session)
         session.warm_up()
+        try:  # the servers connect (or fail) before the one message is sent
+            session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
         ended: TurnEnded = session.agent.run_turn(given.message)
     except KeyboardInterrupt:  # stdout closed before the turn began (or Ctrl+C just then)
         if output is not None and output.closed:
             raise StdoutClosed from None
         return EXIT_INTERRUPTED
     finally:
-        session.transcript.close()
+        session.close()
     if plan.text is not None:  # --permission-mode plan: the plan is the answer
         ended = replace(ended, final_text=plan.text)
     exit_code = EXIT_CODES[ended.reason]

@@ -17,14 +17,14 @@ from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from mini_claude import __version__
-from mini_claude.app.mentions import attach, find_mentions
+from mini_claude.app.mcp.resources import resource_uris
 from mini_claude.app.resume import ResumeRequest
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
-from mini_claude.ui.commands import context, init, memory, model, permissions, status  # noqa: F401 - register
+from mini_claude.ui.commands import context, init, mcp, memory, model, permissions, status  # noqa: F401
 from mini_claude.ui.commands.model import banner
 from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
@@ -33,8 +33,10 @@ from mini_claude.ui.conversation.keys import bind_conversation_keys
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
 from mini_claude.ui.questions.plan_question import present_plan
+from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.repl.attachments import attachments, wait_for_servers
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
@@ -121,14 +123,15 @@ class Repl:
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
         self.session: Session = build_session(
-            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan
-        )
+            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan,
+            ask_server=partial(ask_server_question, plain=self.plain),
+        )  # fmt: skip
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
-        completer = merge_completers(
-            [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
-        )
+        project_dir = self.session.agent.tool_context.project_dir
+        mentions = MentionCompleter(project_dir, partial(resource_uris, self.session.mcp))
+        completer = merge_completers([CommandCompleter(self.session), mentions])
         bindings = _key_bindings(self.exit_guard)
         bind_conversation_keys(bindings, lambda: self.session)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
@@ -149,7 +152,7 @@ class Repl:
         self.turn_keys = TurnKeys(self.prompt.input, self.renderer.typed_changed, on_shift_tab=mode.next_mode)
         self.renderer.typed, self.renderer.mode = self.turn_keys.snapshot, lambda: mode.mode
         self.commands = CommandContext(
-            self.console, self.session, self.renderer, self.confirm, send=self.send
+            self.console, self.session, self.renderer, self.confirm, send=self.send, run_turn=self.run_turn
         )
         self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
@@ -158,7 +161,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.transcript.close()
+            self.session.close()
 
     def _run(self, first_message: str | None) -> int:
         opened = None
@@ -231,18 +234,14 @@ class Repl:
     def send(self, text: str) -> None:
         """`text` to the model, with the files it mentions (`@path`) attached; a mention that
         cannot be attached keeps the message back, in the prompt, with the reason."""
-        agent = self.session.agent
-        mentions = find_mentions(text, agent.tool_context.project_dir)
-        if mentions:
-            attached = self._interruptible(lambda: attach(mentions, agent))
-            if attached is None or attached.problems:
-                for problem in attached.problems if attached else []:
-                    self.console.print(problem, style="red", markup=False)
-                self.console.print("The message was not sent: it is back in the prompt.", style="dim")
-                self._draft = text
-                return
-            self.console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
-            agent.add_context(attached.blocks)
+        wait_for_servers(self.session, self.console, self.turn_keys.watching)
+        blocks = attachments(text, self.session, self.console, self._interruptible)
+        if blocks is None:
+            self.console.print("The message was not sent: it is back in the prompt.", style="dim")
+            self._draft = text
+            return
+        if blocks:
+            self.session.agent.add_context(blocks)
         self.run_turn(text)
 
     def run_turn(self, text: str) -> None:

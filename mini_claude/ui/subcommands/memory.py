@@ -31,6 +31,7 @@ from mini_claude.ui.commands.memory_actions import (
     undo_last_change,
 )
 from mini_claude.ui.print.json_output import json_line
+from mini_claude.ui.subcommands.confirm import can_ask, confirmed
 
 LIST_COMMAND = "mini-claude memory list"
 _NO_QUERY = "memory search: give the words to search for: mini-claude memory search QUERY"
@@ -153,17 +154,10 @@ def _edit(memories: MemoryScopes, name: str) -> int:
 def _remove(memories: MemoryScopes, name: str, *, yes: bool) -> int:
     memory = resolve(memories, name, list_command=LIST_COMMAND)
     if not yes:
-        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        if not can_ask():
             shown = visible_path(memory.file_name)
             return _fail(f"not deleting {shown}: no terminal to ask on; add --yes to delete it", EXIT_USAGE)
-        sys.stderr.write(f"{delete_question(memory)} [y/N]: ")
-        sys.stderr.flush()
-        try:
-            answer = sys.stdin.readline()
-        except KeyboardInterrupt:
-            answer = ""
-            sys.stderr.write("\n")
-        if answer.strip().lower() not in ("y", "yes"):
+        if not confirmed(delete_question(memory)):
             print("Kept it.")
             return 0
     delete_memory(memories, memory)

@@ -1,4 +1,5 @@
-"""`/cost`: the session's tokens and, for models with a known price, what they cost."""
+"""What the session's tokens cost, in words: `/cost`'s lines (the tokens and, for models with a
+known price, what they cost). Plain text, the same in every front end."""
 
 from __future__ import annotations
 
