@@ -1,10 +1,11 @@
 """Checkpoints and `/rewind` on a real session: a file tool's change kept before it happens (once a
 turn), the code restored to before any message, the conversation rewound into a new transcript
-(the old one left to resume), shell commands marked, checkpoints surviving a resume."""
+(the old one left to resume), shell commands and MCP tools marked, checkpoints surviving a resume."""
 
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 from mini_claude.app.resume import finish_resume, open_session
@@ -12,8 +13,11 @@ from mini_claude.app.rewind import rewind, rewind_points
 from mini_claude.sessions.catalog import list_sessions
 from mini_claude.sessions.checkpoints.file_checkpoints import MAX_KEPT_BYTES
 from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.ui.conversation.commands import rewind_summary
+from mini_claude.ui.conversation.rewind_picker import point_row
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
+from tests.mcp_kit import server_command, write_user_servers
 
 
 def edit(path: str, old: str, new: str) -> object:
@@ -45,7 +49,7 @@ def test_the_code_goes_back_to_before_a_message(
     points = rewind_points(harness.session)
 
     assert [p.turn.text for p in points] == ["bump the version", "add new.py", "run a command"]
-    assert [p.ran_commands_since for p in points] == [True, True, True]
+    assert [p.ran_since for p in points] == [("commands",)] * 3
     assert [p.files_changed_then for p in points] == [1, 1, 1]
     done = rewind(harness.session, points[0], code=True, conversation=False)
 
@@ -178,3 +182,30 @@ def test_a_side_folder_left_open_is_narrowed_and_kept_content_swapped_for_a_link
     assert done.restored is not None and done.restored.written == []
     assert "app.py left as it is" in done.restored.problems[0]
     assert (project_dir / "app.py").read_text() == "version = 2\n"
+
+
+def test_a_turn_that_used_an_mcp_tool_is_marked_as_a_command_is(
+    api_env: FakeAnthropic, project_dir: Path, isolated_env: Path
+) -> None:
+    write_user_servers(isolated_env, {"answers": server_command("answers", f"rewind-{uuid.uuid4().hex[:8]}")})
+    harness = Harness(answers=["y", "y"]).start()
+    harness.session.mcp.start()
+    harness.session.mcp.wait_until_connected(60.0)
+    api_env.stream_replies.extend(
+        [
+            tool_reply("mcp__answers__echo", {"text": "hi"}), text_reply("Echoed."),
+            tool_reply("run_shell", {"command": "true"}), text_reply("Ran."),
+        ]
+    )  # fmt: skip
+    try:
+        harness.turn("echo hi")
+        harness.turn("run true")
+        points = rewind_points(harness.session)
+        summary = rewind_summary(points[0], harness.session)
+    finally:
+        harness.session.close()
+
+    assert [p.turn.ran for p in points] == [("MCP tools",), ("commands",)]
+    assert [p.ran_since for p in points] == [("commands", "MCP tools"), ("commands",)]
+    assert point_row(points[0], 80) == "echo hi · ran MCP tools"
+    assert "  shell commands and MCP tools ran from then on: what they changed stays as it is" in summary

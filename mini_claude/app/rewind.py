@@ -1,7 +1,7 @@
 """`/rewind`: back to just before one of the user's messages. The code (each file a file tool
 changed since, given the content its checkpoint kept), the conversation (it goes on in a new
 transcript holding what came before; the old one stays, to be resumed), or both. Changes made by
-shell commands are not in any checkpoint: the points say which turns ran commands."""
+shell commands and MCP tools are not in any checkpoint: the points say which turns ran them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 from mini_claude.sessions.checkpoints.file_checkpoints import Checkpoint
 from mini_claude.sessions.checkpoints.restore import Restored, restore_files
-from mini_claude.sessions.checkpoints.turns import UserTurn, conversation_before, user_turns
+from mini_claude.sessions.checkpoints.turns import (
+    COMMANDS,
+    MCP_TOOLS,
+    UserTurn,
+    conversation_before,
+    user_turns,
+)
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -21,7 +27,7 @@ class RewindPoint:
     turn: UserTurn
     files: list[Checkpoint]  # what restoring the code to before this message writes back
     files_changed_then: int  # files a file tool changed during this message's turn
-    ran_commands_since: bool  # this turn or a later one ran shell commands (not undone)
+    ran_since: tuple[str, ...]  # what this turn or a later one ran that is not undone (turns.COMMANDS…)
 
 
 @dataclass(frozen=True)
@@ -37,10 +43,11 @@ def rewind_points(session: Session) -> list[RewindPoint]:
     turns = user_turns(session.agent.messages)
     points = []
     for turn in turns:
-        later_commands = any(other.ran_commands for other in turns[turn.number :])
+        later = {kind for other in turns[turn.number :] for kind in other.ran}
+        ran_since = tuple(kind for kind in (COMMANDS, MCP_TOOLS) if kind in later)
         points.append(
             RewindPoint(
-                turn, checkpoints.before(turn.number), checkpoints.files_changed(turn.number), later_commands
+                turn, checkpoints.before(turn.number), checkpoints.files_changed(turn.number), ran_since
             )
         )
     return points

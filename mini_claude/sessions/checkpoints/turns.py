@@ -1,8 +1,8 @@
 """The user's turns in a conversation: where each message the user sent starts (what `/rewind` goes
-back to), what they typed, and whether the turn ran shell commands (whose changes no checkpoint
-can undo). A turn is what one message added: the context mini-claude put before it (a `!command`'s
-output, attached files) and the text typed, in one user message; checkpoints count turns the same
-way, from 0."""
+back to), what they typed, and whether the turn ran shell commands or MCP tools (whose changes
+no checkpoint can undo). A turn is what one message added: the context mini-claude put before it
+(a `!command`'s output, attached files) and the text typed, in one user message; checkpoints
+count turns the same way, from 0."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any
 from mini_claude.sessions.typed_input import SHELL_KEY, added_context, typed_text
 
 SHELL_TOOL = "run_shell"
+MCP_PREFIX = "mcp__"  # an MCP server's tool: it may change anything, as a command may
+COMMANDS, MCP_TOOLS = "commands", "MCP tools"  # what ran that no checkpoint can undo, in this order
 
 Message = dict[str, Any]
 
@@ -23,15 +25,15 @@ class UserTurn:
     block: int  # the index of its first block there (earlier blocks answer the reply before it)
     text: str  # what the user typed (`!command · text` when they ran a command first)
     typed: str  # the message itself, without a command run before it
-    ran_commands: bool  # a `!command` of theirs or the model's run_shell ran during it
+    ran: tuple[str, ...]  # COMMANDS (a `!command`, run_shell), MCP_TOOLS: what ran during it
 
 
 def user_turns(messages: list[Message]) -> list[UserTurn]:
     turns: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         if message.get("role") == "assistant":
-            if turns and any(_is_shell_call(block) for block in message.get("content", [])):
-                turns[-1]["ran_commands"] = True
+            if turns:
+                turns[-1]["ran"].update(filter(None, map(_untracked_kind, message.get("content", []))))
             continue
         start: int | None = None
         parts: list[str] = []
@@ -47,7 +49,8 @@ def user_turns(messages: list[Message]) -> list[UserTurn]:
             if typed is not None:
                 parts.append(typed)
             if context is None:  # the typed text ends the turn's blocks
-                turns.append({"message": index, "block": start, "parts": parts, "ran_commands": shell})
+                ran = {COMMANDS} if shell else set()
+                turns.append({"message": index, "block": start, "parts": parts, "ran": ran})
                 start, parts, shell = None, [], False
     return [
         UserTurn(
@@ -56,7 +59,7 @@ def user_turns(messages: list[Message]) -> list[UserTurn]:
             turn["block"],
             " · ".join(turn["parts"]),
             turn["parts"][-1],
-            turn["ran_commands"],
+            tuple(kind for kind in (COMMANDS, MCP_TOOLS) if kind in turn["ran"]),
         )
         for number, turn in enumerate(turns)
     ]
@@ -77,5 +80,14 @@ def _context_kind(block: Any) -> str | None:
     return added_context(block["text"])[0]
 
 
-def _is_shell_call(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == SHELL_TOOL
+def _untracked_kind(block: Any) -> str | None:
+    """COMMANDS or MCP_TOOLS for a call whose changes no checkpoint keeps; None for any other block."""
+    if (
+        not isinstance(block, dict)
+        or block.get("type") != "tool_use"
+        or not isinstance(block.get("name"), str)
+    ):
+        return None
+    if block["name"] == SHELL_TOOL:
+        return COMMANDS
+    return MCP_TOOLS if block["name"].startswith(MCP_PREFIX) else None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from mini_claude.app.rewind import RewindPoint, rewind, rewind_points
 from mini_claude.core.paths import display_path
 from mini_claude.core.untrusted import visible_text
+from mini_claude.sessions.checkpoints.turns import COMMANDS
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS
 from mini_claude.ui.commands.registry import CommandContext, command
 from mini_claude.ui.conversation.markdown_export import (
@@ -76,8 +77,9 @@ def rewind_summary(point: RewindPoint, session: Session) -> list[str]:
     else:
         lines.append("  code: no file was changed by mini-claude's file tools since then")
     lines.append("  conversation: this message and everything after it are taken back")
-    if point.ran_commands_since:
-        lines.append("  shell commands ran from then on: what they changed stays as it is")
+    if point.ran_since:
+        ran = " and ".join("shell commands" if kind == COMMANDS else kind for kind in point.ran_since)
+        lines.append(f"  {ran} ran from then on: what they changed stays as it is")
     return lines
 
 

@@ -20,18 +20,17 @@ RESTORE_KEYS = {
     CODE: {"3": (CODE, "code"), "f": (CODE, "code")},
 }
 OPTIONS = {BOTH: "1 code and conversation", CONVERSATION: "2 conversation only", CODE: "3 code only"}
-COMMANDS_MARK = "ran commands"
 
 
 def point_row(point: RewindPoint, width: int) -> str:
-    """`add new.py · 1 file changed · ran commands`, cut to `width`."""
+    """`add new.py · 1 file changed · ran commands` (or MCP tools), cut to `width`."""
     text = visible_text(" ".join(point.turn.text.split())) or "(no text)"
     notes = []
     if point.files_changed_then:
         count = point.files_changed_then
         notes.append(f"{count} file{'s' if count != 1 else ''} changed")
-    if point.turn.ran_commands:
-        notes.append(COMMANDS_MARK)
+    if point.turn.ran:
+        notes.append("ran " + " and ".join(point.turn.ran))
     tail = "".join(f" · {note}" for note in notes)
     room = max(width - len(tail), MIN_WIDTH // 2)
     if len(text) > room:
