@@ -4,6 +4,7 @@ the exit status of every way a run can end."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from mini_claude.core.events import UsageReport
 from mini_claude.llm.pricing import estimate_cost
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
+from tests.mcp_kit import processes_with, server_command, write_user_servers
 
 HOSTILE_TEXT = "red \x1b[31mALERT\x1b[0m, csi \x9b2J, bidi \u202eevil, bell \x07 and 日本語 ✓"
 
@@ -168,6 +170,30 @@ def test_stream_json_names_the_mode_as_claude_code_does_and_lists_what_was_refus
     [denial] = last["permission_denials"]
     assert denial == {"tool_name": tool, "tool_use_id": refused["tool_use_id"], "tool_input": call}
     assert last["is_error"] is False and not (project_dir / "x.txt").exists()
+
+
+def test_stream_json_init_names_the_mcp_servers_and_their_tools_and_comes_first(
+    cli: Cli, api_env: FakeAnthropic, isolated_env: Path
+) -> None:
+    marker = f"stream-init-{uuid.uuid4().hex[:8]}"
+    servers = {"answers": server_command("answers", marker), "broken": {"command": "/nonexistent/mcp-server"}}
+    write_user_servers(isolated_env, servers)
+    api_env.stream_replies.append(text_reply("Hi."))
+
+    result = cli.run("--output-format", "stream-json", "--verbose", "-p", "hi", timeout=60)
+
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stdout)
+    init = lines[0]
+    assert init["subtype"] == "init" and "mcp__answers__echo" in init["tools"]
+    assert sorted(init["mcp_servers"], key=lambda s: s["name"]) == [
+        {"name": "answers", "status": "connected"},
+        {"name": "broken", "status": "failed"},
+    ]
+    notices = [line for line in lines if line.get("subtype") == "notice"]
+    assert any("broken" in line["text"] for line in notices)  # told after the init line, not before
+    assert all(line["session_id"] == init["session_id"] != "" for line in lines)
+    assert processes_with(marker) == []
 
 
 # ------------------------------------------------------------------ exit codes

@@ -23,7 +23,7 @@ from mini_claude.core.events import Event, MessageAdded, RequestStarted, ToolFin
 from mini_claude.core.untrusted import must_write_out, shown_as_is
 from mini_claude.llm.pricing import estimate_cost
 from mini_claude.ui.print.closed_stdout import discard_stdout, stop_main_thread
-from mini_claude.ui.print.stream_lines import StreamLines, usage_json
+from mini_claude.ui.print.stream_lines import MCP_STATUSES, StreamLines, usage_json
 
 SUBTYPES = {
     "done": "success",
@@ -72,6 +72,7 @@ class JsonOutput:
         self._tool_inputs: dict[str, Any] = {}
         self._denials: list[dict[str, Any]] = []
         self._lines = StreamLines(self._session_id, self._model, partial=partial)
+        self._early: list[Event] = []  # stream-json: what came before the init line, told after it
 
     def _session_id(self) -> str:
         return self._session.transcript.session_id if self._session is not None else ""
@@ -80,17 +81,25 @@ class JsonOutput:
         return self._session.agent.model if self._session is not None else ""
 
     def start(self, session: Session) -> None:
-        """The session is built: stream-json's first line says what this run works with."""
-        self._session = session
-        if not self.stream:
-            return
+        """The session is built and its MCP servers have connected (or failed): stream-json's first
+        line says what this run works with; what was said before it follows it."""
         s = session.settings
         tools = [tool["name"] for tool in session.agent.tools.definitions()]
+        servers = [
+            {"name": view.name, "status": MCP_STATUSES[view.state]} for view in session.mcp.manager.views()
+        ]
         key_source = "ANTHROPIC_API_KEY" if s.api_key else "ANTHROPIC_AUTH_TOKEN" if s.auth_token else "none"
-        init = self._lines.init(
-            cwd=str(s.project_dir), tools=tools, permission_mode=s.permission_mode, api_key_source=key_source
-        )
-        self._emit([init])
+        with self._lock:
+            self._session = session
+            if not self.stream:
+                return
+            init = self._lines.init(
+                cwd=str(s.project_dir), tools=tools, mcp_servers=servers, permission_mode=s.permission_mode,
+                api_key_source=key_source,
+            )  # fmt: skip
+            lines = [init, *(line for event in self._early for line in self._lines.lines(event))]
+            self._early.clear()
+        self._emit(lines)
 
     def __call__(self, event: Event) -> None:
         with self._lock:
@@ -108,6 +117,9 @@ class JsonOutput:
                     {"tool_name": event.name, "tool_use_id": event.tool_use_id,
                      "tool_input": self._tool_inputs.get(event.tool_use_id)}
                 )  # fmt: skip
+            if self.stream and self._session is None:
+                self._early.append(event)  # the init line comes first
+                return
             lines = self._lines.lines(event) if self.stream else []
         if lines:
             self._emit(lines)

@@ -146,13 +146,13 @@ def run_print_mode(
             return EXIT_FAILED
         if not _attached(session, prompt):
             return EXIT_USAGE
-        if output is not None:
-            output.start(session)
         session.warm_up()
         try:  # the servers connect (or fail) before the one message is sent
             session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)
         except KeyboardInterrupt:
             return EXIT_INTERRUPTED
+        if output is not None:  # after the servers: their tools and states are known
+            output.start(session)
         ended: TurnEnded = session.agent.run_turn(given.message)
     except KeyboardInterrupt:  # stdout closed before the turn began (or Ctrl+C just then)
         if output is not None and output.closed:

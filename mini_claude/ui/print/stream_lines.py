@@ -31,6 +31,8 @@ from mini_claude.core.events import (
 # Our permission modes under Claude Code's names (`permissionMode` in the init line).
 # Claude Code's names for our modes (plan is called the same).
 CLAUDE_CODE_MODES = {ours: theirs for theirs, ours in PERMISSION_MODE_ALIASES.items()}
+# A server's state as Claude Code's init line says it.
+MCP_STATUSES = {"connected": "connected", "connecting": "pending", "failed": "failed", "stopped": "failed"}
 COMPACT_TRIGGERS = {"manual": "manual", "auto": "auto", "too_long": "auto"}
 
 Line = dict[str, Any]
@@ -58,10 +60,18 @@ class StreamLines:
         self._block = -1  # the index of the content block streaming now (stream_event lines)
         self._in_text = False
 
-    def init(self, *, cwd: str, tools: list[str], permission_mode: str, api_key_source: str) -> Line:
+    def init(
+        self,
+        *,
+        cwd: str,
+        tools: list[str],
+        mcp_servers: list[Line],
+        permission_mode: str,
+        api_key_source: str,
+    ) -> Line:
         modes = CLAUDE_CODE_MODES
         return self._line(
-            {"type": "system", "subtype": "init", "cwd": cwd, "tools": tools, "mcp_servers": [],
+            {"type": "system", "subtype": "init", "cwd": cwd, "tools": tools, "mcp_servers": mcp_servers,
              "model": self._model(), "permissionMode": modes.get(permission_mode, permission_mode),
              "permission_mode": permission_mode, "apiKeySource": api_key_source, "slash_commands": [],
              "output_style": "default"}
