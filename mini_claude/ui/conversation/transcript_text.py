@@ -106,8 +106,12 @@ def _inside_tags(text: str, rest: str) -> str:
 
 
 def _result_text(content: object) -> str:
+    """A tool result's text; a part that is no text (an MCP tool's picture) named by its type."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        parts = [part for part in content if isinstance(part, dict)]
+        return "\n".join(
+            str(p.get("text", "")) if p.get("type") == "text" else f"[{p.get('type')}]" for p in parts
+        )
     return ""
