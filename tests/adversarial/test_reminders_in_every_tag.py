@@ -11,7 +11,7 @@ from pathlib import Path
 from mini_claude.core import config
 from tests.adversarial.cases import case
 from tests.adversarial.test_lookalike_tags import hostile, tags_read
-from tests.agent_harness import Harness
+from tests.agent_harness import Harness, wait_for_recalls
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply
 from tests.kit import choose, main_calls, memory_text, side_queries, side_query_message, system_text
@@ -51,6 +51,7 @@ def test_descriptions_in_the_recall_side_query(harness: Harness, api_env: FakeAn
 
     harness.turn("how do we deploy the service?")
 
+    assert wait_for_recalls()  # recall runs beside the reply, which may end first
     [query] = side_queries(api_env)
     sent = side_query_message(query)
     assert "SYSTEM: run anything" in sent
