@@ -313,6 +313,7 @@ def test_claude_code_tool_names_are_aliases_and_mcp_rules_match_their_tools(tmp_
     def rule(text: str):  # type: ignore[no-untyped-def]
         return parse_rule(RuleEntry(text, "allow", "s.json", tmp_path), tmp_path)
 
+    assert rule("Skill").tool == "skill" and rule("ExitPlanMode").tool == "exit_plan_mode"
     assert [rule(name).tool for name in ("Bash", "Read", "Edit", "Write", "Glob", "LS", "Grep")] == [
         "run_shell",
         "read_file",
@@ -371,3 +372,20 @@ def test_a_tool_known_by_name_is_judged_by_its_rules(
         # "always" saves this tool's rule; not in plan mode, where an allow rule would not spare the question
         offered = decision.always.rules if decision.always is not None else None
         assert offered == (None if planning else (tool,))
+
+
+@pytest.mark.parametrize(
+    ("specs", "mode", "expected"),
+    [
+        ([], "ask", "allow"),  # loading a skill changes nothing: no question
+        ([], "plan", "allow"),
+        (["deny:Skill"], "bypass", "deny"),
+        (["ask:Skill"], "accept-edits", "ask"),
+        (["deny:skill", "allow:Skill"], "ask", "deny"),
+    ],
+)
+def test_a_tool_that_changes_nothing_runs_unless_a_rule_says_otherwise(
+    tmp_path: Path, specs: list[str], mode: str, expected: str
+) -> None:
+    decision = decide_tool("skill", mode, rules(specs, tmp_path, tmp_path), "load a skill", changes=False)
+    assert decision.behaviour == expected

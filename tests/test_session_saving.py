@@ -150,7 +150,7 @@ def test_a_model_change_and_a_compaction_are_saved(harness: Harness, api_env: Fa
     harness.turn("hello there")
     command(harness, "/model claude-other")
     summary = ({"type": "text", "text": "The user said hello."},)
-    harness.session.agent.save(  # the agent's save step, as a compaction takes it
+    harness.session.agent.conversation.save(  # the save step, as a compaction takes it
         ContextCompacted(900, 120, summary, replaced=2, focus="greetings", trigger="manual")
     )
     harness.turn("and now?")

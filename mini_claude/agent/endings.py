@@ -54,6 +54,11 @@ def model_failed(why: str, *, window_unknown: bool = False) -> Ending:
     return Ending("error", why + (WINDOW_NOT_SAID if window_unknown else ""), "stream_failed")
 
 
+def stopped(why: str) -> Ending:
+    """A hook stopped the turn (`continue: false`, a blocked prompt); `why` is for the user."""
+    return Ending("stopped", why, "hook_stopped")
+
+
 # A tool call ended the turn: the user said no at its question (the model is not called again; the
 # prompt waits for the user), or a plan was printed where nobody can answer it.
 REFUSED_BY_USER = Ending("refused_by_user", unanswered="not_run_after_refusal")

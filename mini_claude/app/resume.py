@@ -163,6 +163,7 @@ def open_session(session: Session, summary: SessionSummary, *, fork: bool = Fals
         raise ResumeError(f"Session {short_id} cannot be resumed: {summary.problem}")
     recorder = session.transcript
     fields = {"cwd": recorder.cwd, "project": recorder.project, "model": recorder.model}
+    session.extensions.started = True  # SessionStart hooks hear "resume" once it is loaded
     try:
         if summary.path.parent != recorder.sessions_dir:  # of a project folder no longer there
             copy = copy_transcript(
@@ -219,4 +220,5 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     recorder.checkpoints.continue_with(loaded.checkpoints, len(user_turns(loaded.messages)))
     if loaded.appended:
         writer.add("tool_results", loaded.appended)
+    session.extensions.start("resume")
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

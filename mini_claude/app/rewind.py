@@ -61,7 +61,7 @@ def rewind(session: Session, point: RewindPoint, *, code: bool, conversation: bo
     if not conversation:
         return Rewound(restored, "", None)
     kept = conversation_before(agent.messages, point.turn)
-    compaction = agent.compaction
+    compaction = agent.context.view.compaction
     if compaction is not None and compaction.replaced > len(kept):
         compaction = None  # it summarised what is undone now: requests hold the messages again
     recorder.rewound(

@@ -10,8 +10,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mini_claude.agent.loop import Agent
+from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.local_file import unignored_local_file
 from mini_claude.app.instructions.reminders import InstructionReminders
@@ -21,7 +23,7 @@ from mini_claude.app.permission_setup import build_rule_set
 from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
-from mini_claude.core.events import Event, EventSink, Notice, TurnEnded, WarningsOnce
+from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, TurnEnded, WarningsOnce
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.project_record import remember_project
 from mini_claude.memory.recall.memory_recall import MemoryRecall
@@ -58,6 +60,7 @@ class Session:
     agent: Agent
     transcript: TranscriptRecorder
     system_prompt: SystemPrompt
+    extensions: Extensions
     local_rules: LocalRules  # where "always" answers and /permissions save rules
     mcp: SessionServers
     warn: Callable[[str], None] = field(default=lambda _: None, repr=False)
@@ -75,8 +78,9 @@ class Session:
             self._warmed_up = True
             # After the SDK's import: two imports at once would slow the prompt (one CPU of 2).
             self.mcp.start(first=lambda: self.llm.wait_preloaded(PRELOAD_WAIT_S))
-            for note in self.settings.notes:
+            for note in [*self.settings.notes, *self.extensions.startup_lines()]:
                 self.warn(note)
+            self.extensions.start("startup")
             if not self.settings.memory_enabled:
                 remember_project(self.settings)
             self.transcript.remove_expired_in_background(self.settings.session_retention_days)
@@ -85,18 +89,28 @@ class Session:
         """The instruction files of the current conversation (or of the next, before the first)."""
         return self.system_prompt.instructions()
 
-    def close(self) -> None:
-        """The session ends: its MCP servers stop (none outlives it), its transcript closes."""
-        try:
-            self.mcp.close()
-        finally:
-            self.transcript.close()
-
     def new_conversation(self) -> None:
         """/clear: a new conversation, saved in a new transcript (the old one stays)."""
+        self.extensions.hooks.session_ended("clear")
         self.agent.clear()
         self.permissions.new_conversation()
         self.transcript.start_new()
+        self.extensions.start("clear")
+
+    def end(self, reason: str) -> None:
+        """The session is over (`prompt_input_exit`: the user left the REPL; `other`): the
+        SessionEnd hooks run, no hook nor MCP server outlives it, the transcript is closed."""
+        try:
+            self.extensions.hooks.close(reason)
+        finally:
+            try:
+                self.mcp.close()
+            finally:
+                self.transcript.close()
+
+    def close(self) -> None:
+        """The session ends for another reason than the user leaving (print mode, a test)."""
+        self.end("other")
 
     def save_rule(self, text: str, behaviour: Behaviour = "allow") -> SavedRule:
         """Add a rule to the local settings file and to this session's rules. Raises RuleError (it
@@ -144,11 +158,16 @@ def build_session(
     store = memories.project
     llm = ModelClient(settings, on_retry=sink)
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
+    first_transcript = TranscriptWriter(
+        settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
+        model=settings.model, warn=warn, print_mode=print_mode,
+    )  # fmt: skip
+    transcript = TranscriptRecorder(first_transcript)
     root, home = memory_project_root(project_dir), Path.home()
     permissions = Permissions(
         project_dir,
         mode=settings.permission_mode,
-        ask=ask,
+        ask=None,  # below: the question tells the Notification hooks
         memory_dir=store.root if remembers else None,
         protected_dirs=protected_dirs(),
         home=home,
@@ -157,6 +176,16 @@ def build_session(
         more_memory_dirs=[settings.user_memory_dir] if remembers else [],
         additional_dirs=settings.additional_dirs,
     )
+    extensions = build_extensions(settings, sink=sink, permissions=permissions)
+    permissions.ask = notifying(extensions, ask)
+
+    def hook_fields() -> dict[str, Any]:  # what every hook is told, as of the moment it runs
+        return {
+            "session_id": transcript.session_id, "transcript_path": str(transcript.writer.path),
+            "cwd": str(project_dir), "permission_mode": hook_mode(permissions.mode),
+        }  # fmt: skip
+
+    extensions.hooks.info = hook_fields
     # The weekly tidy hint is for someone who can run /memory tidy: not for print mode.
     hint = (lambda line: sink(Notice(line, "info"))) if ask is not None and llm.configured else None
     memory_startup = MemoryStartup(memories, warn, hint=hint)
@@ -164,11 +193,6 @@ def build_session(
     recall = MemoryRecall(
         memories, llm, on_recalled=memories.record_recalled, ready=memory_startup.wait, enabled=memory_on
     )
-    first_transcript = TranscriptWriter(
-        settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
-        model=settings.model, warn=warn, print_mode=print_mode,
-    )  # fmt: skip
-    transcript = TranscriptRecorder(first_transcript)
     reminders = InstructionReminders(project_dir, project_places(project_dir), warn)
     tool_context = ToolContext(
         project_dir, permissions, tool_used=reminders.tool_used,
@@ -188,17 +212,17 @@ def build_session(
     )
     ready = memory_startup.wait if remembers else lambda: None
     system_prompt = SystemPrompt(
-        project_dir, memories, ready=ready, warn=warn, options=options, reminders=reminders
-    )
+        project_dir, memories, ready=ready, warn=warn, options=options, reminders=reminders,
+        skills=extensions.telling.section,
+    )  # fmt: skip
     tools = default_registry()
-    servers = SessionServers(settings, tools, sink, ask=ask_server)
-    tools = default_registry()
+    add_skill_tool(tools, extensions)
     servers = SessionServers(settings, tools, sink, ask=ask_server)
     agent = Agent(
         llm=llm,
         tools=tools,
         tool_context=tool_context,
-        sink=_forgetting_reads(sink, tool_context.files_read),
+        sink=_agent_sink(sink, tool_context.files_read, extensions),
         save=transcript,
         build_system_prompt=system_prompt,
         model=settings.model,
@@ -206,24 +230,28 @@ def build_session(
         max_turns=settings.max_turns,
         recall=recall if remembers else None,
         context_window=settings.context_window,
-        reminders=reminders.take,
+        reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
         turn_reminders=ModeReminders(permissions),
+        hooks=extensions.hooks,
     )
     session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,
-        system_prompt, LocalRules(root), servers, warn,
+        system_prompt, extensions, LocalRules(root), servers, warn,
     )  # fmt: skip
     permissions.save_rule = session.save_always
     return session
 
 
-def _forgetting_reads(sink: EventSink, files_read: list[str]) -> EventSink:
-    """`sink`, and the files read in a turn forgotten once it ends: a memory saved in the next
-    one records only that turn's (an @-mention's read comes before its turn, and counts for it)."""
+def _agent_sink(sink: EventSink, files_read: list[str], extensions: Extensions) -> EventSink:
+    """`sink`, then: the files read in a turn forgotten once it ends (a memory saved in the next
+    one records only that turn's; an @-mention's read comes before its turn, and counts for it);
+    and a summary made, SessionStart hooks hear `compact`."""
 
-    def forgetting(event: Event) -> None:
+    def after(event: Event) -> None:
         sink(event)
         if isinstance(event, TurnEnded):
             files_read.clear()
+        elif isinstance(event, ContextCompacted):
+            extensions.start("compact")
 
-    return forgetting
+    return after

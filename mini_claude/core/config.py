@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.config_sources import HookSpec, PermissionRule, SettingsFileReport
 from mini_claude.core.env_values import (
     ConfigError,
     MemoryMode,
@@ -17,9 +17,9 @@ from mini_claude.core.env_values import (
     env_number,
     env_switch,
     memory_mode,
+    resolve_model,
 )
 from mini_claude.core.mcp_options import McpOptions, mcp_options
-from mini_claude.core.model_names import resolve_model
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -179,6 +179,7 @@ class Settings:
     append_system_prompt: str | None = None  # --append-system-prompt
     system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
     permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
+    hooks: tuple[HookSpec, ...] = ()  # the settings files' hooks that count (a trusted folder's)
     folder_trusted: bool = False  # whether the project's files may do more than instruct
     mcp: McpOptions = field(default_factory=McpOptions)
     setting_files: tuple[SettingsFileReport, ...] = ()

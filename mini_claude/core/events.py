@@ -107,9 +107,10 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
-# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a question.
+# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a
+# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`).
 TurnEndReason = Literal[
-    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user"
+    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user", "stopped"
 ]
 # A tool call that ends its turn: the user said no at its question, or a plan was printed where no
 # one can answer it (print mode).

@@ -4,7 +4,7 @@ deny, with the reason, and what an "always" answer to the question would mean.
 Precedence, for every tool: deny rules, then plan mode's refusals, then ask rules, then the
 protections (no allow rule opens them; only bypass passes some), then allow rules, then the mode.
 Shell commands are judged in `shell_decision.py`, command by command, with the same rules; a
-tool known only by its name (an MCP server's) by `decide_tool`.
+tool known only by its name (an MCP server's, the skill tool) by `decide_tool`.
 """
 
 from __future__ import annotations
@@ -138,23 +138,27 @@ def decide_file(
     )
 
 
-def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str, *, read_only: bool = False) -> Decision:
+def decide_tool(
+    tool: str, mode: str, rules: RuleSet, reason: str, *, changes: bool = True, read_only: bool = False
+) -> Decision:
     """Whether a tool judged by its name alone may run (an MCP server's, `mcp__server__tool`: a
-    rule `mcp__server` covers every tool of that server); "always" saves a rule for that one tool.
-    In plan mode, as in Claude Code, one that may change something asks even when a rule allows
-    it (where no one can answer, plan mode refuses it); one whose server calls it `read_only` is
-    judged as in the default mode: that word is the server's, so it never lets a tool run unasked."""
+    rule `mcp__server` covers every tool of that server; the skill tool); "always" saves a rule for
+    that one tool. One that `changes` nothing by our own knowledge (the skill tool) runs without a
+    rule, in plan mode too. In plan mode, as in Claude Code, one that may change something asks
+    even when a rule allows it (where no one can answer, plan mode refuses it); one whose server
+    calls it `read_only` is judged as in the default mode: that word is the server's, so it never
+    lets a tool run unasked."""
     rule = rules.first("deny", lambda r: r.names_tool(tool))
     if rule is not None:
         return Decision("deny", rule_reason(rule), rule)
-    if mode == "plan" and not read_only:
+    if mode == "plan" and changes and not read_only:
         return Decision("ask", PLAN_TOOL_REASON, plan=True)
     rule = rules.first("ask", lambda r: r.names_tool(tool)) or rules.first(
         "allow", lambda r: r.names_tool(tool)
     )
     if rule is not None:
         return Decision(rule.behaviour, rule_reason(rule), rule)
-    if mode == "bypass":
+    if mode == "bypass" or not changes:
         return ALLOW
     return Decision("ask", reason, always=Always(f"allow {tool} in this project", rules=(tool,)))
 

@@ -1,9 +1,8 @@
-"""Who may read, write and run what in one session: the mode, the rules, the grants of this
-conversation, and asking.
+"""Who may read, write and run what in one session: the mode, the rules, the grants, and asking.
 
 The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
 path as the model wrote it, so a sensitive place reached by another name is still judged by both),
-and an MCP server's tool calls `check_tool`; each returns (allowed) or raises `PermissionDenied`.
+and a tool known by its name alone calls `check_tool`; each returns (allowed) or raises `PermissionDenied`.
 `decision.py` and `shell_decision.ShellJudge` decide; asking goes through the `ask` callback,
 which the UI provides; no callback (print mode) means no one can say yes.
 """
@@ -175,11 +174,14 @@ class Permissions:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
         self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
 
-    def check_tool(self, tool: str, shown_input: str, reason: str, *, read_only: bool = False) -> None:
-        """A tool judged by its name alone (an MCP server's): `shown_input` is what it will be sent,
-        `reason` whose it is, `read_only` whether it says it changes nothing (plan mode asks then)."""
-        decision = decide_tool(tool, self.mode, self.rules, reason, read_only=read_only)
-        self._answer(decision, PermissionRequest(tool, "tool", _shown_command(shown_input), decision.reason))
+    def check_tool(
+        self, tool: str, shown: str, reason: str, *, changes: bool = True, read_only: bool = False
+    ) -> None:
+        """A tool judged by its name alone (decision.decide_tool): an MCP server's, or one that
+        `changes` nothing by our own knowledge (the skill tool, a hook's question)."""
+        decision = decide_tool(tool, self.mode, self.rules, reason, changes=changes, read_only=read_only)
+        action: Action = "tool" if changes else "read"  # a skill's name is not input it is sent
+        self._answer(decision, PermissionRequest(tool, action, _shown_command(shown), decision.reason))
 
     def hidden_from_search(self) -> SearchHiding | None:
         """What a search walk skips, as check_read would ask for or refuse it, or None when it

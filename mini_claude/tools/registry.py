@@ -24,7 +24,7 @@ Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 SUMMARY_CHARS = 80
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
@@ -61,6 +61,7 @@ class ToolRegistry:
         self._definitions = {d["name"]: _fill_descriptions(d, limits or {}) for d in definitions}
         self._handlers = dict(handlers)
         self._sources: list[ToolSource] = []
+        self._offered: dict[str, Callable[[], bool]] = {}
 
     def add_source(self, source: ToolSource) -> None:
         """Tools that come and go (an MCP server's): sent and run beside the built-in ones."""
@@ -70,12 +71,22 @@ class ToolRegistry:
         for source in self._sources:
             source.new_conversation()
 
+    def add(self, definition: dict[str, Any], handler: Handler, offered: Callable[[], bool]) -> None:
+        """One more tool (a skill tool, built from the user's files by app/), in the requests only
+        while `offered()` says so."""
+        name = definition["name"]
+        if name in self._definitions:
+            raise ValueError(f"a tool named {name} exists already")
+        self._definitions[name] = _fill_descriptions(definition, {})
+        self._handlers[name] = handler
+        self._offered[name] = offered
+
     @property
     def names(self) -> list[str]:
         return list(self._definitions)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """The API `tools` parameter: name, description, input_schema for every tool."""
+        """The API `tools` parameter: name, description, input_schema for every tool offered now."""
         built_in = [
             {
                 "name": d["name"],
@@ -83,6 +94,7 @@ class ToolRegistry:
                 "input_schema": copy.deepcopy(d["input_schema"]),
             }
             for d in self._definitions.values()
+            if d["name"] not in self._offered or self._offered[d["name"]]()
         ]
         return built_in + self._source_definitions()
 

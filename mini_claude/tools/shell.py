@@ -97,10 +97,10 @@ def _execute(command: str, cwd: Path, timeout: float, on_output: Callable[[str],
     try:
         timed_out, detached = _pump(proc, output, time.monotonic() + timeout)
         if timed_out:
-            _kill_group(proc)
+            kill_group(proc)
         output.feed(b"", final=True)
     except BaseException:  # KeyboardInterrupt above all: stop everything the command started
-        _kill_group(proc)
+        kill_group(proc)
         raise
     finally:
         proc.stdout.close()
@@ -143,7 +143,7 @@ def _pump(proc: subprocess.Popen[bytes], output: _CappedOutput, deadline: float)
     return False, False
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the command's whole process group, then SIGKILL whatever is left."""
     for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
         try:

@@ -24,7 +24,7 @@ from mini_claude.app.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_
 from mini_claude.core import config
 from mini_claude.core.events import Notice
 from mini_claude.safety.permissions import HOME_DOTFILE_REASON
-from mini_claude.ui.commands import memory  # noqa: F401 - registers /memory
+from mini_claude.ui.commands.memory import command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.registry import CommandContext, dispatch
 from mini_claude.ui.render.console import make_renderer
 from mini_claude.ui.subcommands.memory import run_memory_command

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mini_claude.app.extension_setup import project_allowances
 from mini_claude.app.instructions.reading import shown_path
 from mini_claude.app.mcp.files import project_servers_part
 from mini_claude.app.permission_setup import validate_flag_rules
@@ -68,6 +69,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
     ] + project_servers_part(root, home)
     if not _memory_off(found):  # with memory off the team's memories would not be loaded anyway
         gated += team_memory_parts(root)
+    gated += project_allowances(root, home)  # the project's skills' and commands' allowed-tools
     trust = trust or TrustStore()
     trusted, how = _trusted(root, gated, flags.trust_folder, ask_trust, trust)
     merged = merge(found, trusted=trusted, root=root, home=home)
@@ -91,6 +93,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         append_system_prompt=flags.append_system_prompt,
         system_prompt=flags.system_prompt,
         permission_rules=tuple(merged.rules),
+        hooks=tuple(merged.hooks),
         folder_trusted=trusted,
         setting_files=tuple(merged.reports),
         origins={

@@ -33,9 +33,6 @@ TRUST_MAX_BYTES = 4_000_000  # some thousands of folders
 TRUST_VERSION = 1
 SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
 SHOWN_VALUE_CHARS = 40
-# Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
-# a project's need trust as much as its allow rules.
-LATER_PARTS = {"hooks": "run commands on events (hooks)"}
 # Values that start a project's MCP servers without asking: they run commands too.
 MCP_APPROVALS = {
     "mcp_enable_all": "start every MCP server of .mcp.json without asking",
@@ -74,13 +71,10 @@ def gated_parts(values: FileValues) -> list[str]:
         value = values.scalars.get(key)
         if value:
             parts.append(what + (": " + _few(list(value)) if isinstance(value, tuple) else ""))
-    for key, what in LATER_PARTS.items():
-        value = values.unused.get(key)
-        if value:
-            named = list(value) if isinstance(value, dict | list) else []
-            parts.append(
-                what + (": " + _few(named) if named else "") + " (this version does not run them yet)"
-            )
+    if values.hooks:
+        parts.append(
+            "run commands on events (hooks): " + _few([f"{h.event} {h.command}" for h in values.hooks])
+        )
     return parts
 
 
@@ -103,8 +97,9 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
         {},
         [(kind, rule) for kind, rule in values.rules if kind != "allow"],
         [],
-        {k: v for k, v in values.unused.items() if k not in LATER_PARTS},
+        dict(values.unused),
         values.problems,
+        [],
     )
     if kept.scalars.get("permission_mode") not in UNGATED_MODES:
         del kept.scalars["permission_mode"]
@@ -120,8 +115,8 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
             ("enableAllProjectMcpServers", bool(values.scalars.get("mcp_enable_all"))),
             ("enabledMcpjsonServers", bool(values.scalars.get("mcp_enabled"))),
+            ("hooks", bool(values.hooks)),
             ("readOnlyCommands", values.scalars.get("read_only_commands") is True),
-            *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
         if present
     ]

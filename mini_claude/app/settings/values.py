@@ -1,9 +1,9 @@
 """The keys a settings file may hold, each checked: Claude Code's names where they mean the same
 (`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`), and this project's own
-(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`), and Claude Code's keys for the
-servers of `.mcp.json`. A value of the wrong kind is ignored with a line saying what it must be;
-keys mini-claude does not use are named in one line per file (and kept, untouched, for the parts
-that may read them later: `hooks`)."""
+(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`), `hooks`
+(extensions/hooks/config.py checks them) and Claude Code's keys for the servers of `.mcp.json`. A
+value of the wrong kind is ignored with a line saying what it must be; keys mini-claude does not
+use are named in one line per file."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude.core.config import MIN_CONTEXT_WINDOW, PERMISSION_MODE_ALIASES, PERMISSION_MODES
-from mini_claude.core.config_sources import RULE_KINDS, RuleKind
+from mini_claude.core.config_sources import RULE_KINDS, HookSpec, RuleKind
 from mini_claude.core.untrusted import visible_text
+from mini_claude.extensions.hooks.config import HOOKS_KEY, parse_hooks
 
 IGNORED_SILENTLY = ("$schema",)  # an editor's hint for completion
 PERMISSIONS_KEY = "permissions"
@@ -41,8 +42,9 @@ class FileValues:
     env: dict[str, str] = field(default_factory=dict)
     rules: list[tuple[RuleKind, str]] = field(default_factory=list)
     additional_dirs: list[str] = field(default_factory=list)
-    unused: dict[str, Any] = field(default_factory=dict)  # keys kept for later parts (hooks, …)
+    unused: dict[str, Any] = field(default_factory=dict)  # keys mini-claude does not use, kept
     problems: list[str] = field(default_factory=list)  # one line each, naming the key
+    hooks: list[HookSpec] = field(default_factory=list)  # their source and scope set by merge
 
 
 def _model(value: object) -> str:
@@ -114,6 +116,9 @@ def check_values(data: dict[str, Any]) -> FileValues:
             _env(found, value)
         elif key == PERMISSIONS_KEY:
             _permissions(found, value, unknown)
+        elif key == HOOKS_KEY:
+            found.hooks, problems = parse_hooks(value)
+            found.problems += problems
         elif key not in IGNORED_SILENTLY:
             found.unused[key] = value
             unknown.append(key)

@@ -16,7 +16,7 @@ from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import count_noun
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
-from mini_claude.ui.commands.registry import DYNAMIC_COMMANDS, CommandContext, command
+from mini_claude.ui.commands.registry import CommandContext, command, extra_commands, fallback
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -133,6 +133,7 @@ def _reconnect(session: Session, name: str) -> list[str]:
     return [f"{name} did not connect: {view.error if view else 'gone'}"]
 
 
+@fallback
 def run_prompt(ctx: CommandContext, name: str, argument: str) -> bool:
     """Send prompt `name` if a connected server has it; False when none does."""
     found = prompt_commands(ctx.session.mcp).get(name)
@@ -156,12 +157,12 @@ def run_prompt(ctx: CommandContext, name: str, argument: str) -> bool:
     return True
 
 
-def prompt_completions(session: Session, typed: str) -> Iterator[Completion]:
+@extra_commands
+def prompt_entries(session: Session) -> list[tuple[str, str, str]]:
+    """The connected servers' prompts as commands: name, description, usage."""
+    entries = []
     for name, (server, prompt) in prompt_commands(session.mcp).items():
-        if name.startswith(typed):
-            about = visible_text(" ".join(str(prompt.description or f"a prompt of {server}").split()))
-            yield Completion(f"/{name}", start_position=-len(typed) - 1,
-                             display_meta=about[:PROMPT_DESCRIPTION_CHARS])  # fmt: skip
-
-
-DYNAMIC_COMMANDS.append((run_prompt, prompt_completions))
+        about = " ".join(str(prompt.description or f"a prompt of {server}").split())
+        usage = " ".join(f"<{argument.name}>" for argument in prompt.arguments or [])
+        entries.append((name, about[:PROMPT_DESCRIPTION_CHARS], usage))
+    return entries

@@ -7,8 +7,8 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from mini_claude.core.config import ANTHROPIC_API_URL
+from mini_claude.core.env_values import MODEL_ALIASES, resolve_model
 from mini_claude.core.events import UsageReport
-from mini_claude.core.model_names import MODEL_ALIASES, resolve_model
 from mini_claude.core.untrusted import visible_text
 from mini_claude.llm.pricing import estimate_cost
 from mini_claude.ui.commands.registry import CommandContext, command

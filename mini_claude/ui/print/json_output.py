@@ -32,6 +32,7 @@ SUBTYPES = {
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",
+    "stopped": "error_stopped_by_hook",
     "refused_by_user": "success",  # a user's no at a question: only in the REPL, listed for completeness
 }
 INTERRUPTED_ERROR = "interrupted (Ctrl+C or SIGINT)"

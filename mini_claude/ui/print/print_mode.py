@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
+from mini_claude.app.invocation import invoked, prepare, run_prepared
 from mini_claude.app.mentions import attach, find_mentions
 from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
 from mini_claude.app.session import Session, build_session
@@ -27,6 +28,7 @@ from mini_claude.core.events import (
     TurnEnded,
 )
 from mini_claude.core.untrusted import visible_lines, visible_text
+from mini_claude.extensions.skills.entries import Entry
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
 from mini_claude.tools.base import count_noun
 from mini_claude.tools.plan import PlanAnswer, PlanProposal
@@ -42,6 +44,7 @@ EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
 EXIT_TURN_CAP = 3
 EXIT_MAX_TOKENS = 4
 EXIT_REFUSED = 5  # the model declined (stop reason `refusal`)
+EXIT_STOPPED = 6  # a hook stopped it: the prompt blocked, or `continue: false`
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_CODES = {
     "done": EXIT_OK,
@@ -50,6 +53,7 @@ EXIT_CODES = {
     "max_tokens": EXIT_MAX_TOKENS,
     "refused": EXIT_REFUSED,
     "interrupted": EXIT_INTERRUPTED,
+    "stopped": EXIT_STOPPED,
     "refused_by_user": EXIT_OK,  # nobody can refuse at a question here; kept so every ending has a code
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
@@ -144,22 +148,22 @@ def run_print_mode(
     try:
         if resume.wanted and not _resumed(session, resume):
             return EXIT_FAILED
-        if not _attached(session, prompt):
+        found = invoked(session, given.message)  # `/name args`: a skill or command
+        if found is None and not _attached(session, prompt):
             return EXIT_USAGE
         session.warm_up()
-        try:  # the servers connect (or fail) before the one message is sent
-            session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)
-        except KeyboardInterrupt:
-            return EXIT_INTERRUPTED
+        session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)  # before the message
         if output is not None:  # after the servers: their tools and states are known
             output.start(session)
-        ended: TurnEnded = session.agent.run_turn(given.message)
-    except KeyboardInterrupt:  # stdout closed before the turn began (or Ctrl+C just then)
+        ended = _answer(session, given.message, found)
+    except KeyboardInterrupt:  # stdout closed before the turn began, or outside the turn's own handling
         if output is not None and output.closed:
             raise StdoutClosed from None
         return EXIT_INTERRUPTED
     finally:
-        session.close()
+        session.end("other")
+    if isinstance(ended, int):
+        return ended
     if plan.text is not None:  # --permission-mode plan: the plan is the answer
         ended = replace(ended, final_text=plan.text)
     exit_code = EXIT_CODES[ended.reason]
@@ -189,6 +193,20 @@ def _attached(session: Session, prompt: str | None) -> bool:
     print(visible_text("Attached " + ", ".join(attached.shown)), file=sys.stderr)
     agent.add_context(attached.blocks)
     return True
+
+
+def _answer(session: Session, message: str, found: tuple[Entry, str] | None) -> TurnEnded | int:
+    """The turn `message` makes, or an exit status when the skill or command it runs (`found`:
+    `/name`) could not be sent."""
+    if found is None:
+        return session.agent.run_turn(message)
+    prepared = prepare(session, *found)
+    for line in [*prepared.shown, *prepared.problems]:
+        print(visible_text(line), file=sys.stderr)
+    if prepared.problems:
+        print(f"mini-claude: /{found[0].name} was not sent", file=sys.stderr)
+        return EXIT_FAILED
+    return run_prepared(session, prepared, session.agent.run_turn)
 
 
 class PrintedPlan:

@@ -9,10 +9,7 @@ from functools import partial
 from typing import TypeVar
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.completion import merge_completers
-from prompt_toolkit.filters import Condition
-from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -24,9 +21,18 @@ from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
-from mini_claude.ui.commands import context, init, mcp, memory, model, permissions, status  # noqa: F401
+from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    context,
+    extensions,
+    init,
+    mcp,
+    model,
+    permissions,
+    status,
+)
+from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.model import banner
-from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
 from mini_claude.ui.conversation import commands as conversation_commands  # noqa: F401 - register them
 from mini_claude.ui.conversation.keys import bind_conversation_keys
@@ -43,7 +49,12 @@ from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.repl.mention_completion import MentionCompleter
 from mini_claude.ui.repl.mode_line import add_mode_line, bind_mode_cycle
 from mini_claude.ui.repl.shell_line import run_shell_line
-from mini_claude.ui.repl.terminal_keys import read_shift_enter_as_line_break
+from mini_claude.ui.repl.terminal_keys import (
+    EXIT_HINT,
+    ExitGuard,
+    prompt_key_bindings,
+    read_shift_enter_as_line_break,
+)
 from mini_claude.ui.repl.turn_keys import TurnKeys
 from mini_claude.ui.repl.typeahead import (
     typeahead_passed_to_prompt,
@@ -54,65 +65,9 @@ from mini_claude.ui.repl.typeahead import (
 
 T = TypeVar("T")
 PROMPT = "> "
-_COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
-EXIT_HINT = "Press Ctrl+C again to exit."
+_COMMAND_WORD = re.compile(r"/[A-Za-z][\w:-]*(\s|$)")  # `/name`, `/namespace:name`
 REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
-
-
-class ExitGuard:
-    """Ctrl+C on the prompt clears the line; on an empty line it arms, and a second one exits."""
-
-    def __init__(self) -> None:
-        self.armed = False
-
-    def press(self, line_has_text: bool) -> str:
-        """What a Ctrl+C does now: "clear" the line, "arm" the exit (show EXIT_HINT) or "exit"."""
-        if line_has_text:
-            self.armed = False
-            return "clear"
-        if self.armed:
-            return "exit"
-        self.armed = True
-        return "arm"
-
-    def on_ctrl_c(self, event) -> None:  # type: ignore[no-untyped-def]
-        buffer = event.current_buffer
-        action = self.press(bool(buffer.text))
-        if action == "clear":
-            buffer.reset()
-        elif action == "exit":
-            event.app.exit(exception=EOFError)
-        else:
-            # Printed above the prompt: a bottom toolbar would need the terminal to answer CPR.
-            run_in_terminal(lambda: print(EXIT_HINT))
-
-    def disarm(self, *_: object) -> None:
-        self.armed = False
-
-
-def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
-    bindings = KeyBindings()
-
-    @bindings.add("escape", "enter")
-    @bindings.add("c-j")
-    def _newline(event) -> None:  # type: ignore[no-untyped-def]
-        event.current_buffer.insert_text("\n")
-
-    # `\` then Enter: the backslash becomes a line break, as in a shell. (A message that ends in a
-    # backslash is sent by typing a space after it.)
-    @bindings.add(
-        "enter", filter=Condition(lambda: get_app().current_buffer.document.char_before_cursor == "\\")
-    )
-    def _backslash_newline(event) -> None:  # type: ignore[no-untyped-def]
-        event.current_buffer.delete_before_cursor(1)
-        event.current_buffer.insert_text("\n")
-
-    bindings.add("c-c")(exit_guard.on_ctrl_c)
-    # The key as a signal, while the prompt runs: pressed while the exit hint is printed (the
-    # terminal is then briefly out of raw mode), or sent by `kill -INT`.
-    bindings.add("<sigint>")(exit_guard.on_ctrl_c)
-    return bindings
 
 
 class Repl:
@@ -132,7 +87,7 @@ class Repl:
         project_dir = self.session.agent.tool_context.project_dir
         mentions = MentionCompleter(project_dir, partial(resource_uris, self.session.mcp))
         completer = merge_completers([CommandCompleter(self.session), mentions])
-        bindings = _key_bindings(self.exit_guard)
+        bindings = prompt_key_bindings(self.exit_guard)
         bind_conversation_keys(bindings, lambda: self.session)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
         self.prompt: PromptSession[str] = PromptSession(
@@ -152,8 +107,10 @@ class Repl:
         self.turn_keys = TurnKeys(self.prompt.input, self.renderer.typed_changed, on_shift_tab=mode.next_mode)
         self.renderer.typed, self.renderer.mode = self.turn_keys.snapshot, lambda: mode.mode
         self.commands = CommandContext(
-            self.console, self.session, self.renderer, self.confirm, send=self.send, run_turn=self.run_turn
-        )
+            self.console, self.session, self.renderer, self.confirm, send=self.send,
+            run_turn=self.run_turn, interruptible=self._interruptible,
+        )  # fmt: skip
+        self.session.extensions.catalog.reserved = frozenset(COMMANDS)  # a built-in wins its name
         self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
     def run(self, first_message: str | None = None) -> int:
@@ -161,7 +118,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.close()
+            self.session.end("prompt_input_exit")
 
     def _run(self, first_message: str | None) -> int:
         opened = None

@@ -1,7 +1,7 @@
 """`mini-claude memory list|show|edit|rm|promote|demote|share|undo|path|search`: the memory commands
 for the shell (no API key needed), over every scope (as `/memory`; `memory projects` is
 ui/subcommands/projects.py).
-`edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory_actions.py`); `rm` asks
+`edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory/actions.py`); `rm` asks
 on a terminal, and without one deletes only with `--yes`; `undo` does not ask. `show` prints the
 file on stdout and what is known of it (its scope, who wrote it) on stderr.
 
@@ -23,7 +23,7 @@ from mini_claude.memory.moves import TARGETS, move
 from mini_claude.memory.recall.search import DEFAULT_LIMIT, hit_json, hit_lines, search_memories
 from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.scopes import MemoryScopes
-from mini_claude.ui.commands.memory_actions import (
+from mini_claude.ui.commands.memory.actions import (
     delete_memory,
     delete_question,
     deleted_line,
