@@ -10,7 +10,7 @@ import pytest
 from mini_claude.core.events import UsageReport
 from mini_claude.llm.pricing import estimate_cost, format_dollars
 from mini_claude.memory.tidy.review import TidyReview
-from mini_claude.ui.render.cost_view import cost_lines
+from mini_claude.ui.commands.cost import cost_lines
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply
 

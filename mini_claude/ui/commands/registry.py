@@ -273,7 +273,7 @@ def _clear(ctx: CommandContext, argument: str) -> None:
 
 @command("cost", "Show the tokens used this session and what they cost")
 def _cost(ctx: CommandContext, argument: str) -> None:
-    from mini_claude.ui.render.cost_view import cost_lines
+    from mini_claude.ui.commands.cost import cost_lines
 
     ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
 

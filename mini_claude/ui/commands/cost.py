@@ -1,5 +1,4 @@
-"""What the session's tokens cost, in words: `/cost`'s lines (the tokens and, for models with a
-known price, what they cost). Plain text, the same in every front end."""
+"""`/cost`: the session's tokens and, for models with a known price, what they cost."""
 
 from __future__ import annotations
 
