@@ -8,6 +8,7 @@ import os
 import uuid
 from pathlib import Path
 
+from mini_claude.app.invocation import invoked, prepare, run_prepared
 from mini_claude.app.resume import finish_resume, open_session
 from mini_claude.app.rewind import rewind, rewind_points
 from mini_claude.sessions.catalog import list_sessions
@@ -16,6 +17,7 @@ from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.ui.conversation.commands import rewind_summary
 from mini_claude.ui.conversation.rewind_picker import point_row
 from tests.agent_harness import Harness
+from tests.extensions_kit import command_file, configured_harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.mcp_kit import server_command, write_user_servers
 
@@ -209,3 +211,23 @@ def test_a_turn_that_used_an_mcp_tool_is_marked_as_a_command_is(
     assert [p.ran_since for p in points] == [("commands", "MCP tools"), ("commands",)]
     assert point_row(points[0], 80) == "echo hi · ran MCP tools"
     assert "  shell commands and MCP tools ran from then on: what they changed stays as it is" in summary
+
+
+def test_a_custom_command_is_listed_and_given_back_as_the_user_typed_it(
+    api_env: FakeAnthropic, project_dir: Path
+) -> None:
+    (project_dir / "api.py").write_text("v = 1\n")
+    command_file(project_dir, "bump", "Bump the version in api.py, then say $ARGUMENTS.\n")
+    harness = configured_harness(answers=["y"])
+    api_env.stream_replies.extend([edit("api.py", "v = 1", "v = 2"), text_reply("Bumped.")])
+    found = invoked(harness.session, '/bump "done, &c"')
+    assert found is not None
+    run_prepared(harness.session, prepare(harness.session, *found), harness.turn)
+
+    [point] = rewind_points(harness.session)
+    done = rewind(harness.session, point, code=True, conversation=True)
+
+    assert point.turn.text == '/bump "done, &c"'  # not the text the command sent the model
+    assert point_row(point, 80) == '/bump "done, &c" · 1 file changed'
+    assert done.draft == '/bump "done, &c"'  # back in the prompt, to run again
+    assert (project_dir / "api.py").read_text() == "v = 1\n"
