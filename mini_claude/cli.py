@@ -13,6 +13,7 @@ import sys
 from functools import partial
 
 from mini_claude import __version__
+from mini_claude.app.settings.flag_values import dollars, positive_int, thinking_budget, thinking_budget_given
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
 from mini_claude.core.env_values import ConfigError
 
@@ -32,21 +33,12 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s sessions [list]
        %(prog)s mcp [list | get NAME | remove NAME | add [-t http|sse] [-s project] NAME -- CMD… | URL]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
---max-turns limit, 4 when the reply was cut at max_tokens, 5 when the model declined, 130 when
-interrupted; any command whose stdout is closed (| head) ends quietly with 141. Environment:
+--max-turns limit, 4 when the reply was cut at max_tokens, 5 when the model declined, 7 at the
+--max-cost cap, 130 when interrupted; any command whose stdout is closed (| head) ends quietly
+with 141. Environment:
 ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, MINI_CLAUDE_SIDE_MODEL.
 Settings files: ~/.mini-claude/settings.json, .mini-claude/settings.json and Claude Code's .claude/
 twins; instructions: CLAUDE.md and its kin. See docs/configuration.md."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="model to use: a name, or opus, sonnet, haiku (default: $ANTHROPIC_MODEL, else Sonnet)",
     )
     parser.add_argument(
-        "--max-turns", type=_positive_int, help="model calls allowed per message (default: 50)"
+        "--max-turns", type=positive_int, help="model calls allowed per message (default: 50)"
     )
     parser.add_argument(
         "--permission-mode",
@@ -122,6 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the same as --permission-mode bypass (Claude Code's name): nothing asks first",
     )
+    parser.add_argument(
+        "--thinking", nargs="?", type=thinking_budget, metavar="BUDGET",
+        help="ask the model to think before it answers, up to BUDGET tokens (default 8000, at least 1024; "
+        "off: not asked); /think switches it in the REPL",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-cost", type=dollars, metavar="USD",
+        help="a spend cap: no model call that could take this run past USD dollars (at list prices)",
+    )  # fmt: skip
     parser.add_argument(
         "--plain", action="store_true", help="plain text output: no colour, no live rendering"
     )
@@ -170,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    argv = thinking_budget_given(argv)
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
@@ -212,7 +214,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
         plain=options.plain, settings=options.settings, add_dirs=tuple(options.add_dir),
         append_system_prompt=options.append_system_prompt, system_prompt=options.system_prompt,
         trust_folder=options.trust_folder, allowed_tools=tuple(options.allowed_tools),
-        disallowed_tools=tuple(options.disallowed_tools),
+        disallowed_tools=tuple(options.disallowed_tools), thinking=options.thinking,
+        max_cost=options.max_cost,
     )  # fmt: skip
     ask = None
     if interactive:

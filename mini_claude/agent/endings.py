@@ -30,6 +30,14 @@ class Ending:
         return "error" if self.reason in ("error", "refused") else "warning"
 
 
+class TurnStopped(Exception):
+    """Raised anywhere in a step to end the turn with `ending` (a limit reached: the spend cap)."""
+
+    def __init__(self, ending: Ending) -> None:
+        super().__init__(ending.notice)
+        self.ending = ending
+
+
 DONE = Ending("done")
 INTERRUPTED = Ending("interrupted", note="user_interrupted")
 REPLY_CUT = Ending(

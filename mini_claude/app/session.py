@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.agent.loop import Agent
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.local_file import unignored_local_file
@@ -232,6 +233,8 @@ def build_session(
         context_window=settings.context_window,
         reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
         turn_reminders=ModeReminders(permissions),
+        thinking=settings.thinking_budget,
+        spend_cap=SpendCap(settings.max_cost, llm),
         hooks=extensions.hooks,
     )
     session = Session(

@@ -185,6 +185,8 @@ class Settings:
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
+    thinking_budget: int | None = None  # --thinking, or `thinking` in the settings files (None: off)
+    max_cost: float | None = None  # --max-cost, or `maxCostUsd`: the spend cap in US dollars
 
     @property
     def memory_enabled(self) -> bool:
@@ -203,19 +205,23 @@ def load_settings(
     permission_mode: str | None = None,
     plain: bool = False,
     files: Mapping[str, Sourced] | None = None,
+    thinking: int | None = None,
+    max_cost: float | None = None,
 ) -> Settings:
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
-    session_retention_days, read_only_commands), which win over defaults. `origins` says which gave each."""
+    session_retention_days, read_only_commands, thinking, max_cost), which win over defaults.
+    `origins` says which gave each. `thinking`: a budget, 0 for off (None: not given)."""
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
+    origins.update(thinking=_origin("thinking", "", files, thinking is not None))
+    origins.update(max_cost=_origin("max_cost", "", files, max_cost is not None))
 
     def from_files(name: str, default: object) -> object:
         return files[name][0] if name in files else default
 
-    chosen = model or env.get("ANTHROPIC_MODEL", "").strip() or str(from_files("model", DEFAULT_MODEL))
-    chosen_model = resolve_model(chosen)
+    chosen_model = model or env.get("ANTHROPIC_MODEL", "").strip() or str(from_files("model", DEFAULT_MODEL))
     mode = permission_mode or env.get("MINI_CLAUDE_PERMISSION_MODE", "").strip()
     mode = mode or str(from_files("permission_mode", "ask"))
     mode = PERMISSION_MODE_ALIASES.get(mode, mode)
@@ -234,8 +240,8 @@ def load_settings(
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
-        model=chosen_model,
-        side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "")) or chosen_model,
+        model=resolve_model(chosen_model),  # `opus`, `sonnet`, `haiku` as the current models
+        side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model),
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
         base_url=env_base_url(),
@@ -260,6 +266,8 @@ def load_settings(
         context_window=context_window,
         mcp=mcp_options(files),
         origins=origins,
+        thinking_budget=int(_number(thinking if thinking is not None else from_files("thinking", 0))) or None,
+        max_cost=max_cost if max_cost is not None else _optional(from_files("max_cost", None)),
     )
 
 
@@ -282,6 +290,10 @@ def _origin(name: str, variable: str, files: Mapping[str, Sourced], flag: object
     if os.environ.get(variable, "").strip():
         return variable
     return files[name][1] if name in files else DEFAULT_ORIGIN
+
+
+def _optional(value: object) -> float | None:
+    return None if value is None else _number(value)
 
 
 def _number(value: object) -> float:

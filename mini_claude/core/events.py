@@ -24,6 +24,15 @@ class TextDone:
 
 
 @dataclass(frozen=True)
+class ThinkingBlock:
+    """A block of the model's thinking is complete: its text (empty when the server sends the
+    thinking encrypted only: `redacted`, or a model that omits it)."""
+
+    text: str
+    redacted: bool = False
+
+
+@dataclass(frozen=True)
 class ToolPreparing:
     """The model began writing a tool call; its input is still streaming (can take a while)."""
 
@@ -108,9 +117,18 @@ class MemoriesRecalled:
 
 
 # "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a
-# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`).
+# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`); "spend_cap": the
+# next call could pass, or the last one passed, the --max-cost cap.
 TurnEndReason = Literal[
-    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user", "stopped"
+    "done",
+    "interrupted",
+    "error",
+    "turn_cap",
+    "max_tokens",
+    "refused",
+    "refused_by_user",
+    "stopped",
+    "spend_cap",
 ]
 # A tool call that ends its turn: the user said no at its question, or a plan was printed where no
 # one can answer it (print mode).
@@ -157,6 +175,7 @@ Event = (
     RequestStarted
     | TextDelta
     | TextDone
+    | ThinkingBlock
     | ToolPreparing
     | ToolStarted
     | ToolFinished

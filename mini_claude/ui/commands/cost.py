@@ -1,9 +1,10 @@
-"""`/cost`: the session's tokens and, for models with a known price, what they cost."""
+"""`/cost`: the session's tokens and, for models with a known price, what they cost; the spend cap."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mini_claude.agent.spend_cap import spent, unchecked_warning
 from mini_claude.core.untrusted import visible_text
 from mini_claude.llm.pricing import PRICES_CHECKED, estimate_cost, format_dollars
 
@@ -44,4 +45,13 @@ def cost_lines(session: Session) -> list[str]:
         )
     if known or side_priced:
         lines.append(f"An estimate from list prices checked {PRICES_CHECKED}; your bill may differ.")
+    if (cap := session.agent.spend.cap) is not None:
+        lines.append(
+            f"Spend cap: {format_dollars(cap)} for this run (--max-cost or maxCostUsd), "
+            f"≈ {format_dollars(spent(llm))} spent; a call that could pass it is not made."
+        )
+        if (
+            unchecked := unchecked_warning(cap, [session.agent.model, session.settings.side_model])
+        ) is not None:
+            lines.append(unchecked)
     return lines

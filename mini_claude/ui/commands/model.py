@@ -65,6 +65,10 @@ def _model(ctx: CommandContext, argument: str) -> None:
         markup=False,
         highlight=False,
     )
+    from mini_claude.agent.spend_cap import unchecked_warning
+
+    if (cap := agent.spend.cap) is not None and (warning := unchecked_warning(cap, [model])):
+        ctx.console.print(visible_text(warning), style="yellow", markup=False, highlight=False)
 
 
 def banner(version: str, model: str, base_url: str | None, width: int = 10_000) -> str:

@@ -196,7 +196,7 @@ KEYS_HELP = (
     ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan (during a reply too)"),
     ("Esc", "interrupt the reply or the running tool; what you typed comes back to the prompt"),
     ("Esc Esc", "on an empty prompt: /rewind"),
-    ("Ctrl+O", "the transcript view: every tool's input and output (Esc or q leaves)"),
+    ("Ctrl+O", "the transcript view: every tool's input and output, thinking in full (Esc or q leaves)"),
     ("typing", "during a reply: shown under it; Enter queues a message, Up takes it back"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
     ("Ctrl+D", "exit"),

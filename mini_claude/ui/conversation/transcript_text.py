@@ -17,6 +17,7 @@ from mini_claude.sessions.typed_input import REMINDER_START, SHELL_KEY, added_co
 MAX_BLOCK_LINES = 400  # of one tool output or attachment; the rest is counted
 _ATTACHED_PATH = re.compile(r'path="([^"]*)"')
 
+REDACTED_THINKING = "(encrypted by the API's safety systems)"
 Kind = Literal["user", "reply", "thinking", "call", "output", "note"]
 Message = dict[str, Any]
 
@@ -53,6 +54,8 @@ def _assistant_entries(
         return [Entry("reply", str(block["text"]))]
     if kind == "thinking" and str(block.get("thinking", "")).strip():
         return [Entry("thinking", str(block["thinking"]))]
+    if kind == "redacted_thinking":  # sent back to the model as it came; nobody can read it
+        return [Entry("thinking", REDACTED_THINKING)]
     if kind == "tool_use":
         name = str(block.get("name", ""))
         names[str(block.get("id", ""))] = name

@@ -29,6 +29,7 @@ SUBTYPES = {
     "done": "success",
     "max_tokens": "error_max_tokens",
     "refused": "error_refusal",
+    "spend_cap": "error_max_budget_usd",  # the subtype Claude Code gives a run stopped by its budget
     "turn_cap": "error_max_turns",
     "error": "error_during_execution",
     "interrupted": "error_interrupted",

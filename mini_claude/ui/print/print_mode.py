@@ -45,6 +45,7 @@ EXIT_TURN_CAP = 3
 EXIT_MAX_TOKENS = 4
 EXIT_REFUSED = 5  # the model declined (stop reason `refusal`)
 EXIT_STOPPED = 6  # a hook stopped it: the prompt blocked, or `continue: false`
+EXIT_SPEND_CAP = 7  # stopped at the --max-cost cap
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_CODES = {
     "done": EXIT_OK,
@@ -52,6 +53,7 @@ EXIT_CODES = {
     "turn_cap": EXIT_TURN_CAP,
     "max_tokens": EXIT_MAX_TOKENS,
     "refused": EXIT_REFUSED,
+    "spend_cap": EXIT_SPEND_CAP,
     "interrupted": EXIT_INTERRUPTED,
     "stopped": EXIT_STOPPED,
     "refused_by_user": EXIT_OK,  # nobody can refuse at a question here; kept so every ending has a code

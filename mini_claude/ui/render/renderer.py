@@ -28,6 +28,7 @@ from mini_claude.core.events import (
     Retrying,
     TextDelta,
     TextDone,
+    ThinkingBlock,
     ToolFinished,
     ToolPreparing,
     ToolStarted,
@@ -35,6 +36,7 @@ from mini_claude.core.events import (
 )
 from mini_claude.ui.render.context_view import ContextLineGate, compaction_announcement, context_indicator
 from mini_claude.ui.render.live_region import Typed
+from mini_claude.ui.render.thinking_view import thinking_line
 from mini_claude.ui.render.turn_progress import TurnProgress
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
@@ -84,6 +86,9 @@ class Renderer:
                         self._show_text(self._visible.feed(text))
                 case TextDone():
                     self._end_text()
+                case ThinkingBlock():
+                    if (line := thinking_line(event)) is not None:
+                        self._print_line((line, "dim"))
                 case ToolPreparing(name=name):
                     self._end_text()  # the model is writing a tool call; it can take a while
                     self._spinner_label = f"{name}(…)"

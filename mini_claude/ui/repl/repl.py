@@ -29,6 +29,7 @@ from mini_claude.ui.commands import (  # noqa: F401 - register commands
     model,
     permissions,
     status,
+    think,
 )
 from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.model import banner
