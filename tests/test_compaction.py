@@ -435,7 +435,7 @@ def test_a_long_conversation_stays_inside_a_small_window_with_valid_requests(
     ("value", "problem"),
     [("abc", "is not a number"), ("2e5", "is not a number"), ("-5", "must not be negative"),
      ("0", "must be at least 8,000"), ("3000", "is too small: it must be at least 8,000 tokens (the system "
-     "prompt and tool definitions alone take about 3,800)"), ("nan", "is not a number")],
+     "prompt and tool definitions alone take about 4,000)"), ("nan", "is not a number")],
 )  # fmt: skip
 def test_a_bad_context_window_setting_is_one_clear_line(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch, value: str, problem: str

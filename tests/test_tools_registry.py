@@ -25,6 +25,7 @@ CONTRACT = {
     "grep_search": (["pattern"], ["pattern", "path", "include"]),
     "run_shell": (["command"], ["command", "timeout"]),
     "exit_plan_mode": (["plan"], ["plan"]),
+    "web_fetch": (["url"], ["url", "prompt"]),
 }
 
 
@@ -54,6 +55,7 @@ def test_descriptions_quote_the_real_limits() -> None:
     assert "2000 lines and 256 KB" in by_name["read_file"]["description"]
     assert "default 120, at most 600" in by_name["run_shell"]["description"]
     assert "node_modules" in by_name["list_files"]["description"]
+    assert "(at most 5); at most 5 MB is read, within 30 s" in by_name["web_fetch"]["description"]
 
 
 def test_definitions_are_copies(ctx: ToolContext) -> None:

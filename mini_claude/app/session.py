@@ -198,7 +198,7 @@ def build_session(
     tool_context = ToolContext(
         project_dir, permissions, tool_used=reminders.tool_used,
         plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
-        before_change=transcript.before_change,
+        before_change=transcript.before_change, side_model=llm,
     )  # fmt: skip
     # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
     tool_context.memory_writer = MemoryStoreWriter(

@@ -95,6 +95,21 @@ class PlanAnswer:
 PlanPresenter = Callable[[PlanProposal], PlanAnswer]
 
 
+class SideModel(Protocol):
+    """The side model as a tool asks it one question (llm/client.py's ModelClient); raises
+    ModelError with a one-line reason when it cannot answer."""
+
+    def side_query(
+        self,
+        *,
+        system: str,
+        user: str,
+        max_tokens: int,
+        timeout: float | None = None,
+        purpose: str = "recall",
+    ) -> str: ...
+
+
 @dataclass
 class ToolContext:
     project_dir: Path  # resolved working directory
@@ -112,3 +127,4 @@ class ToolContext:
     plans_dir: Path | None = None  # where exit_plan_mode saves plans (the project's `plans/`)
     # Shows a plan and reads the user's answer (the UI's); None: no one can answer.
     present_plan: PlanPresenter | None = None
+    side_model: SideModel | None = None  # web_fetch's prompt is answered by it; None: the page itself

@@ -24,7 +24,7 @@ Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 SUMMARY_CHARS = 80
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
@@ -167,6 +167,7 @@ class ToolRegistry:
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
     from mini_claude.tools import files, patterns, plan, search, shell, walk
+    from mini_claude.tools.web import fetch
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -176,6 +177,7 @@ def default_registry() -> ToolRegistry:
         "grep_search": search.grep_search,
         "run_shell": shell.run_shell,
         "exit_plan_mode": plan.exit_plan_mode,
+        "web_fetch": fetch.web_fetch,
     }
     limits = {
         "max_lines": files.MAX_LINES,
@@ -190,6 +192,7 @@ def default_registry() -> ToolRegistry:
         "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
         "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
         "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",
+        **fetch.DESCRIBED_LIMITS,
     }
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from mini_claude.app.session import Session
 
 # The side queries, one line for each purpose (llm/client.py counts them by it), in this order.
-SIDE_LABELS = {"recall": "Memory recall and # notes", "tidy": "Memory tidy"}
+SIDE_LABELS = {"recall": "Memory recall and # notes", "tidy": "Memory tidy", "web": "Web fetch prompts"}
 
 
 def cost_lines(session: Session) -> list[str]:
