@@ -11,7 +11,8 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.safety.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
-from mini_claude.tools.registry import ERROR_SUMMARY_CHARS, ToolRegistry, default_registry
+from mini_claude.tools.registry import ToolRegistry, default_registry
+from mini_claude.tools.short_forms import MAX_CHARS as ERROR_SUMMARY_CHARS
 
 CONTRACT = {
     "read_file": (["file_path"], ["file_path", "offset", "limit"]),
@@ -152,3 +153,12 @@ def test_summarize_call_picks_the_main_argument_and_shortens_it() -> None:
     assert command.startswith("pytest -q ⏎ && echo x") and command.endswith("x …") and len(command) <= 80
     assert registry.summarize_call("grep_search", {"pattern": "def main", "path": "src"}) == "def main"
     assert registry.summarize_call("list_files", "not a dict") == ""
+
+
+def test_an_error_written_for_the_model_shows_the_user_its_short_form(ctx: ToolContext) -> None:
+    binary = prompts.notice("file_binary", path="logo.png")
+    result = failing_registry(ToolError(binary)).run("boom", {}, ctx)
+    assert result.content == binary and result.summary == "a binary file: not shown"
+
+    advice = "File not found: src/a.py. Check the spelling, or find it with list_files."
+    assert failing_registry(ToolError(advice)).run("boom", {}, ctx).summary == "File not found: src/a.py"

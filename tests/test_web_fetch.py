@@ -195,7 +195,8 @@ def test_an_error_status_comes_with_the_start_of_its_page(site: WebSite, allowed
     site.serve("/gone", Page(b"<h1>Not here</h1><p>" + b"word " * 2000 + b"</p>", status=404))
     result = web_fetch(allowed, site.url("/gone"))
     assert result.is_error
-    assert result.summary == f"{site.url('/gone')} answered 404 Not Found: no page was read."
+    # The tool line's short form: its first sentence, without the full stop.
+    assert result.summary == f"{site.url('/gone')} answered 404 Not Found: no page was read"
     assert "# Not here" in result.content and len(result.content) < 2_500
 
 

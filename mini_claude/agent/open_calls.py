@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from mini_claude.core import prompts
-from mini_claude.core.events import EventSink, ToolFinished, ToolStarted
+from mini_claude.core.events import EventSink, ToolFinished, ToolOutput, ToolStarted
 from mini_claude.core.hook_points import NoHooks, TurnHooks
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
@@ -48,7 +48,11 @@ class OpenToolCalls:
         if refused is not None:
             result = ToolResult(prompts.notice(refused), "not run", is_error=True)
         else:
-            result = self._run_hooked(call)
+            self.tool_context.output = lambda text: self.sink(ToolOutput(call["id"], text))
+            try:
+                result = self._run_hooked(call)
+            finally:
+                self.tool_context.output = None
         self._results[call["id"]] = result
         self._finish_line(call, result)
         return result

@@ -145,13 +145,14 @@ class Session:
 
 def build_session(
     settings: Settings, *, sink: EventSink, ask: AskCallback | None,
-    present_plan: PlanPresenter | None = None, ask_server: AskServer | None = None,
+    present_plan: PlanPresenter | None = None, ask_server: AskServer | None = None, print_mode: bool = False,
 ) -> Session:  # fmt: skip
     """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
     answers permission questions, `present_plan` plans (None: no one can) and `ask_server`
-    whether each project MCP server not approved yet may start (the REPL's question). The team's memories
-    in the repository are loaded only in a trusted folder (`folder_trusted`), and the project's
-    settings files allow tools only there (the settings loader leaves their allow rules out)."""
+    whether each project MCP server not approved yet may start (the REPL's question); `print_mode`:
+    the transcript says so (the session list marks such sessions). The team's memories in the
+    repository are loaded only in a trusted folder (`folder_trusted`), and the project's settings
+    files allow tools only there (the settings loader leaves their allow rules out)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     memories = MemoryScopes.for_settings(settings)
@@ -160,7 +161,7 @@ def build_session(
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
     first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
-        model=settings.model, warn=warn,
+        model=settings.model, warn=warn, print_mode=print_mode,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
     root, home = memory_project_root(project_dir), Path.home()
@@ -197,7 +198,7 @@ def build_session(
     tool_context = ToolContext(
         project_dir, permissions, tool_used=reminders.tool_used,
         plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
-        side_model=llm,
+        before_change=transcript.before_change, side_model=llm,
     )  # fmt: skip
     # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
     tool_context.memory_writer = MemoryStoreWriter(

@@ -17,6 +17,7 @@ from mini_claude.core.env_values import (
     env_number,
     env_switch,
     memory_mode,
+    resolve_model,
 )
 from mini_claude.core.mcp_options import McpOptions, mcp_options
 
@@ -239,8 +240,8 @@ def load_settings(
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
-        model=chosen_model,
-        side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
+        model=resolve_model(chosen_model),  # `opus`, `sonnet`, `haiku` as the current models
+        side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model),
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
         base_url=env_base_url(),

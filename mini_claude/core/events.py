@@ -53,7 +53,16 @@ class ToolFinished:
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
     denied: bool = False  # refused by the permission rules (or by the user at their question)
-    detail: tuple[str, ...] = ()  # lines shown under the tool line (a memory saved: what, where, the change)
+    # lines shown under the tool line (a command's output collapsed, a diff, a memory saved: what, where)
+    detail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """Output a running tool printed just now (a command's), shown live under its line."""
+
+    tool_use_id: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -170,6 +179,7 @@ Event = (
     | ToolPreparing
     | ToolStarted
     | ToolFinished
+    | ToolOutput
     | UsageReport
     | Retrying
     | Notice

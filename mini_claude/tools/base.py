@@ -27,7 +27,8 @@ class ToolResult:
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
-    detail: tuple[str, ...] = ()  # lines for the user under the tool line (a memory saved: what and where)
+    # lines for the user under the tool line (output collapsed, a diff, a memory saved: what and where)
+    detail: tuple[str, ...] = ()
     ends_turn: ToolEnding | None = None  # the turn ends after this call (the user said no, …)
 
     @property
@@ -104,6 +105,10 @@ class ToolContext:
     memory_writer: MemoryWriter | None = None
     # Told of each call that succeeded (name, input): a file used may bring instructions with it.
     tool_used: Callable[[str, dict[str, Any]], None] | None = None
+    # Told before a file tool changes a file (its resolved path): a checkpoint keeps what it holds.
+    before_change: Callable[[Path], None] | None = None
+    # Told what a running tool prints as it prints it (set around each call by the agent).
+    output: Callable[[str], None] | None = None
     # What read_file read (as shown to the user) since the last turn ended: a memory saved in the
     # turn records them as where it may have come from.
     files_read: list[str] = field(default_factory=list)

@@ -17,12 +17,11 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied, ToolError
 from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import ToolContext, ToolResult, ToolSource
+from mini_claude.tools.short_forms import short_form
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 
 SUMMARY_CHARS = 80
-# An error's first line is the reason the user needs to read: shown whole up to this length.
-ERROR_SUMMARY_CHARS = 300
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
 SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url")
@@ -142,7 +141,7 @@ class ToolRegistry:
             )  # fmt: skip
         except ToolError as error:
             message = str(error)
-            return ToolResult(message, _error_summary(message) or name, is_error=True)
+            return ToolResult(message, short_form(message) or name, is_error=True)
         except Exception as error:
             log.exception("tool %s failed", name)
             text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
@@ -237,12 +236,6 @@ def _one_line(value: str, *, keep_tail: bool) -> str:
         shown += 1
     rest = len(lines) - shown
     return joined[:room].rstrip() + (f" … (+{rest} {'line' if rest == 1 else 'lines'})" if rest else " …")
-
-
-def _error_summary(message: str) -> str:
-    """The first line of a failure, made safe for a terminal (it can quote paths and output)."""
-    lines = message.strip().splitlines()
-    return _shorten(visible_text(lines[0]), limit=ERROR_SUMMARY_CHARS) if lines else ""
 
 
 def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:

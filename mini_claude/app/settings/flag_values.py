@@ -1,4 +1,5 @@
-"""The values of `--thinking [BUDGET]` and `--max-cost USD`, read as argparse reads a flag's value.
+"""The values of `--thinking [BUDGET]`, `--max-cost USD` and `--max-turns N`, read as argparse
+reads a flag's value.
 
 `--thinking` takes its budget only when one follows: `mini-claude --thinking fix the tests` thinks
 with the default budget about "fix the tests", rather than failing on "fix" as a budget.
@@ -52,3 +53,14 @@ def thinking_budget_given(argv: list[str]) -> list[str]:
         if word == THINKING_FLAG and not _BUDGET_LIKE.fullmatch(following):
             words[index] = f"{THINKING_FLAG}={DEFAULT_BUDGET}"
     return words
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1 (`--max-turns`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value

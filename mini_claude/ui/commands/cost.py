@@ -28,7 +28,8 @@ def cost_lines(session: Session) -> list[str]:
     unknown = [model for model, dollars in priced if dollars is None]
     lines = [tokens + (f" · ≈ {format_dollars(sum(known))}" if known else "")]
     if unknown:
-        lines.append(f"No price known for {', '.join(visible_text(m) for m in unknown)}: tokens only.")
+        names = ", ".join(visible_text(m) for m in unknown)
+        lines.append(f"Price unknown for {names} (not in mini-claude's price list): tokens only.")
     side_priced = False
     for purpose, label in SIDE_LABELS.items():
         if purpose not in llm.side_usage_by_purpose:
@@ -37,7 +38,7 @@ def cost_lines(session: Session) -> list[str]:
         noun = "side query" if count == 1 else "side queries"
         dollars = estimate_cost(session.settings.side_model, used)
         side_priced = side_priced or dollars is not None
-        price = f" · ≈ {format_dollars(dollars)}" if dollars is not None else ""
+        price = f" · ≈ {format_dollars(dollars)}" if dollars is not None else " · price unknown"
         lines.append(
             f"{label}: {count:,} {noun}, input {used.input_tokens:,}, "
             f"output {used.output_tokens:,}{price} (not counted above)"

@@ -13,7 +13,7 @@ The caller owns the console; `ui/render/console.py` makes the right console and 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -34,8 +34,10 @@ from mini_claude.core.events import (
     ToolStarted,
     TurnEnded,
 )
-from mini_claude.ui.render.context_view import compaction_announcement, context_indicator
-from mini_claude.ui.render.thinking_view import ThinkingKept, thinking_line
+from mini_claude.ui.render.context_view import ContextLineGate, compaction_announcement, context_indicator
+from mini_claude.ui.render.live_region import Typed
+from mini_claude.ui.render.thinking_view import thinking_line
+from mini_claude.ui.render.turn_progress import TurnProgress
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ THINKING_LABEL = "Thinking…"
 COMPACTING_LABEL = "Compacting…"
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 DETAIL_INDENT = "    "  # lines under a tool line
+MORE_HINT = " (ctrl+o to see all)"
 
 OutputKind = Literal["text", "line"]
 
@@ -63,11 +66,16 @@ class Renderer:
         self._pending_tools: dict[str, tuple[str, str]] = {}
         self._last_output: OutputKind | None = None
         self._paused = 0
-        self.thinking = ThinkingKept()  # the last turn's, for Ctrl+O
+        self.context_line = ContextLineGate()  # reset by the REPL for a new or resumed conversation
+        self.progress = TurnProgress()
+        self._previewed: set[str] = set()  # calls whose question showed the change they make
+        self.typed: Callable[[], Typed] = Typed  # what the user types during a turn (the REPL's)
+        self.mode: Callable[[], str] = lambda: "ask"  # the permission mode's name (the REPL's)
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed
         with self._lock:
+            self.progress.on(event)
             match event:
                 case RequestStarted():
                     self._discard_text = False
@@ -79,7 +87,6 @@ class Renderer:
                 case TextDone():
                     self._end_text()
                 case ThinkingBlock():
-                    self.thinking.add(event)
                     if (line := thinking_line(event)) is not None:
                         self._print_line((line, "dim"))
                 case ToolPreparing(name=name):
@@ -103,8 +110,9 @@ class Renderer:
                 case ContextCompacted():
                     self._spinner_label = None
                     self._sync_live()
+                    self.context_line.compacted(event)
                     self._print_line((compaction_announcement(event), "dim"))
-                case ContextStatus():
+                case ContextStatus() if self.context_line.wanted(event):
                     self._print_line((context_indicator(event), "dim"))
                 case MemoriesRecalled(file_names=names) if names:
                     noun = "memory" if len(names) == 1 else "memories"
@@ -113,9 +121,9 @@ class Renderer:
                     self._end_text()
                     self._spinner_label = None
                     self._pending_tools.clear()
+                    self._previewed.clear()
                     self._discard_text = False
                     self._last_output = None
-                    self.thinking.turn_ended()
             self._sync_live()
 
     @contextmanager
@@ -131,12 +139,23 @@ class Renderer:
                 self._paused -= 1
                 self._sync_live()
 
+    def typed_changed(self) -> None:
+        """What the user types during the turn changed (shown by the live renderer only)."""
+
+    def question_showed_change(self) -> None:
+        """The permission question of the call running now showed the change it makes: its line
+        does not show it again."""
+        with self._lock:
+            if self._pending_tools:
+                self._previewed.add(list(self._pending_tools)[-1])
+
     def interrupt(self) -> None:
         """After Ctrl+C: keep what was shown as final, stop the spinner, print nothing more."""
         with self._lock:
             self._discard_text = True
             self._spinner_label = None
             self._pending_tools.clear()
+            self.progress.reset()
             self._end_text()
             self._sync_live()
 
@@ -185,9 +204,15 @@ class Renderer:
             (f" → {result}" if result else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
-        for line in event.detail:  # a memory saved: what, where, the change
+        # A command's output collapsed, a change made without a question, a memory saved (what,
+        # where, the change); a change its question showed already is not shown again.
+        shown_already = event.tool_use_id in self._previewed
+        for line in event.detail:
+            if shown_already and is_change_line(line):
+                continue
             style = {"+": "green", "-": "red"}.get(line[:1], "dim") if line[1:2] == " " else "dim"
-            self._print_line((DETAIL_INDENT + line, style))
+            more = MORE_HINT if line.startswith("… +") else ""
+            self._print_line((DETAIL_INDENT + line + more, style))
 
     def _take_gap(self, kind: OutputKind, *, joins: bool = False) -> bool:
         gap = needs_gap(self._last_output, kind, joins=joins)
@@ -255,6 +280,11 @@ def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool
 def first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
+
+
+def is_change_line(line: str) -> bool:
+    """A line of a change under a tool line (`+ added`, `- removed`, `… +3 changed lines`)."""
+    return line[:2] in ("+ ", "- ") or (line.startswith("… ") and "changed line" in line)
 
 
 def retry_label(event: Retrying) -> str:
