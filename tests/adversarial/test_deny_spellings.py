@@ -42,3 +42,47 @@ def test_a_substitution_the_grammar_leaves_as_text_is_still_judged(
     result = tools.run("run_shell", command=command)
     assert result.denied and "Bash(rm:*)" in result.content
     assert (project_dir / "keep.txt").exists()
+
+
+@case("permissions", "a deny rule refuses a path-named program and wrappers given options, in bypass too")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/bin/rm keep.txt",
+        "find . -name keep.txt -exec /bin/rm {} ;",
+        "env -i rm keep.txt",
+        "env -u HOME rm keep.txt",
+        "env -C . rm keep.txt",
+        "env -S 'rm keep.txt'",
+        "exec -a x rm keep.txt",
+        "sudo -iu root rm keep.txt",
+        "sudo sh -c 'rm keep.txt'",
+        "bash -c -- 'rm keep.txt'",
+        "bash -e -c 'rm keep.txt'",
+        "eval -- rm keep.txt",
+    ],
+)
+def test_a_deny_rule_holds_through_another_spelling(project_dir: Path, command: str) -> None:
+    tools = _tools(project_dir, "bypass")
+    result = tools.run("run_shell", command=command)
+    assert result.denied and "Bash(rm:*)" in result.content, result.content
+    assert (project_dir / "keep.txt").exists()
+
+
+@case("permissions", "bypass with a shell deny rule: a line that cannot be judged asks instead of running")
+@pytest.mark.parametrize(
+    "command",
+    ["$'rm' keep.txt", "{rm,keep.txt}", "r[m] keep.txt", "f() { rm keep.txt; }; f", "coproc rm keep.txt"],
+)
+def test_bypass_asks_when_a_deny_rule_cannot_be_checked(project_dir: Path, command: str) -> None:
+    tools = _tools(project_dir, "bypass")
+    result = tools.run("run_shell", command=command)
+    assert result.denied and len(tools.user.questions) == 1
+    assert (project_dir / "keep.txt").exists()
+
+
+@case("permissions", "bypass without a shell deny or ask rule still runs what it cannot judge")
+def test_bypass_without_deny_rules_runs_unjudged_lines(project_dir: Path) -> None:
+    tools = Tools(project_dir, "bypass")
+    result = tools.run("run_shell", command="$'echo' hi")
+    assert not result.denied and "hi" in result.content

@@ -162,6 +162,8 @@ class _Walker:
             elif kind == "$":
                 words.append(Word("$", None))
         command = Command(tuple(words), tuple(assignments), self.cwd)
+        if command.name == "coproc":  # the grammar misreads `coproc NAME { …; }`
+            self.parsed.problems.append("it starts a coprocess, which is not judged")
         self.parsed.commands.append(command)
         self.follow_cd(command)
 
