@@ -8,9 +8,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from tests.fake_api_thinking import (
+    REQUEST_TYPES,
+    THINKING_TYPES,
+    Issued,
+    Prefixes,
+    ThinkingInvalid,
+    check_block,
+    check_request,
+)
+
 TOOL_NAME_PATTERN = r"[a-zA-Z0-9_-]{1,64}"
 TOOL_ID_PATTERN = r"[a-zA-Z0-9_-]+"
-OTHER_BLOCK_TYPES = ("image", "document", "thinking", "redacted_thinking")  # accepted, not inspected
+OTHER_BLOCK_TYPES = ("image", "document")  # accepted, not inspected
 MAX_CACHE_BREAKPOINTS = 4  # the real API rejects a request with more cache_control markers
 
 
@@ -23,11 +33,19 @@ def _require(condition: object, message: str) -> None:
         raise _Invalid(message)
 
 
-def validate_request(body: Any) -> str | None:
-    """Why the real API would answer this Messages request body with a 400, or None if it is fine."""
+def validate_request(
+    body: Any,
+    issued: Issued | None = None,
+    thinking_types: tuple[str, ...] = REQUEST_TYPES,
+    prefixes: Prefixes | None = None,
+) -> str | None:
+    """Why the real API would answer this Messages request body with a 400, or None if it is fine.
+    `issued`: the thinking the server sent with tool calls, `prefixes` what each thinking block was
+    written after (fake_api_thinking.py); `thinking_types`: the `thinking.type` values the model takes."""
     try:
         _check_request(body)
-    except _Invalid as err:
+        check_request(body, issued or {}, thinking_types, prefixes or {})
+    except (_Invalid, ThinkingInvalid) as err:
         return str(err)
     return None
 
@@ -167,6 +185,12 @@ def _content_blocks(content: Any, role: str, where: str) -> list[dict[str, Any]]
                         _check_image_block(part, f"{at}.content.{k}")
                     else:
                         _check_text_block(part, f"{at}.content.{k}")
+        elif kind in THINKING_TYPES:
+            _require(role == "assistant", f"{at}: {kind} blocks are only allowed in assistant messages")
+            try:
+                check_block(block, at)
+            except ThinkingInvalid as err:
+                raise _Invalid(str(err)) from None
         else:
             _require(kind in OTHER_BLOCK_TYPES, f"{at}: unknown content block type {kind!r}")
     return content

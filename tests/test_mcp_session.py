@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core.events import Notice
+from mini_claude.ui.conversation.transcript_text import conversation_entries
 from tests.agent_harness import Harness
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import main_calls, wait_until
@@ -43,6 +44,11 @@ def test_an_mcp_tool_in_a_turn(api_env: FakeAnthropic, project_dir: Path, isolat
         '<tool-description server="answers">\nEcho the text back.\n</tool-description>'
     )
     assert [(q.tool, q.action) for q in harness.questions] == [("mcp__answers__picture", "tool")]
+    agent = harness.session.agent  # the transcript view (Ctrl+O) and /export name the picture
+    [output] = [
+        e for e in conversation_entries(agent.messages, agent.tools.summarize_call) if e.kind == "output"
+    ]
+    assert output.text.endswith("[image]")
     [result] = [b for b in second.messages[-1]["content"] if b["type"] == "tool_result"]
     assert second.validation_error is None
     assert [part["type"] for part in result["content"]] == ["text", "image"]

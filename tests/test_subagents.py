@@ -72,7 +72,7 @@ def test_explore_reads_and_its_report_is_the_result(
     assert result_text(result) == "main is in app.py:1"
     sub = subagent_requests(api_env)
     assert len(sub) == 2
-    assert {t["name"] for t in sub[0].tools} == {"read_file", "list_files", "grep_search"}
+    assert {t["name"] for t in sub[0].tools} == {"read_file", "list_files", "grep_search", "web_fetch"}
     assert "def main()" in result_text(tool_results_in(sub[1])[0])
     assert sub[0].messages[0]["content"][-1]["text"] == "find main"  # a fresh context: the task alone
     lines = harness.of_type(SubagentProgress)
@@ -273,6 +273,7 @@ def test_cost_counts_the_subagents_tokens(
 def test_stream_json_shows_a_subagents_messages_under_its_call(
     cli: Cli, api_env: FakeAnthropic, project_dir: Path
 ) -> None:
+    cli.env["MINI_CLAUDE_SIDE_MODEL"] = "claude-haiku-4-5"  # explore's model
     route = Route(api_env)
     route.sub["look"] = deque([text_reply("looked")])
     api_env.stream_replies.extend([agent_call("look", "explore"), text_reply("Fine.")])
@@ -281,12 +282,17 @@ def test_stream_json_shows_a_subagents_messages_under_its_call(
 
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-    [call] = [e for e in events if e["type"] == "tool_start"]
-    under = [e for e in events if e.get("parent_tool_use_id") == call["tool_use_id"]]
-    assert [e["type"] for e in under] == ["user", "assistant"]
-    assert under[-1]["message"]["content"] == [{"type": "text", "text": "looked"}]
     own = [e for e in events if e["type"] == "assistant" and e.get("parent_tool_use_id") is None]
     assert len(own) == 2
+    [call] = [block for block in own[0]["message"]["content"] if block["type"] == "tool_use"]
+    under = [e for e in events if e.get("parent_tool_use_id") == call["id"]]
+    assert [e["type"] for e in under] == ["user", "assistant"]
+    assert under[-1]["message"]["content"] == [{"type": "text", "text": "looked"}]
+    assert under[-1]["message"]["model"] == "claude-haiku-4-5" != own[0]["message"]["model"]
+    assert all(e["session_id"] == own[0]["session_id"] and e["uuid"] for e in under)
+    # The sub-agent's results come before the main agent's answer to the call.
+    [answer] = [e for e in events if e["type"] == "user" and e.get("parent_tool_use_id") is None]
+    assert events.index(under[-1]) < events.index(answer)
 
 
 def test_no_to_a_subagents_question_ends_the_turn(

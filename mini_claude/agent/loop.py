@@ -19,6 +19,7 @@ from mini_claude.agent.conversation import Conversation, Message, text_blocks
 from mini_claude.agent.endings import CUT_OFF, Ending
 from mini_claude.agent.open_calls import OpenToolCalls
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOOL_CALLS
 from mini_claude.core.events import (
@@ -36,6 +37,7 @@ from mini_claude.core.untrusted import encodable, encodable_value
 from mini_claude.llm.client import ModelClient
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.streamed_response import StreamedResponse
+from mini_claude.llm.thinking import with_room_for
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
 
@@ -64,15 +66,15 @@ class Agent:
         turn_reminders: Callable[[], list[dict[str, Any]]] | None = None,  # each message starts with
         hooks: TurnHooks | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        thinking: int | None = None,  # a thinking budget to ask for (None: the model's default)
+        spend_cap: SpendCap | None = None,
     ) -> None:
-        self.llm = llm
-        self.tools = tools
-        self.tool_context = tool_context
-        self.sink = sink
+        self.llm, self.tools, self.tool_context, self.sink = llm, tools, tool_context, sink
         self.build_system_prompt = build_system_prompt
         self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
         self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
         self.hooks: TurnHooks = hooks or NoHooks()
+        self.thinking, self.spend = thinking, spend_cap or SpendCap(None, llm)
         self.conversation = Conversation(save, lambda event: self.sink(event))
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
@@ -84,7 +86,9 @@ class Agent:
         self._open_calls.limit = max_tool_calls
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
-        self.context = ContextKeeper(llm, self.conversation.tell, view, self.hooks.before_compaction)
+        self.context = ContextKeeper(
+            llm, self.conversation.tell, view, self.hooks.before_compaction, self.spend
+        )
 
     @property
     def messages(self) -> list[Message]:
@@ -143,6 +147,8 @@ class Agent:
             ending = self._steps() if kept_out is None else endings.stopped(kept_out)
         except KeyboardInterrupt:
             ending = endings.INTERRUPTED
+        except endings.TurnStopped as stopped:  # a limit reached (the spend cap)
+            ending = stopped.ending
         except Exception as error:  # a bug of ours must not cost the user the conversation
             log.exception("internal error during a turn")
             ending = endings.internal_error(error)
@@ -190,6 +196,7 @@ class Agent:
             return response
         self._store_reply(keep=response.stop_reason != "refusal")  # sent back, it would be refused again
         self.sink(response.usage)
+        self.spend.after_call()
         if response.stop_reason in CUT_OFF and self._open_calls.calls:
             # The last tool call is incomplete; running any of them could act on half an intention.
             self._close_open_calls("output_cut")
@@ -217,28 +224,23 @@ class Agent:
             except CompactionFailed as failure:
                 return endings.model_failed(f"{refused}. {failure}")
             except ModelError as error:
-                said = (
-                    not isinstance(error, PromptTooLong)
-                    or error.window
-                    or self.context.view.window_from_server
-                )
+                view = self.context.view
+                said = not isinstance(error, PromptTooLong) or error.window or view.window_from_server
                 return endings.model_failed(str(error), window_unknown=not said)
         except ModelError as error:
             return endings.model_failed(str(error))
 
     def _stream(self, tokens: int) -> StreamedResponse:
         """Stream one response to a request of about `tokens`, showing it as it comes."""
+        limit = self.context.view.output_limit(with_room_for(self.thinking, self.max_tokens), tokens)
+        self.spend.before_call(self.model, tokens, limit)
         response = self._streaming = StreamedResponse(used_tool_ids=self.conversation.tool_use_ids())
         self.sink(RequestStarted())
         messages = self.context.view.request(self.messages)
         for update in self.llm.stream(
-            model=self.model,
-            system=self._system_blocks(),
-            messages=messages,
-            tools=self.tools.definitions(),
-            max_tokens=self.context.view.output_limit(self.max_tokens, tokens),
-            response=response,
-        ):
+            model=self.model, system=self._system_blocks(), messages=messages, tools=self.tools.definitions(),
+            max_tokens=limit, response=response, thinking=self.thinking,
+        ):  # fmt: skip
             self.sink(update)
         self.context.view.note_usage(response.usage, messages)
         return response

@@ -16,7 +16,7 @@ from typing import Any
 from mini_claude.agent.side_by_side import run_side_by_side
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_MAX_TOOL_CALLS
-from mini_claude.core.events import EventSink, Notice, ToolFinished, ToolStarted
+from mini_claude.core.events import EventSink, Notice, ToolFinished, ToolOutput, ToolStarted
 from mini_claude.core.hook_points import NoHooks, TurnHooks
 from mini_claude.tools.base import RUNNING_CALL_ID, ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
@@ -108,7 +108,11 @@ class OpenToolCalls:
         if refused is not None:
             result = ToolResult(prompts.notice(refused), "not run", is_error=True)
         else:
-            result = self._run_hooked(call)
+            self.tool_context.output = lambda text: self.sink(ToolOutput(call["id"], text))
+            try:
+                result = self._run_hooked(call)
+            finally:
+                self.tool_context.output = None
         self._results[call["id"]] = result
         self._finish_line(call, result)
         return result

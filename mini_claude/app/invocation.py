@@ -1,9 +1,10 @@
 """`/name args` for a skill or custom command: its text becomes the message, as Claude Code makes it:
 
 - `$ARGUMENTS` and `$1`…`$9` are filled with the words after the name;
-- each !`command` (outside fenced code) runs first, as the run_shell tool runs it (by the
-  permission rules: it asks where run_shell would ask, unless the file's `allowed-tools` allow it),
-  and its output takes its place;
+- each !`command` the file wrote (outside its fenced code) runs first, as the run_shell tool runs
+  it (by the permission rules: it asks where run_shell would ask, unless the file's
+  `allowed-tools` allow it), and its output takes its place. They are found before the
+  arguments are filled in: what the user pasted after the name is text, never a command;
 - each `@path` attaches that file as `@` at the prompt does (app/mentions.py);
 - `model` is the model of that turn, `allowed-tools` are allowed until it ends.
 
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mini_claude.app.mentions import attach, find_mentions
 from mini_claude.core import prompts
 from mini_claude.core.untrusted import attribute, visible_text, wrap
-from mini_claude.extensions.skills.arguments import substitute
+from mini_claude.extensions.skills.arguments import fill_placeholders, substitute, with_arguments_line
 from mini_claude.extensions.skills.entries import Entry
 from mini_claude.extensions.skills.reading import NotReadable, read_body
 
@@ -71,9 +72,8 @@ def prepare(session: Session, entry: Entry, arguments: str) -> Prepared:
         session.extensions.catalog.allowed_tools(entry), f"/{entry.name}, {entry.source}"
     )
     try:
-        text = substitute(body, arguments)
-        mentions = find_mentions(text, session.agent.tool_context.project_dir)
-        text = _run_commands(session, text, prepared)
+        mentions = find_mentions(substitute(body, arguments), session.agent.tool_context.project_dir)
+        text = _run_commands(session, body, arguments, prepared)
         if not prepared.problems and mentions:
             attached = attach(mentions, session.agent)
             prepared.blocks, prepared.problems = attached.blocks, attached.problems
@@ -105,31 +105,42 @@ def run_prepared(session: Session, prepared: Prepared, run_turn: Callable[[str],
         session.extensions.approvals.end_turn()
 
 
-def _run_commands(session: Session, text: str, prepared: Prepared) -> str:
-    """`text` with each !`command` outside fenced code replaced by its output (wrapped)."""
-    fences = [match.span() for match in FENCE.finditer(text)]
-    found = [m for m in INLINE_COMMAND.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+def _run_commands(session: Session, body: str, arguments: str, prepared: Prepared) -> str:
+    """`body` with its arguments filled in and each !`command` it holds outside fenced code
+    replaced by its output (wrapped). Commands and fences are those of the file's own text:
+    arguments are filled into them, never read for them."""
+    fences = [match.span() for match in FENCE.finditer(body)]
+    found = [m for m in INLINE_COMMAND.finditer(body) if not any(a <= m.start() < b for a, b in fences)]
     if len(found) > COMMANDS_MAX:
         prepared.problems.append(
             f"/{prepared.entry.name} runs {len(found)} commands; at most {COMMANDS_MAX} run for one message"
         )
+        return body
+    pieces: list[str] = []
+    done = placeholders = 0
+
+    def filled(piece: str) -> str:
+        nonlocal placeholders
+        text, count = fill_placeholders(piece, arguments)
+        placeholders += count
         return text
-    pieces, done = [], 0
+
     agent = session.agent
     for match in found:
-        command = match.group(1).strip()
+        command = filled(match.group(1)).strip()
         result = agent.tools.run("run_shell", {"command": command}, agent.tool_context)
         shown = visible_text(command)
         if result.denied:
             prepared.problems.append(
                 f"!`{shown}` was not run ({result.summary}), so /{prepared.entry.name} was not sent"
             )
-            return text
+            return body
         prepared.shown.append(f"Ran !`{shown}` → {visible_text(result.summary)}")
         output = result.content if isinstance(result.content, str) else ""  # the shell's is text
-        pieces += [text[done : match.start()], wrap(OUTPUT_TAG, output, command=command)]
+        pieces += [filled(body[done : match.start()]), wrap(OUTPUT_TAG, output, command=command)]
         done = match.end()
-    return "".join(pieces) + text[done:]
+    pieces.append(filled(body[done:]))
+    return with_arguments_line("".join(pieces), placeholders, arguments)
 
 
 def _fill(key: str, **values: object) -> str:

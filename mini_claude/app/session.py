@@ -14,6 +14,7 @@ from typing import Any
 
 from mini_claude.agent.loop import Agent
 from mini_claude.agent.side_by_side import relayed
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
 from mini_claude.app.instructions.local_file import unignored_local_file
@@ -146,13 +147,14 @@ class Session:
 
 def build_session(
     settings: Settings, *, sink: EventSink, ask: AskCallback | None,
-    present_plan: PlanPresenter | None = None, ask_server: AskServer | None = None,
+    present_plan: PlanPresenter | None = None, ask_server: AskServer | None = None, print_mode: bool = False,
 ) -> Session:  # fmt: skip
     """`sink` hears every event, start-up warnings included (each once, from any thread); `ask`
     answers permission questions, `present_plan` plans (None: no one can) and `ask_server`
-    whether each project MCP server not approved yet may start (the REPL's question). The team's memories
-    in the repository are loaded only in a trusted folder (`folder_trusted`), and the project's
-    settings files allow tools only there (the settings loader leaves their allow rules out)."""
+    whether each project MCP server not approved yet may start (the REPL's question); `print_mode`:
+    the transcript says so (the session list marks such sessions). The team's memories in the
+    repository are loaded only in a trusted folder (`folder_trusted`), and the project's settings
+    files allow tools only there (the settings loader leaves their allow rules out)."""
     project_dir = Path(settings.project_dir).resolve()
     warn = WarningsOnce(sink)
     memories = MemoryScopes.for_settings(settings)
@@ -161,7 +163,7 @@ def build_session(
     remembers = settings.memory_enabled  # off: no index, no recall, no saves by the model
     first_transcript = TranscriptWriter(
         settings.sessions_dir, cwd=project_dir, project=memory_project_root(project_dir),
-        model=settings.model, warn=warn,
+        model=settings.model, warn=warn, print_mode=print_mode,
     )  # fmt: skip
     transcript = TranscriptRecorder(first_transcript)
     root, home = memory_project_root(project_dir), Path.home()
@@ -198,6 +200,7 @@ def build_session(
     tool_context = ToolContext(
         project_dir, permissions, tool_used=reminders.tool_used,
         plans_dir=Path(settings.sessions_dir).parent / PLANS_FOLDER, present_plan=present_plan,
+        before_change=transcript.before_change, side_model=llm,
     )  # fmt: skip
     # Kept when memory is off: a model's write into a memory folder is refused with a line saying why.
     tool_context.memory_writer = MemoryStoreWriter(
@@ -218,9 +221,11 @@ def build_session(
     tools = default_registry()
     add_skill_tool(tools, extensions)
     servers = SessionServers(settings, tools, sink, ask=ask_server)
+    spend_cap = SpendCap(settings.max_cost, llm)  # sub-agents' calls count, and are held to it
     add_agent_tool(
         tools, settings, llm=llm, tool_context=tool_context, hooks=extensions.hooks, sink=sink,
-        memories=memories, transcript=transcript, warn=warn,
+        memories=memories, transcript=transcript, warn=warn, spend_cap=spend_cap,
+        model=lambda: agent.model,  # /model changes it for the sub-agents that inherit it too
     )  # fmt: skip
     agent = Agent(
         llm=llm,
@@ -236,6 +241,8 @@ def build_session(
         context_window=settings.context_window,
         reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
         turn_reminders=ModeReminders(permissions),
+        thinking=settings.thinking_budget,
+        spend_cap=spend_cap,
         hooks=extensions.hooks,
         max_tool_calls=settings.max_tool_calls,
     )

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.agent.subagents import tool as agent_tool
 from mini_claude.agent.subagents.spawn import AGENT_TOOL, SessionParts
 from mini_claude.core.config import Settings, memory_project_root
@@ -31,9 +32,10 @@ def agent_types(settings: Settings) -> tuple[list[AgentType], list[BrokenAgent]]
 def add_agent_tool(
     tools: ToolRegistry, settings: Settings, *, llm: ModelClient, tool_context: ToolContext, hooks: TurnHooks,
     sink: EventSink, memories: MemoryScopes, transcript: TranscriptRecorder, warn: Callable[[str], None],
+    spend_cap: SpendCap, model: Callable[[], str],
 ) -> None:  # fmt: skip
     """The `agent` tool, with the types found now (the tool's description lists them: it stays
-    the same for the session, so the prompt cache holds)."""
+    the same for the session, so the prompt cache holds). `model()`: the main agent's now."""
     types, _ = agent_types(settings)
     project = memory_project_root(Path(os.path.realpath(settings.project_dir)))
 
@@ -46,9 +48,9 @@ def add_agent_tool(
     def parts() -> SessionParts:
         return SessionParts(
             llm=llm, tools=tools, tool_context=tool_context, hooks=hooks, sink=sink,
-            model=settings.model, side_model=settings.side_model, max_tokens=settings.max_tokens,
+            model=model(), side_model=settings.side_model, max_tokens=settings.max_tokens,
             max_turns=settings.max_turns, context_window=settings.context_window,
-            max_tool_calls=settings.max_tool_calls,
+            max_tool_calls=settings.max_tool_calls, spend_cap=spend_cap,
             memory_index=(lambda: memory_index(memories)) if settings.memory_enabled else (lambda: ""),
             new_transcript=new_transcript,
             link=lambda session_id, name, call_id: transcript.writer.add_subagent(session_id, name, call_id),

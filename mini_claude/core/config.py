@@ -17,6 +17,7 @@ from mini_claude.core.env_values import (
     env_number,
     env_switch,
     memory_mode,
+    resolve_model,
 )
 from mini_claude.core.mcp_options import McpOptions, mcp_options
 
@@ -39,11 +40,11 @@ TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, 
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
-# (16.3 KB at 4 bytes a token, the agent tool included; tests/test_context_window.py measures them
+# (17.0 KB at 4 bytes a token, web_fetch and agent included; tests/test_context_window.py measures them
 # against it). Requests must hold them, a conversation, and after a compaction a summary and the
 # latest turns, below the 80% that starts the next: a window under about twice their size cannot work.
-FIXED_PROMPT_TOKENS = 4_200
-MIN_CONTEXT_WINDOW = 8_500
+FIXED_PROMPT_TOKENS = 4_300
+MIN_CONTEXT_WINDOW = 8_600
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 # A value from the settings files and where it came from (app/settings reads them).
 Sourced = tuple[object, str]
@@ -186,6 +187,8 @@ class Settings:
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
+    thinking_budget: int | None = None  # --thinking, or `thinking` in the settings files (None: off)
+    max_cost: float | None = None  # --max-cost, or `maxCostUsd`: the spend cap in US dollars
 
     @property
     def memory_enabled(self) -> bool:
@@ -198,19 +201,19 @@ class Settings:
 
 
 def load_settings(
-    *,
-    model: str | None = None,
-    max_turns: int | None = None,
-    permission_mode: str | None = None,
-    plain: bool = False,
-    files: Mapping[str, Sourced] | None = None,
-) -> Settings:
+    *, model: str | None = None, max_turns: int | None = None, permission_mode: str | None = None,
+    plain: bool = False, files: Mapping[str, Sourced] | None = None, thinking: int | None = None,
+    max_cost: float | None = None,
+) -> Settings:  # fmt: skip
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
-    session_retention_days, read_only_commands), which win over defaults. `origins` says which gave each."""
+    session_retention_days, read_only_commands, thinking, max_cost), which win over defaults.
+    `origins` says which gave each. `thinking`: a budget, 0 for off (None: not given)."""
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
+    origins.update(thinking=_origin("thinking", "", files, thinking is not None))
+    origins.update(max_cost=_origin("max_cost", "", files, max_cost is not None))
 
     def from_files(name: str, default: object) -> object:
         return files[name][0] if name in files else default
@@ -235,8 +238,8 @@ def load_settings(
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
-        model=chosen_model,
-        side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
+        model=resolve_model(chosen_model),  # `opus`, `sonnet`, `haiku` as the current models
+        side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model),
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
         base_url=env_base_url(),
@@ -262,6 +265,8 @@ def load_settings(
         context_window=context_window,
         mcp=mcp_options(files),
         origins=origins,
+        thinking_budget=int(_number(thinking if thinking is not None else from_files("thinking", 0))) or None,
+        max_cost=max_cost if max_cost is not None else _optional(from_files("max_cost", None)),
     )
 
 
@@ -285,6 +290,10 @@ def _origin(name: str, variable: str, files: Mapping[str, Sourced], flag: object
     if os.environ.get(variable, "").strip():
         return variable
     return files[name][1] if name in files else DEFAULT_ORIGIN
+
+
+def _optional(value: object) -> float | None:
+    return None if value is None else _number(value)
 
 
 def _number(value: object) -> float:

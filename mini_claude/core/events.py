@@ -24,6 +24,15 @@ class TextDone:
 
 
 @dataclass(frozen=True)
+class ThinkingBlock:
+    """A block of the model's thinking is complete: its text (empty when the server sends the
+    thinking encrypted only: `redacted`, or a model that omits it)."""
+
+    text: str
+    redacted: bool = False
+
+
+@dataclass(frozen=True)
 class ToolPreparing:
     """The model began writing a tool call; its input is still streaming (can take a while)."""
 
@@ -44,7 +53,16 @@ class ToolFinished:
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
     denied: bool = False  # refused by the permission rules (or by the user at their question)
-    detail: tuple[str, ...] = ()  # lines shown under the tool line (a memory saved: what, where, the change)
+    # lines shown under the tool line (a command's output collapsed, a diff, a memory saved: what, where)
+    detail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """Output a running tool printed just now (a command's), shown live under its line."""
+
+    tool_use_id: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -99,9 +117,18 @@ class MemoriesRecalled:
 
 
 # "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a
-# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`).
+# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`); "spend_cap": the
+# next call could pass, or the last one passed, the --max-cost cap.
 TurnEndReason = Literal[
-    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user", "stopped"
+    "done",
+    "interrupted",
+    "error",
+    "turn_cap",
+    "max_tokens",
+    "refused",
+    "refused_by_user",
+    "stopped",
+    "spend_cap",
 ]
 # A tool call that ends its turn: the user said no at its question, or a plan was printed where no
 # one can answer it (print mode).
@@ -157,6 +184,7 @@ class SubagentMessage:
 
     parent_tool_use_id: str
     message: MessageAdded
+    model: str = ""  # the sub-agent's
 
 
 @dataclass(frozen=True)
@@ -170,9 +198,11 @@ Event = (
     RequestStarted
     | TextDelta
     | TextDone
+    | ThinkingBlock
     | ToolPreparing
     | ToolStarted
     | ToolFinished
+    | ToolOutput
     | UsageReport
     | Retrying
     | Notice

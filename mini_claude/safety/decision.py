@@ -4,7 +4,7 @@ deny, with the reason, and what an "always" answer to the question would mean.
 Precedence, for every tool: deny rules, then plan mode's refusals, then ask rules, then the
 protections (no allow rule opens them; only bypass passes some), then allow rules, then the mode.
 Shell commands are judged in `shell_decision.py`, command by command, with the same rules; a
-tool known only by its name (an MCP server's, the skill tool) by `decide_tool`.
+tool known only by its name (an MCP server's, the skill tool) by `decide_tool`; a web fetch by its domain.
 """
 
 from __future__ import annotations
@@ -66,6 +66,11 @@ class RuleSet:
             r.behaviour != "allow" and r.matches_path("read_file", "read", Path(path), resolved_only=False)
             for r in self.rules
         )
+
+    def allows_domain(self, names: Sequence[str]) -> Rule | None:
+        """The allow rule naming the domain called `names` (a `WebFetch(domain:…)` one: a bare
+        `WebFetch` does not count), which also lets it be at a private or local address."""
+        return self.first("allow", lambda r: r.domain is not None and any(map(r.matches_domain, names)))
 
     @property
     def limits_reads(self) -> bool:
@@ -161,6 +166,23 @@ def decide_tool(
     if mode == "bypass" or not changes:
         return ALLOW
     return Decision("ask", reason, always=Always(f"allow {tool} in this project", rules=(tool,)))
+
+
+def decide_fetch(names: Sequence[str], mode: str, rules: RuleSet) -> Decision:
+    """Whether web_fetch may read from the host called `names` (its ASCII form first, then as it
+    is written in Unicode): the first deny, ask or allow rule naming it, else bypass fetches and
+    every other mode asks (plan mode too: a fetch changes nothing here); "always" saves a rule
+    for that domain."""
+    for behaviour in BEHAVIOURS:
+        rule = rules.first(behaviour, lambda r: any(map(r.matches_domain, names)))
+        if rule is not None:
+            return Decision(behaviour, rule_reason(rule), rule)
+    if mode == "bypass":
+        return ALLOW
+    saved = f"WebFetch(domain:{names[0]})"
+    return Decision(
+        "ask", f"a web page from {names[0]}", always=Always(f"allow {saved} in this project", rules=(saved,))
+    )
 
 
 def combined(decisions: Sequence[Decision]) -> Decision:

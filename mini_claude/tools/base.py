@@ -6,10 +6,13 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mini_claude.core.events import ToolEnding
 from mini_claude.safety.permissions import Permissions
+
+if TYPE_CHECKING:
+    from mini_claude.llm.client import ModelClient
 
 # The id of the tool call this thread runs (set around each call): a sub-agent names its parent.
 RUNNING_CALL_ID: ContextVar[str] = ContextVar("running_call_id", default="")
@@ -28,7 +31,8 @@ class ToolResult:
     summary: str  # one short line for the user, e.g. "120 lines" or "wrote 3 KB"
     is_error: bool = False
     denied: bool = False  # a permission was refused (the model is told not to just retry)
-    detail: tuple[str, ...] = ()  # lines for the user under the tool line (a memory saved: what and where)
+    # lines for the user under the tool line (output collapsed, a diff, a memory saved: what and where)
+    detail: tuple[str, ...] = ()
     ends_turn: ToolEnding | None = None  # the turn ends after this call (the user said no, …)
 
     @property
@@ -105,9 +109,14 @@ class ToolContext:
     memory_writer: MemoryWriter | None = None
     # Told of each call that succeeded (name, input): a file used may bring instructions with it.
     tool_used: Callable[[str, dict[str, Any]], None] | None = None
+    # Told before a file tool changes a file (its resolved path): a checkpoint keeps what it holds.
+    before_change: Callable[[Path], None] | None = None
+    # Told what a running tool prints as it prints it (set around each call by the agent).
+    output: Callable[[str], None] | None = None
     # What read_file read (as shown to the user) since the last turn ended: a memory saved in the
     # turn records them as where it may have come from.
     files_read: list[str] = field(default_factory=list)
     plans_dir: Path | None = None  # where exit_plan_mode saves plans (the project's `plans/`)
     # Shows a plan and reads the user's answer (the UI's); None: no one can answer.
     present_plan: PlanPresenter | None = None
+    side_model: ModelClient | None = None  # web_fetch's prompt is answered by it; None: the page itself

@@ -16,21 +16,20 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied, ToolError
 from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import ToolContext, ToolResult, ToolSource
-from mini_claude.tools.input_schema import describe_schema, schema_problem
+from mini_claude.tools.calls.input_schema import describe_schema, schema_problem
+from mini_claude.tools.calls.short_forms import short_form
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 
 SUMMARY_CHARS = 80
-# An error's first line is the reason the user needs to read: shown whole up to this length.
-ERROR_SUMMARY_CHARS = 300
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "description")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url", "description")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
-# Built-in tools that only read: several calls of one reply run side by side (agent/tool_runs.py).
-READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep_search"})
+# Built-in tools that only read: several calls of one reply run side by side (agent/side_by_side.py).
+READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep_search", "web_fetch"})
 SUMMARY_LINE_BREAK = " ⏎ "  # where a multi-line argument (a script) breaks, on its one line
 
 log = logging.getLogger("mini_claude")
@@ -167,7 +166,7 @@ class ToolRegistry:
             )  # fmt: skip
         except ToolError as error:
             message = str(error)
-            return ToolResult(message, _error_summary(message) or name, is_error=True)
+            return ToolResult(message, short_form(message) or name, is_error=True)
         except Exception as error:
             log.exception("tool %s failed", name)
             text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
@@ -195,6 +194,7 @@ class ToolRegistry:
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
     from mini_claude.tools import files, patterns, plan, search, shell, walk
+    from mini_claude.tools.web import fetch
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -204,6 +204,7 @@ def default_registry() -> ToolRegistry:
         "grep_search": search.grep_search,
         "run_shell": shell.run_shell,
         "exit_plan_mode": plan.exit_plan_mode,
+        "web_fetch": fetch.web_fetch,
     }
     limits = {
         "max_lines": files.MAX_LINES,
@@ -218,6 +219,7 @@ def default_registry() -> ToolRegistry:
         "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
         "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
         "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",
+        **fetch.DESCRIBED_LIMITS,
     }
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
 
@@ -261,9 +263,3 @@ def _one_line(value: str, *, keep_tail: bool) -> str:
         shown += 1
     rest = len(lines) - shown
     return joined[:room].rstrip() + (f" … (+{rest} {'line' if rest == 1 else 'lines'})" if rest else " …")
-
-
-def _error_summary(message: str) -> str:
-    """The first line of a failure, made safe for a terminal (it can quote paths and output)."""
-    lines = message.strip().splitlines()
-    return _shorten(visible_text(lines[0]), limit=ERROR_SUMMARY_CHARS) if lines else ""

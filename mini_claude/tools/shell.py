@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from mini_claude.tools.base import ToolContext, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0
+DETAIL_LINES = 3  # of a command's output, kept under its tool line once it is done
 MAX_OUTPUT_CHARS = 30_000  # head and tail halves are kept, the middle is dropped
 READ_CHUNK_BYTES = 64 * 1024
 POLL_INTERVAL_S = 0.1  # how often we notice that the command exited while the pipe stays open
@@ -66,7 +68,7 @@ def run_user_command(ctx: ToolContext, command: str) -> ToolResult:
 
 
 def _run(ctx: ToolContext, command: str, seconds: float, *, capped: bool) -> ToolResult:
-    outcome = _execute(command, ctx.project_dir, seconds)
+    outcome = _execute(command, ctx.project_dir, seconds, ctx.output)
     if ctx.memory_writer is not None:
         try:
             ctx.memory_writer.refresh()
@@ -75,7 +77,7 @@ def _run(ctx: ToolContext, command: str, seconds: float, *, capped: bool) -> Too
     return _format(outcome, seconds, capped=capped)
 
 
-def _execute(command: str, cwd: Path, timeout: float) -> _Outcome:
+def _execute(command: str, cwd: Path, timeout: float, on_output: Callable[[str], None] | None) -> _Outcome:
     shell = shutil.which("bash") or "/bin/sh"
     try:
         proc = subprocess.Popen(
@@ -92,7 +94,7 @@ def _execute(command: str, cwd: Path, timeout: float) -> _Outcome:
             prompts.notice("shell_start_failed", shell=shell, error=error.strerror or error)
         ) from None
     assert proc.stdout is not None
-    output = _CappedOutput(MAX_OUTPUT_CHARS)
+    output = _CappedOutput(MAX_OUTPUT_CHARS, on_output)
     try:
         timed_out, detached = _pump(proc, output, time.monotonic() + timeout)
         if timed_out:
@@ -210,7 +212,16 @@ def _format(outcome: _Outcome, seconds: float, *, capped: bool) -> ToolResult:
         summary = f"exit {code}"
     if outcome.detached:
         parts.append(prompts.notice("shell_background_detached"))
-    return ToolResult("\n".join(parts), summary, is_error=outcome.timed_out)
+    return ToolResult("\n".join(parts), summary, is_error=outcome.timed_out, detail=collapsed(outcome.output))
+
+
+def collapsed(output: str) -> tuple[str, ...]:
+    """What the user keeps on screen of a command's output: its first lines and how many more."""
+    lines = output.rstrip("\n").split("\n") if output.strip() else []
+    if len(lines) <= DETAIL_LINES + 1:
+        return tuple(lines)
+    rest = len(lines) - DETAIL_LINES
+    return (*lines[:DETAIL_LINES], f"… +{rest:,} lines")
 
 
 def _signal_name(number: int) -> str:
@@ -223,7 +234,8 @@ def _signal_name(number: int) -> str:
 class _CappedOutput:
     """Keeps the first and last halves of `limit` characters of a stream, counting what it drops."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, on_output: Callable[[str], None] | None = None) -> None:
+        self._on_output = on_output  # told each piece as it is decoded (the UI shows it live)
         self._head_limit = limit // 2
         self._tail_limit = limit - self._head_limit
         self._head: list[str] = []
@@ -234,6 +246,8 @@ class _CappedOutput:
 
     def feed(self, data: bytes, *, final: bool = False) -> None:
         text = self._decoder.decode(data, final)
+        if text and self._on_output is not None:
+            self._on_output(text)
         self._total += len(text)
         room = self._head_limit - self._head_len
         if room > 0:

@@ -41,6 +41,12 @@ HOSTILE_TOOLS = 200
 # Schemas of the protocol's shape (an object) that are no valid JSON Schema.
 UNKNOWN_TYPE = {"type": "object", "properties": {"a": {"type": "no-such-type"}}}
 REQUIRED_NOT_LIST = {"type": "object", "required": "a"}
+# Valid JSON Schema, but property names the Messages API refuses (it takes [a-zA-Z0-9_.-]{1,64}),
+# as real servers write them (`filter[id]`, OData's `$top`): sent, they fail every request.
+API_REFUSED_KEYS = {
+    "type": "object",
+    "properties": {"filter[id]": {"type": "string"}, "$top": {"type": "integer"}, "ok": {"type": "string"}},
+}
 
 
 def answers() -> MCPServer:
@@ -169,6 +175,7 @@ def hostile() -> MCPServer:
         Tool(name="bad_required", description="required is no list", input_schema=REQUIRED_NOT_LIST),
         Tool(name="x" * 70, description="too long a name", input_schema={"type": "object"}),
         Tool(name="tool_000", description="a second tool of the same name", input_schema={"type": "object"}),
+        Tool(name="bad_keys", description="property names the API refuses", input_schema=API_REFUSED_KEYS),
     ]
     listed = server._handle_list_tools
 

@@ -18,8 +18,8 @@ from mini_claude.core.events import (
 class Progress:
     """An EventSink for a sub-agent's Agent; `tell` hears what the session should."""
 
-    def __init__(self, call_id: str, agent: str, task: str, tell: EventSink) -> None:
-        self.call_id, self.agent, self.task, self.tell = call_id, agent, task, tell
+    def __init__(self, call_id: str, agent: str, task: str, tell: EventSink, model: str = "") -> None:
+        self.call_id, self.agent, self.task, self.tell, self.model = call_id, agent, task, tell, model
         self.tools_used = 0
         self.tokens = 0
         self.tell(self._line())
@@ -30,7 +30,7 @@ class Progress:
         elif isinstance(event, UsageReport):
             self.tokens += event.input_tokens + event.output_tokens
         elif isinstance(event, MessageAdded):
-            self.tell(SubagentMessage(self.call_id, event))
+            self.tell(SubagentMessage(self.call_id, event, self.model))
             return
         else:
             return

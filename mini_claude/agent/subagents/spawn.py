@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mini_claude.agent.loop import Agent
 from mini_claude.agent.side_by_side import show_on_talking_thread, working_for
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.agent.subagents.limits import ReadOnlyMemories, SubagentHooks
 from mini_claude.agent.subagents.progress import Progress
 from mini_claude.core import prompts
@@ -50,6 +51,7 @@ class SessionParts:
     max_turns: int
     context_window: int
     max_tool_calls: int
+    spend_cap: SpendCap  # the session's: sub-agents' calls count toward it and are held to it
     memory_index: Callable[[], str]  # "" when memory is off
     new_transcript: NewTranscript
     link: Link
@@ -78,7 +80,7 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
     transcript = parts.new_transcript(model)
     parts.link(transcript.session_id, kind.name, call_id)
     progress = Progress(
-        call_id, kind.name, task, lambda event: show_on_talking_thread(lambda: parts.sink(event))
+        call_id, kind.name, task, lambda event: show_on_talking_thread(lambda: parts.sink(event)), model
     )
     memories = ReadOnlyMemories(parts.tool_context.memory_writer, _notice("no_memory_writes"))
     context = replace(parts.tool_context, memory_writer=memories, files_read=[], present_plan=None)
@@ -87,7 +89,7 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
         save=transcript,
         build_system_prompt=lambda: _system_prompt(role, parts), model=model, max_tokens=parts.max_tokens,
         max_turns=parts.max_turns, context_window=parts.context_window, hooks=SubagentHooks(parts.hooks),
-        max_tool_calls=parts.max_tool_calls,
+        max_tool_calls=parts.max_tool_calls, spend_cap=parts.spend_cap,
     )  # fmt: skip
     try:
         with working_for(kind.name):

@@ -8,20 +8,16 @@ refuses."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, locked, private_folder
 from mini_claude.tools.mcp.config import ServerConfig
 
 APPROVALS_FILE = "mcp-approvals.json"
@@ -50,7 +46,7 @@ class ApprovalStore:
     def remember(self, root: Path, server: ServerConfig, approved: bool) -> None:
         """Keep the answer; OSError when it cannot be kept."""
         private_folder(self.folder)
-        with self._locked():
+        with locked(self.folder / APPROVALS_LOCK):
             projects = self._read()
             servers = projects.setdefault(_key(root), {})
             servers[server.name] = {
@@ -76,19 +72,6 @@ class ApprovalStore:
         if not isinstance(projects, dict):
             return {}
         return {key: value for key, value in projects.items() if isinstance(value, dict)}
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = self.folder / APPROVALS_LOCK
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
-        fd = os.open(lock, flags, FILE_MODE)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(f"{lock} is not a regular file: remove it")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
 
 
 def decision(server: ServerConfig, settings: Settings, store: ApprovalStore, root: Path) -> Decision:

@@ -6,7 +6,6 @@ changed (`mini-claude mcp add|remove`) under a lock, atomically, keeping every o
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import stat
@@ -18,7 +17,7 @@ from typing import Any
 from mini_claude.app.settings.files import SettingsError, parse_settings, read_settings_file
 from mini_claude.core.config import app_home
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, locked, private_folder
 from mini_claude.core.paths import visible_path
 from mini_claude.tools.mcp.config import SCOPES, SERVERS_KEY, Scope, ServerConfig, parse_servers
 
@@ -128,19 +127,13 @@ def _locked() -> Iterator[None]:
     """One writer at a time: two `mcp add` at once both keep their server. The lock lives in
     our own folder, so that none is left in a repository."""
     private_folder(app_home())
-    lock = app_home() / LOCK_FILE
-    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
-    try:
-        fd = os.open(lock, flags, FILE_MODE)
-    except OSError as error:
-        raise McpFileError(f"{visible_path(str(lock))}: {error.strerror or error}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise McpFileError(f"{visible_path(str(lock))} is not a regular file: remove it")
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(locked(app_home() / LOCK_FILE))
+        except OSError as error:
+            where = f"{visible_path(error.filename)}: " if error.filename else ""
+            raise McpFileError(f"{where}{error.strerror or error}") from None
         yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def project_servers_part(root: Path, home: Path) -> list[str]:

@@ -9,13 +9,9 @@ sessions answering at once both keep their answer.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 from mini_claude.app.settings.files import shown_setting_path
@@ -23,7 +19,7 @@ from mini_claude.app.settings.values import FileValues
 from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, locked, private_folder
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.scopes import MemoryScopes
 
@@ -142,7 +138,7 @@ class TrustStore:
     def remember(self, folder: Path, trusted: bool) -> None:
         """Keep the answer for `folder`; TrustFileError (or OSError) when it cannot be kept."""
         private_folder(self.folder)
-        with self._locked():
+        with locked(self.folder / TRUST_LOCK):
             folders = self._read()
             folders[_key(folder)] = {
                 "trusted": trusted,
@@ -171,19 +167,6 @@ class TrustStore:
                 f"{shown} is not a trust file this version can read: remove it to be asked again"
             )
         return folders
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = self.folder / TRUST_LOCK
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
-        fd = os.open(lock, flags, FILE_MODE)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise TrustFileError(f"{visible_text(str(lock))} is not a regular file: remove it")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
 
 
 def _key(folder: Path) -> str:

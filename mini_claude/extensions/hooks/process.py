@@ -3,7 +3,8 @@ stdin, stdout and stderr read apart (each capped), a deadline.
 
 Each hook runs in its own process group, and the whole group is ended when the hook exits, times
 out, or the session ends (`HookProcesses.close`): a hook that starts `sleep 1000 &` leaves nothing
-behind, and a child holding the pipes open cannot make us wait past the hook's own exit.
+behind, and a child holding the pipes open cannot make us wait past the hook's own exit. A child
+that leaves the group on purpose (`setsid`, a detaching daemon) is not followed (docs say so).
 """
 
 from __future__ import annotations

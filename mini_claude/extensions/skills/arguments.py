@@ -14,6 +14,13 @@ _PLACEHOLDER = re.compile(r"\$(?:(ARGUMENTS)\b|([1-9])(?![0-9]))")
 
 def substitute(text: str, arguments: str) -> str:
     """`text` with its placeholders filled in one pass (words that hold `$1` stay as they are)."""
+    filled, count = fill_placeholders(text, arguments)
+    return with_arguments_line(filled, count, arguments)
+
+
+def fill_placeholders(text: str, arguments: str) -> tuple[str, int]:
+    """`text` with its placeholders filled, and how many there were (no `ARGUMENTS:` line: a
+    caller filling a text piece by piece adds it once, with `with_arguments_line`)."""
     arguments = arguments.strip()
     words = split_words(arguments)
 
@@ -23,11 +30,16 @@ def substitute(text: str, arguments: str) -> str:
         index = int(match.group(2)) - 1
         return words[index] if index < len(words) else ""
 
-    filled, count = _PLACEHOLDER.subn(fill, text)
-    if count == 0 and arguments:
-        line = prompts.fill(prompts.load_toml("extensions.toml")["arguments_line"], arguments=arguments)
-        filled = filled.rstrip("\n") + "\n\n" + line
-    return filled
+    return _PLACEHOLDER.subn(fill, text)
+
+
+def with_arguments_line(filled: str, placeholders: int, arguments: str) -> str:
+    """`filled` with the arguments on a line of their own when it had no placeholder for them."""
+    arguments = arguments.strip()
+    if placeholders or not arguments:
+        return filled
+    line = prompts.fill(prompts.load_toml("extensions.toml")["arguments_line"], arguments=arguments)
+    return filled.rstrip("\n") + "\n\n" + line
 
 
 def split_words(arguments: str) -> list[str]:

@@ -16,7 +16,13 @@ Block = dict[str, Any]
 # The characters the API accepts in a tool_use id (llm/tool_calls.py makes the server's ids so).
 TOOL_ID = re.compile(r"[A-Za-z0-9_-]+")
 # Which role each block type may appear in.
-BLOCK_ROLES = {"text": ("user", "assistant"), "tool_use": ("assistant",), "tool_result": ("user",)}
+BLOCK_ROLES = {
+    "text": ("user", "assistant"),
+    "tool_use": ("assistant",),
+    "tool_result": ("user",),
+    "thinking": ("assistant",),  # kept exactly: the API checks its signature when it goes back
+    "redacted_thinking": ("assistant",),
+}
 
 
 class ContentProblem(ValueError):
@@ -52,6 +58,11 @@ def _checked_block(block: Any, role: str, index: int) -> Block:
     where = f"{where}, a {kind} block,"
     if kind == "text":
         return {"type": "text", "text": _string(block, "text", where)}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": _string(block, "thinking", where),
+                "signature": _string(block, "signature", where, empty=False)}  # fmt: skip
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": _string(block, "data", where, empty=False)}
     if kind == "tool_use":
         tool_id, name = _tool_id(block, "id", where), _string(block, "name", where, empty=False)
         if not isinstance(block.get("input"), dict):

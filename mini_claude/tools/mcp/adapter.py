@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
-from mini_claude.core.untrusted import REMINDER_TAG, contained, encodable_value, neutralize, wrap
+from mini_claude.core.untrusted import (
+    REMINDER_TAG,
+    contained,
+    encodable_value,
+    neutralize,
+    visible_text,
+    wrap,
+)
 from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
@@ -32,6 +39,9 @@ MAX_NAME_CHARS = 64  # what the Messages API takes of a tool's name
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_DESCRIPTION_CHARS = 2_000
 MAX_SCHEMA_CHARS = 60_000
+# The property names the Messages API takes in a tool's input schema: one it refuses fails every
+# request (a 400 naming the tools array), not just that tool's calls.
+API_PROPERTY_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
 MAX_SKIP_LINES = 5  # of one server's connection; the rest are counted
 DESCRIPTION_TAG = "tool-description"
 
@@ -173,6 +183,15 @@ def _adapted(server: str, listed: Any) -> McpTool:
         raise ValueError("its input schema is not JSON") from None
     if len(written) > MAX_SCHEMA_CHARS:
         raise ValueError(f"its input schema is over {MAX_SCHEMA_CHARS:,} characters")
+    properties = schema.get("properties")
+    refused = (
+        [key for key in properties if not API_PROPERTY_NAME.fullmatch(key)]
+        if isinstance(properties, dict)
+        else []
+    )
+    if refused:
+        names = ", ".join(repr(visible_text(key)[:40]) for key in refused[:3])
+        raise ValueError(f"the model's API refuses its input names ({names}: letters, digits, _ . - only)")
     try:
         validator_class = validator_for(schema)
         validator_class.check_schema(schema)
@@ -205,6 +224,4 @@ def _problem(error: Any) -> str:
 
 
 def _shown(listed: Any) -> str:
-    from mini_claude.core.untrusted import visible_text
-
     return repr(visible_text(str(getattr(listed, "name", "?")))[:60])

@@ -35,6 +35,7 @@ class CommandContext:
     run_turn: Callable[[str], None] | None = None
     # Runs work that Esc or Ctrl+C may stop (None then: it says so); the REPL's.
     interruptible: Callable[[Callable[[], Any]], Any] | None = None
+    draft: str = ""  # text a command puts back in the prompt (/rewind: the message rewound to)
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
@@ -192,8 +193,11 @@ KEYS_HELP = (
     ("Alt+Enter, Ctrl+J", "insert a newline"),
     ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
     ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
-    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan"),
-    ("Esc", "interrupt the reply or the running tool"),
+    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan (during a reply too)"),
+    ("Esc", "interrupt the reply or the running tool; what you typed comes back to the prompt"),
+    ("Esc Esc", "on an empty prompt: /rewind"),
+    ("Ctrl+O", "the transcript view: every tool's input and output, thinking in full (Esc or q leaves)"),
+    ("typing", "during a reply: shown under it; Enter queues a message, Up takes it back"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
     ("Ctrl+D", "exit"),
     ("Up / Down", "browse history"),
@@ -262,6 +266,7 @@ def _help(ctx: CommandContext, argument: str) -> None:
 @command("clear", "Start a new conversation and clear the screen")
 def _clear(ctx: CommandContext, argument: str) -> None:
     ctx.session.new_conversation()
+    ctx.renderer.context_line.reset()
     ctx.console.clear()  # nothing in plain mode (no cursor tricks) or when output is not a terminal
     ctx.console.print("Started a new conversation.", markup=False, highlight=False)
 
@@ -271,22 +276,6 @@ def _cost(ctx: CommandContext, argument: str) -> None:
     from mini_claude.ui.commands.cost import cost_lines
 
     ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
-
-
-@command("model", "Show or change the model", usage="[name]")
-def _model(ctx: CommandContext, argument: str) -> None:
-    agent = ctx.session.agent
-    if not argument:
-        ctx.console.print(f"Model: {visible_text(agent.model)}", markup=False, highlight=False)
-        return
-    if any(ch.isspace() for ch in argument):
-        ctx.console.print("A model name has no spaces, e.g. /model claude-sonnet-5-5", markup=False)
-        return
-    agent.model = argument
-    ctx.session.transcript.note_model(argument)
-    ctx.console.print(
-        f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
-    )
 
 
 @command("exit", "Leave mini-claude", aliases=("quit",))

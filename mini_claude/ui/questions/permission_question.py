@@ -30,7 +30,8 @@ SINGLE_LINE_INDENT = "  "
 # A line longer than twice this (or than two screenfuls) is laid out as a screenful of each of
 # its ends and a count of the characters between: no line costs more work than the screen shows.
 MIN_SLICE_CHARS = 10_000
-VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with"}
+VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with", "fetch": "fetch"}
+NOUNS = {"shell": "command", "tool": "input", "fetch": "address"}  # what the target is (else a path)
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def _change_note(hidden: int) -> str:
 def _target_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
     verb = VERBS.get(request.action, request.action)
     reason = visible_text(request.reason)
-    noun = {"shell": "command", "tool": "input"}.get(request.action, "path")
+    noun = NOUNS.get(request.action, "path")
     target = TargetText(request.target)
     count = target.count
     counted = f"this {count}-line {noun}" if count > 1 else f"this {noun}"

@@ -5,13 +5,10 @@ next start asks again. Keys typed before the question appeared are dropped."""
 
 from __future__ import annotations
 
-from mini_claude.core.untrusted import marked_text
 from mini_claude.tools.mcp.config import ServerConfig
-from mini_claude.ui.questions.key_answer import read_key_answer
-from mini_claude.ui.questions.trust_question import drop_keys_typed_ahead
+from mini_claude.ui.questions.trust_question import yes_no_or_not_now
 
 ANSWERS = {"y": ("yes", "start it"), "n": ("no", "never")}
-NOT_NOW = ("cancel", "not now")
 MAX_SHOWN = 20  # environment variables or headers; the rest are counted
 
 
@@ -31,10 +28,4 @@ def ask_server(server: ServerConfig, *, plain: bool) -> bool | None:
         )
         lines.append(f"  {extra[0]}: {shown}")
     lines.append("It runs with your rights, as any command does. [y]es, [n]o, Esc: not now")
-    print("\n".join(marked_text(line) for line in lines), flush=True)  # a question: nothing unseen
-    drop_keys_typed_ahead()
-    try:
-        answer = read_key_answer("Start it? ", ANSWERS, cancel=NOT_NOW, plain=plain)
-    except (EOFError, OSError):  # no terminal to answer on: nothing decided
-        answer = NOT_NOW[0]
-    return None if answer == NOT_NOW[0] else answer == "yes"
+    return yes_no_or_not_now(lines, "Start it? ", ANSWERS, plain)

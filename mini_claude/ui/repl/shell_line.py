@@ -52,7 +52,8 @@ def run_shell_line(
     lines = output.split("\n")
     if len(lines) > SHOWN_OUTPUT_LINES:
         left_out = len(lines) - SHOWN_OUTPUT_LINES
-        console.print(f"… {left_out:,} lines above not shown here", style="dim", highlight=False)
+        noun = "line" if left_out == 1 else "lines"
+        console.print(f"… {left_out:,} {noun} above not shown here", style="dim", highlight=False)
         output = "\n".join(lines[-SHOWN_OUTPUT_LINES:])
     console.print(output, highlight=False)  # the console makes it visible (VisibleConsole)
     block = wrap(OUTPUT_TAG, f"$ {command}\n{result.text}")

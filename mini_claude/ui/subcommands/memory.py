@@ -71,6 +71,8 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
         return _fail(str(error))
     except MemoryStoreError as error:
         return _fail(f"memory: {error}")
+    except BrokenPipeError:
+        raise  # stdout closed (`| head`): not a file that could not be read
     except OSError as error:
         return _fail(f"cannot read {name}: {safe_read.describe(error)}")
     return 0

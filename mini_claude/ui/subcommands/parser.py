@@ -1,10 +1,12 @@
 """The shell subcommands' arguments: `mini-claude memory ...`, `mini-claude sessions ...` and
-`mini-claude mcp ...` (cli.py parses the options before them, then hands the rest here)."""
+`mini-claude mcp ...` (cli.py parses the options before them, then hands the rest here), and which
+command they run."""
 
 from __future__ import annotations
 
 import argparse
 
+from mini_claude.core.config import Settings
 from mini_claude.tools.mcp.config import SCOPES, TRANSPORTS
 
 
@@ -59,6 +61,34 @@ def build_command_parser() -> argparse.ArgumentParser:
     sessions_actions.add_parser("list", help="id, last used, message count, first message; newest first")
     _add_mcp_parser(commands)
     return parser
+
+
+def run_command(settings: Settings, command: argparse.Namespace) -> int:
+    """Run the command `build_command_parser` parsed; its exit status."""
+    if command.command == "memory" and command.action == "tidy":
+        from mini_claude.ui.subcommands.tidy import run_tidy_command
+
+        return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
+    if command.command == "memory" and command.action == "search":
+        from mini_claude.ui.subcommands.memory import run_search_command
+
+        return run_search_command(settings, " ".join(command.query), command.limit, as_json=command.json)
+    if command.command == "memory" and command.action == "projects":
+        from mini_claude.ui.subcommands.projects import run_projects_command
+
+        return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
+    if command.command == "memory":
+        from mini_claude.ui.subcommands.memory import run_memory_command
+
+        action, name = command.action or "list", getattr(command, "name", None)
+        return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
+    if command.command == "mcp":
+        from mini_claude.ui.subcommands.mcp import run_mcp_command
+
+        return run_mcp_command(settings, command)
+    from mini_claude.ui.subcommands.sessions import run_sessions_command
+
+    return run_sessions_command(settings, command.action or "list")
 
 
 def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
