@@ -46,6 +46,7 @@ def test_text_turn_streams_and_sends_system_prompt_tools_and_cache_marks(
         "run_shell",
         "exit_plan_mode",
         "web_fetch",
+        "agent",
     }
     assert request.messages[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
 

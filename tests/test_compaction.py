@@ -193,8 +193,8 @@ def test_compacts_automatically_once_the_last_call_passes_80_percent(
     api_env.bytes_per_token = 4  # the fake counts the tokens of what it is sent
     harness = Harness().start()
     api_env.stream_replies.extend([text_reply("ok"), text_reply("ok")])
-    harness.turn("one " + "word " * 2_000)  # ~3,400 + 2,500 tokens: 59%
-    harness.turn("two " + "word " * 1_000)  # ~72%: no compaction yet
+    harness.turn("one " + "word " * 1_400)  # ~4,300 + 1,750 tokens: 61%
+    harness.turn("two " + "word " * 800)  # ~71%: no compaction yet
     assert len(api_env.requests) == 2 and api_env.requests[-1].prompt_tokens < 8_000
     api_env.stream_replies.extend([text_reply(SUMMARY), text_reply("third answer")])
 
@@ -434,8 +434,8 @@ def test_a_long_conversation_stays_inside_a_small_window_with_valid_requests(
 @pytest.mark.parametrize(
     ("value", "problem"),
     [("abc", "is not a number"), ("2e5", "is not a number"), ("-5", "must not be negative"),
-     ("0", "must be at least 8,000"), ("3000", "is too small: it must be at least 8,000 tokens (the system "
-     "prompt and tool definitions alone take about 4,000)"), ("nan", "is not a number")],
+     ("0", "must be at least 8,600"), ("3000", "is too small: it must be at least 8,600 tokens (the system "
+     "prompt and tool definitions alone take about 4,300)"), ("nan", "is not a number")],
 )  # fmt: skip
 def test_a_bad_context_window_setting_is_one_clear_line(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch, value: str, problem: str

@@ -11,8 +11,8 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.safety.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.calls.short_forms import MAX_CHARS as ERROR_SUMMARY_CHARS
 from mini_claude.tools.registry import ToolRegistry, default_registry
-from mini_claude.tools.short_forms import MAX_CHARS as ERROR_SUMMARY_CHARS
 
 CONTRACT = {
     "read_file": (["file_path"], ["file_path", "offset", "limit"]),

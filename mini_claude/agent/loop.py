@@ -21,7 +21,7 @@ from mini_claude.agent.open_calls import OpenToolCalls
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
 from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.core import prompts
-from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW
+from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOOL_CALLS
 from mini_claude.core.events import (
     ContextCompacted,
     EventSink,
@@ -65,6 +65,7 @@ class Agent:
         reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
         turn_reminders: Callable[[], list[dict[str, Any]]] | None = None,  # each message starts with
         hooks: TurnHooks | None = None,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         thinking: int | None = None,  # a thinking budget to ask for (None: the model's default)
         spend_cap: SpendCap | None = None,
     ) -> None:
@@ -82,6 +83,7 @@ class Agent:
         # of the stored reply without an answer yet (with their results so far).
         self._streaming: StreamedResponse | None = None
         self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event), self.hooks)
+        self._open_calls.limit = max_tool_calls
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
         self.context = ContextKeeper(
@@ -201,11 +203,11 @@ class Agent:
             return None
         if (ending := endings.by_stop_reason(response.stop_reason, bool(self._open_calls.calls))) is not None:
             return ending
-        for call in self._open_calls.calls:
-            if ends := self._open_calls.run(call, response.refused_tool_calls.get(call["id"])).ends_turn:
-                return endings.BY_TOOL[ends]  # the user said no, or a plan was printed: the rest do not run
-            if (stop := self._open_calls.stopped) is not None:
-                return endings.stopped(stop)  # the calls left are answered as the hook stopped them
+        ended = self._open_calls.run_all(response.refused_tool_calls)
+        if ended is not None and ended.ends_turn:
+            return endings.BY_TOOL[ended.ends_turn]  # the user said no, or a plan was printed
+        if (stop := self._open_calls.stopped) is not None:
+            return endings.stopped(stop)  # the calls left are answered as the hook stopped them
         self._close_open_calls("interrupted")
         return None
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.agent.loop import Agent
+from mini_claude.agent.side_by_side import relayed
 from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.app.extension_setup import Extensions, add_skill_tool, build_extensions, hook_mode, notifying
 from mini_claude.app.instructions.hierarchy import InstructionSet, project_places
@@ -22,6 +23,7 @@ from mini_claude.app.mcp.servers import AskServer, SessionServers
 from mini_claude.app.mode_reminders import ModeReminders
 from mini_claude.app.permission_setup import build_rule_set
 from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, LocalRules
+from mini_claude.app.subagent_setup import add_agent_tool
 from mini_claude.app.system_prompt import PromptOptions, SystemPrompt
 from mini_claude.core.config import Settings, memory_project_root, protected_dirs
 from mini_claude.core.events import ContextCompacted, Event, EventSink, Notice, TurnEnded, WarningsOnce
@@ -178,7 +180,7 @@ def build_session(
         additional_dirs=settings.additional_dirs,
     )
     extensions = build_extensions(settings, sink=sink, permissions=permissions)
-    permissions.ask = notifying(extensions, ask)
+    permissions.ask = relayed(notifying(extensions, ask))  # asked by the turn's thread, whoever asks
 
     def hook_fields() -> dict[str, Any]:  # what every hook is told, as of the moment it runs
         return {
@@ -219,6 +221,12 @@ def build_session(
     tools = default_registry()
     add_skill_tool(tools, extensions)
     servers = SessionServers(settings, tools, sink, ask=ask_server)
+    spend_cap = SpendCap(settings.max_cost, llm)  # sub-agents' calls count, and are held to it
+    add_agent_tool(
+        tools, settings, llm=llm, tool_context=tool_context, hooks=extensions.hooks, sink=sink,
+        memories=memories, transcript=transcript, warn=warn, spend_cap=spend_cap,
+        model=lambda: agent.model,  # /model changes it for the sub-agents that inherit it too
+    )  # fmt: skip
     agent = Agent(
         llm=llm,
         tools=tools,
@@ -234,8 +242,9 @@ def build_session(
         reminders=lambda: [*reminders.take(), *extensions.telling.reminder()],
         turn_reminders=ModeReminders(permissions),
         thinking=settings.thinking_budget,
-        spend_cap=SpendCap(settings.max_cost, llm),
+        spend_cap=spend_cap,
         hooks=extensions.hooks,
+        max_tool_calls=settings.max_tool_calls,
     )
     session = Session(
         settings, llm, permissions, store, memories, memory_startup, recall, agent, transcript,

@@ -24,6 +24,7 @@ from mini_claude.core.mcp_options import McpOptions, mcp_options
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_MAX_TURNS = 50
+DEFAULT_MAX_TOOL_CALLS = 64  # run of one reply's calls; the rest are answered unrun
 DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
@@ -39,11 +40,11 @@ TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, 
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
-# (15.6 KB at 4 bytes a token; tests/test_context_window.py measures them against it). Requests must
-# hold them, a conversation, and after a compaction a summary and the latest turns, below the 80%
-# that starts the next: a window under about twice their size cannot work.
-FIXED_PROMPT_TOKENS = 4_000
-MIN_CONTEXT_WINDOW = 8_000
+# (17.0 KB at 4 bytes a token, web_fetch and agent included; tests/test_context_window.py measures them
+# against it). Requests must hold them, a conversation, and after a compaction a summary and the
+# latest turns, below the 80% that starts the next: a window under about twice their size cannot work.
+FIXED_PROMPT_TOKENS = 4_300
+MIN_CONTEXT_WINDOW = 8_600
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 # A value from the settings files and where it came from (app/settings reads them).
 Sourced = tuple[object, str]
@@ -151,6 +152,7 @@ class Settings:
     auth_token: str | None = None
     base_url: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS  # per reply: maxToolCallsPerReply
     max_tokens: int = DEFAULT_MAX_TOKENS
     api_timeout: float = DEFAULT_API_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -199,15 +201,10 @@ class Settings:
 
 
 def load_settings(
-    *,
-    model: str | None = None,
-    max_turns: int | None = None,
-    permission_mode: str | None = None,
-    plain: bool = False,
-    files: Mapping[str, Sourced] | None = None,
-    thinking: int | None = None,
+    *, model: str | None = None, max_turns: int | None = None, permission_mode: str | None = None,
+    plain: bool = False, files: Mapping[str, Sourced] | None = None, thinking: int | None = None,
     max_cost: float | None = None,
-) -> Settings:
+) -> Settings:  # fmt: skip
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
     session_retention_days, read_only_commands, thinking, max_cost), which win over defaults.
@@ -237,6 +234,7 @@ def load_settings(
             f"{FIXED_PROMPT_TOKENS:,})"
         )
     retention = from_files("session_retention_days", DEFAULT_SESSION_RETENTION_DAYS)
+    calls = _number(from_files("max_tool_calls", DEFAULT_MAX_TOOL_CALLS))
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
@@ -247,6 +245,7 @@ def load_settings(
         base_url=env_base_url(),
         max_turns=max_turns if max_turns is not None else DEFAULT_MAX_TURNS,
         max_tokens=int(env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
+        max_tool_calls=max(1, int(env_number(ENV_NAMES["max_tool_calls"], calls, int))),
         api_timeout=env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),
         max_retries=int(env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
         side_query_timeout=env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
@@ -280,6 +279,7 @@ ENV_NAMES = {
     "memory_enabled": "MINI_CLAUDE_MEMORY",
     "session_retention_days": "MINI_CLAUDE_SESSION_RETENTION_DAYS",
     "read_only_commands": "MINI_CLAUDE_READ_ONLY_COMMANDS",
+    "max_tool_calls": "MINI_CLAUDE_MAX_TOOL_CALLS",
 }
 
 

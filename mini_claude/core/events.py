@@ -165,6 +165,29 @@ class ContextStatus:
 
 
 @dataclass(frozen=True)
+class SubagentProgress:
+    """A sub-agent started by the `agent` call `tool_use_id` runs (the screen keeps a live line
+    for each running one), or, `finished` set, ended ("done", "interrupted", "error"…)."""
+
+    tool_use_id: str
+    agent: str  # its type's name
+    task: str  # the call's short description
+    tools_used: int = 0
+    tokens: int = 0  # input and output, all its calls so far
+    finished: str | None = None
+
+
+@dataclass(frozen=True)
+class SubagentMessage:
+    """Content a sub-agent added to its own conversation (print mode's stream-json shows it with
+    `parent_tool_use_id`)."""
+
+    parent_tool_use_id: str
+    message: MessageAdded
+    model: str = ""  # the sub-agent's
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     reason: TurnEndReason
     final_text: str  # the text of the turn's last assistant message
@@ -189,6 +212,8 @@ Event = (
     | CompactionStarted
     | ContextCompacted
     | ContextStatus
+    | SubagentProgress
+    | SubagentMessage
     | TurnEnded
 )
 EventSink = Callable[[Event], None]

@@ -36,6 +36,10 @@ class TurnHooks(Protocol):
         with its result. Always called once after `before_tool`."""
         ...
 
+    def runs_for(self, tool: str) -> bool:
+        """Whether hooks run before or after a call of `tool` (such calls run one at a time)."""
+        ...
+
     def stopping(self, again: bool) -> HookVerdict:
         """The model ended its turn (`again`: it went on before because of a block here): a block
         makes it go on, its reason the model's next instruction."""
@@ -63,6 +67,9 @@ class NoHooks:
         self, call_id: str, name: str, tool_input: dict[str, Any], response: dict[str, Any] | None
     ) -> HookVerdict:
         return PASS
+
+    def runs_for(self, tool: str) -> bool:
+        return False
 
     def stopping(self, again: bool) -> HookVerdict:
         return PASS

@@ -16,7 +16,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from mini_claude.core.interrupts import stop_event, stop_if_requested
+
 _local = threading.local()
+STOP_CHECK_S = 0.2  # how often a read on a stoppable thread looks whether it should stop
 
 
 @contextlib.contextmanager
@@ -40,7 +43,19 @@ def bound_connections(http_client: Any) -> None:
             self._stream = stream
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return self._stream.read(max_bytes, _left(timeout, httpcore2.ReadTimeout))  # type: ignore[no-any-return]
+            if stop_event() is None:
+                return self._stream.read(max_bytes, _left(timeout, httpcore2.ReadTimeout))  # type: ignore[no-any-return]
+            # A thread that works for another (a sub-agent) waits in slices, so a stop is noticed.
+            while True:
+                left = _left(timeout, httpcore2.ReadTimeout)
+                step = STOP_CHECK_S if left is None else min(left, STOP_CHECK_S)
+                try:
+                    return self._stream.read(max_bytes, step)  # type: ignore[no-any-return]
+                except httpcore2.ReadTimeout:
+                    stop_if_requested()
+                    if left is not None and left <= step:
+                        raise
+                    timeout = None if timeout is None else timeout - step
 
         def write(self, buffer: bytes, timeout: float | None = None) -> None:
             self._stream.write(buffer, _left(timeout, httpcore2.WriteTimeout))

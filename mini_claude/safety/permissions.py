@@ -48,7 +48,6 @@ Answer = Literal["y", "a", "n"]
 CYCLED_MODES = ("ask", "accept-edits", "plan")  # Shift+Tab; bypass joins only when started in it
 
 log = logging.getLogger("mini_claude")
-
 _ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with", "fetch": "fetch"}
 
 
@@ -60,6 +59,7 @@ class PermissionRequest:
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     always: str | None = None  # what answering "always" does ("allow Bash(npm test:*) in this project")
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
+    agent: str | None = None  # the sub-agent that asks (None: the conversation's own agent)
 
     @property
     def allow_always(self) -> bool:

@@ -1,7 +1,7 @@
 """Claude Code's names for our tools, the one table that permission rules (`Bash(npm test:*)`),
 hook matchers (`Edit|Write`), hooks' `tool_name` and skills' `allowed-tools` all read: Bash is
 run_shell, Read read_file, Edit (and MultiEdit) edit_file, Write write_file, Glob and LS
-list_files, Grep grep_search, Skill skill. Ours work everywhere too."""
+list_files, Grep grep_search, Skill skill, Task (and Agent) agent. Ours work everywhere too."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ CLAUDE_NAMES: dict[str, tuple[str, ...]] = {
     "web_fetch": ("WebFetch",),
     "exit_plan_mode": ("ExitPlanMode",),
     "skill": ("Skill",),
+    "agent": ("Task", "Agent"),
 }
 # Claude Code's → ours.
 TOOL_ALIASES = {alias: ours for ours, aliases in CLAUDE_NAMES.items() for alias in aliases}

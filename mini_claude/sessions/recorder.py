@@ -17,6 +17,7 @@ from mini_claude.core.events import ContextCompacted, Event, MessageAdded
 from mini_claude.sessions.checkpoints.file_checkpoints import FileCheckpoints
 from mini_claude.sessions.checkpoints.side_files import SideFileError, copy_side_files
 from mini_claude.sessions.retention import remove_expired_sessions
+from mini_claude.sessions.transcript.records import SUBAGENTS_FOLDER
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 
@@ -32,6 +33,8 @@ class TranscriptRecorder:
         self._warn = first.warn
         self.writer = first
         self.checkpoints = FileCheckpoints()  # the files' content kept before each change, for /rewind
+        # Sub-agents side by side may change files at once: one checkpoint is taken at a time.
+        self._checkpointing = threading.Lock()
 
     def __call__(self, event: Event) -> None:
         match event:
@@ -51,9 +54,10 @@ class TranscriptRecorder:
 
     def before_change(self, path: Path) -> None:
         """A file tool is about to change `path`: what it holds is kept first (once a turn)."""
-        checkpoint = self.checkpoints.take(path, self.sessions_dir, self.session_id)
-        if checkpoint is not None:
-            self.writer.add_checkpoint(checkpoint.record())
+        with self._checkpointing:
+            checkpoint = self.checkpoints.take(path, self.sessions_dir, self.session_id)
+            if checkpoint is not None:
+                self.writer.add_checkpoint(checkpoint.record())
 
     def start_new(self) -> None:
         """A new conversation: the current transcript is closed (it stays), the next one starts
@@ -113,6 +117,12 @@ class TranscriptRecorder:
 
     def _remove_expired(self, retention_days: int, keep: str) -> None:
         report = remove_expired_sessions(self.sessions_dir, retention_days=retention_days, keep=keep)
+        # Sub-agents' transcripts go as sessions do (one in use is locked: it stays).
+        subagents = remove_expired_sessions(
+            self.sessions_dir / SUBAGENTS_FOLDER, retention_days=retention_days, keep=None
+        )
+        report.removed += subagents.removed
+        report.problems += subagents.problems
         if report.removed:
             log.info("removed %d sessions older than %d days", len(report.removed), retention_days)
         for problem in report.problems:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -12,6 +13,9 @@ from mini_claude.safety.permissions import Permissions
 
 if TYPE_CHECKING:
     from mini_claude.llm.client import ModelClient
+
+# The id of the tool call this thread runs (set around each call): a sub-agent names its parent.
+RUNNING_CALL_ID: ContextVar[str] = ContextVar("running_call_id", default="")
 
 
 def count_noun(count: int, noun: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,27 +16,21 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied, ToolError
 from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import ToolContext, ToolResult, ToolSource
-from mini_claude.tools.short_forms import short_form
+from mini_claude.tools.calls.input_schema import describe_schema, schema_problem
+from mini_claude.tools.calls.short_forms import short_form
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 
 SUMMARY_CHARS = 80
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url", "description")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
+# Built-in tools that only read: several calls of one reply run side by side (agent/side_by_side.py).
+READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep_search", "web_fetch"})
 SUMMARY_LINE_BREAK = " ⏎ "  # where a multi-line argument (a script) breaks, on its one line
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-}
 
 log = logging.getLogger("mini_claude")
 
@@ -62,6 +55,9 @@ class ToolRegistry:
         self._handlers = dict(handlers)
         self._sources: list[ToolSource] = []
         self._offered: dict[str, Callable[[], bool]] = {}
+        self._read_only = {name for name in self._definitions if name in READ_ONLY_TOOLS}
+        self._concurrent = set(self._read_only)
+        self._keep: Callable[[str], bool] = lambda name: True  # a subset's filter (`subset`)
 
     def add_source(self, source: ToolSource) -> None:
         """Tools that come and go (an MCP server's): sent and run beside the built-in ones."""
@@ -71,15 +67,44 @@ class ToolRegistry:
         for source in self._sources:
             source.new_conversation()
 
-    def add(self, definition: dict[str, Any], handler: Handler, offered: Callable[[], bool]) -> None:
+    def add(
+        self, definition: dict[str, Any], handler: Handler, offered: Callable[[], bool], *,
+        read_only: bool = False, concurrent: bool = False,
+    ) -> None:  # fmt: skip
         """One more tool (a skill tool, built from the user's files by app/), in the requests only
-        while `offered()` says so."""
+        while `offered()` says so. A `read_only` tool changes nothing (explore agents may use it);
+        its calls, and a `concurrent` tool's (the agent tool), run beside the reply's others."""
         name = definition["name"]
         if name in self._definitions:
             raise ValueError(f"a tool named {name} exists already")
         self._definitions[name] = _fill_descriptions(definition, {})
         self._handlers[name] = handler
         self._offered[name] = offered
+        if read_only:
+            self._read_only.add(name)
+        if read_only or concurrent:
+            self._concurrent.add(name)
+
+    def is_read_only(self, name: str) -> bool:
+        """Whether `name` is a tool that changes nothing (an MCP server's is not: its word only)."""
+        return name in self._read_only
+
+    def runs_concurrently(self, name: str) -> bool:
+        """Whether a call of `name` may run beside the reply's other such calls (a tool from a
+        source, an MCP server's, never does: whether it only reads is its server's word)."""
+        return name in self._concurrent
+
+    def subset(self, keep: Callable[[str], bool]) -> ToolRegistry:
+        """The tools whose names `keep` says yes to (a sub-agent's), run by the same handlers and
+        sources; what is offered stays as it is here."""
+        part = ToolRegistry([], {})
+        part._definitions = {name: d for name, d in self._definitions.items() if keep(name)}
+        part._handlers = {name: h for name, h in self._handlers.items() if keep(name)}
+        part._offered, part._sources = dict(self._offered), list(self._sources)
+        part._concurrent = {name for name in self._concurrent if keep(name)}
+        part._read_only = {name for name in self._read_only if keep(name)}
+        part._keep = lambda name: self._keep(name) and keep(name)
+        return part
 
     @property
     def names(self) -> list[str]:
@@ -120,9 +145,9 @@ class ToolRegistry:
             return ToolResult(text, f"unknown tool {name}", is_error=True)
         # A source checks its own (full JSON Schema) inputs; here only that the input is an object.
         schema = self._definitions[name]["input_schema"] if source is None else {}
-        problem = _schema_problem(schema, tool_input)
+        problem = schema_problem(schema, tool_input)
         if problem is not None:
-            expected = _describe(schema) if source is None else prompts.notice("input_see_schema")
+            expected = describe_schema(schema) if source is None else prompts.notice("input_see_schema")
             text = prompts.notice("invalid_tool_input", tool=name, problem=problem, expected=expected)
             return ToolResult(text, "invalid input", is_error=True)
         assert isinstance(tool_input, dict)
@@ -158,10 +183,12 @@ class ToolRegistry:
         return result
 
     def _source_of(self, name: str) -> ToolSource | None:
+        if not self._keep(name):
+            return None
         return next((source for source in self._sources if source.owns(name)), None)
 
     def _source_definitions(self) -> list[dict[str, Any]]:
-        return [definition for source in self._sources for definition in source.definitions()]
+        return [d for source in self._sources for d in source.definitions() if self._keep(d["name"])]
 
 
 def default_registry() -> ToolRegistry:
@@ -236,57 +263,3 @@ def _one_line(value: str, *, keep_tail: bool) -> str:
         shown += 1
     rest = len(lines) - shown
     return joined[:room].rstrip() + (f" … (+{rest} {'line' if rest == 1 else 'lines'})" if rest else " …")
-
-
-def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:
-    """What is wrong with a tool input against our (flat, object-typed) schemas, or None."""
-    if not isinstance(value, dict):
-        return prompts.notice("input_not_object", got=_json_type(value))
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    for key in schema.get("required", []):
-        if key not in value:
-            return prompts.notice("input_missing_parameter", parameter=repr(key))
-    if schema.get("additionalProperties", True) is False:
-        unknown = sorted(set(value) - set(properties))
-        if unknown:
-            return prompts.notice("input_unknown_parameter", parameter=repr(unknown[0]))
-    for key, item in value.items():
-        spec, parameter = properties.get(key, {}), repr(key)
-        expected = spec.get("type")
-        if expected and not _is_type(item, expected):
-            return prompts.notice(
-                "input_wrong_type", parameter=parameter, expected=expected, got=_json_type(item)
-            )
-        if isinstance(item, float) and not math.isfinite(item):
-            return prompts.notice("input_not_finite", parameter=parameter, got=item)
-        if "minimum" in spec and isinstance(item, int | float) and item < spec["minimum"]:
-            return prompts.notice(
-                "input_below_minimum", parameter=parameter, minimum=spec["minimum"], got=item
-            )
-        if "enum" in spec and item not in spec["enum"]:
-            return prompts.notice(
-                "input_not_allowed", parameter=parameter, allowed=spec["enum"], got=repr(item)
-            )
-    return None
-
-
-def _is_type(value: object, expected: str) -> bool:
-    if isinstance(value, bool) and expected != "boolean":
-        return False  # JSON true/false is not a number
-    return isinstance(value, _JSON_TYPES.get(expected, (object,)))
-
-
-def _json_type(value: object) -> str:
-    for name in _JSON_TYPES:
-        if name != "number" and _is_type(value, name):
-            return name
-    return "null" if value is None else ("number" if isinstance(value, float) else type(value).__name__)
-
-
-def _describe(schema: Mapping[str, Any]) -> str:
-    required = set(schema.get("required", []))
-    parts = [
-        f"{key} ({spec.get('type', 'any')}{', required' if key in required else ''})"
-        for key, spec in schema.get("properties", {}).items()
-    ]
-    return ", ".join(parts) or prompts.notice("input_no_parameters")

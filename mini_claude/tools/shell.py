@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.interrupts import stop_if_requested
 from mini_claude.tools.base import ToolContext, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -126,6 +127,7 @@ def _pump(proc: subprocess.Popen[bytes], output: _CappedOutput, deadline: float)
                 return False, True
             if now >= deadline:
                 return True, False
+            stop_if_requested()  # a sub-agent's command stops with it (Esc)
             if not selector.select(min(POLL_INTERVAL_S, deadline - now)):
                 continue
             try:

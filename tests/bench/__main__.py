@@ -16,6 +16,7 @@ from tests.bench.dataset import write_memory_dir
 from tests.bench.locomo_rows import LEGEND as LOCOMO_LEGEND
 from tests.bench.locomo_rows import locomo_rows
 from tests.bench.memory_rows import manifest_row, rebuild_row
+from tests.bench.parallel_rows import parallel_rows
 from tests.bench.ranking_rows import candidates_row, coverage_row
 from tests.bench.recall_rows import first_token_row, typing_rows
 from tests.bench.render_row import streaming_render_row
@@ -65,7 +66,11 @@ streaming render: a 50 KB markdown reply in 5,000 deltas, back to back, through 
   virtual terminal, CPU time; baseline: rendering the final text once
 400 turns: a scripted conversation (files read and searched, replies of varied length) in a 20,000-
   token MINI_CLAUDE_CONTEXT_WINDOW, against a fake counting 4 bytes a token and refusing requests over
-  the window (the real API's 400) or malformed; largest request vs the window, requests refused"""
+  the window (the real API's 400) or malformed; largest request vs the window, requests refused
+explore agents at once: one reply starting 4 explore sub-agents, each answered by the fake after
+  0.5 s, one turn's wall time; baseline: MINI_CLAUDE_PARALLEL_TOOLS=1 (one at a time)
+reads at once: one reply reading 8 files of 32 KB (local disk, page cache: the reads are CPU-bound,
+  so side by side must only not be slower); baseline: the same one at a time"""
 
 
 def make_project(root: Path, name: str, memories: int) -> Path:
@@ -126,6 +131,8 @@ def main() -> int:
         rows.append(streaming_render_row(runs))
         rows.append(continue_row(root, home, fake, runs))
         rows.extend(long_conversation_rows(root))
+        print("tool calls side by side…", file=sys.stderr, flush=True)
+        rows.extend(parallel_rows(root, runs))
 
     sent, offered = side_query_size(side_query)
     per_memory = sent / offered

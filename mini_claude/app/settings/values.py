@@ -110,6 +110,7 @@ SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "earlyRecall": ("early_recall", _switch),
     "autoMemoryEnabled": ("memory_enabled", _switch),
     "cleanupPeriodDays": ("session_retention_days", _whole(0, "days")),
+    "maxToolCallsPerReply": ("max_tool_calls", _whole(1, "calls")),  # ours
     "thinking": ("thinking", _thinking),
     "alwaysThinkingEnabled": ("thinking", lambda value: _thinking(_switch(value))),  # Claude Code's
     "maxCostUsd": ("max_cost", _dollars),

@@ -158,6 +158,9 @@ class SessionHooks:
         ]
         return HookVerdict(context=(*feedback, *self._contexts(outcome)), stop=outcome.stop)
 
+    def runs_for(self, tool: str) -> bool:
+        return bool(self.runner.selected("PreToolUse", tool) or self.runner.selected("PostToolUse", tool))
+
     def stopping(self, again: bool) -> HookVerdict:
         outcome = self._run("Stop", {"stop_hook_active": again})
         if outcome.stop is not None:

@@ -30,6 +30,7 @@ from mini_claude.sessions.transcript.records import (
     RECORD_ROLES,
     RECORD_TYPES,
     SETTINGS_TYPE,
+    SUBAGENT_TYPE,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError, read_transcript
@@ -171,6 +172,8 @@ class _Conversation:
             if not isinstance(model, str) or not isinstance(cwd, str) or not model:
                 return "a settings record whose model or cwd is not text"
             self.model, self.cwd = model, cwd
+        elif kind == SUBAGENT_TYPE:
+            pass  # a link to a sub-agent's own transcript: nothing of this conversation
         else:
             shown = repr(kind)[:40] if isinstance(kind, str) else "no type"
             return f"unknown record type {shown} (written by a newer mini-claude?)"

@@ -46,8 +46,10 @@ RECORD_ROLES = {
 }
 COMPACTION_TYPE = "compaction"  # a summary standing for the first "replaced" messages
 SETTINGS_TYPE = "settings"  # the model or working directory changed from here on
+SUBAGENTS_FOLDER = "subagents"  # in the sessions folder: each sub-agent's own transcript
+SUBAGENT_TYPE = "subagent"  # a sub-agent ran: its transcript's session id (a link, no message)
 CHECKPOINT_TYPE = "checkpoint"  # a file's content kept before a file tool changed it
-RECORD_TYPES = (*RECORD_ROLES, COMPACTION_TYPE, SETTINGS_TYPE, CHECKPOINT_TYPE)
+RECORD_TYPES = (*RECORD_ROLES, COMPACTION_TYPE, SETTINGS_TYPE, SUBAGENT_TYPE, CHECKPOINT_TYPE)
 
 SESSION_ID_BYTES = 16  # 32 hex characters, like a uuid4 without dashes
 SESSION_ID_PATTERN = re.compile(r"[0-9a-f]{32}")

@@ -29,6 +29,7 @@ from mini_claude.sessions.transcript.records import (
     PRINT_MODE_KEY,
     RECORD_ROLES,
     SETTINGS_TYPE,
+    SUBAGENT_TYPE,
     TRANSCRIPT_SUFFIX,
     encode_line,
     header_record,
@@ -112,6 +113,10 @@ class TranscriptWriter:
     def add_compaction(self, summary: list[Block], replaced: int, focus: str | None = None) -> None:
         """A summary standing for the first `replaced` messages of the conversation from now on."""
         self._append(COMPACTION_TYPE, {"replaced": replaced, "focus": focus, "content": summary})
+
+    def add_subagent(self, session_id: str, agent: str, tool_use_id: str) -> None:
+        """A sub-agent's transcript (`session_id`, in the `subagents` folder beside this one) belongs here."""
+        self._append(SUBAGENT_TYPE, {"session_id": session_id, "agent": agent, "tool_use_id": tool_use_id})
 
     def add_checkpoint(self, fields: dict[str, object]) -> None:
         """A file's content kept before a file tool changed it (checkpoints/file_checkpoints.py)."""

@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mini_claude.core.interrupts import stop_if_requested
 from mini_claude.tools.mcp.config import ServerConfig
 from mini_claude.tools.mcp.connection import ConnectOptions, ServerConnection, ServerView
 
@@ -175,6 +176,7 @@ class McpManager:
             # Not future.result(timeout): the call's own TimeoutError would pass for the wait's.
             while not future.done():
                 concurrent.futures.wait([future], WAIT_STEP_S)
+                stop_if_requested()  # a sub-agent's call stops with it (Esc)
         except KeyboardInterrupt:
             future.cancel()
             concurrent.futures.wait([future], CANCEL_WAIT_S)

@@ -2,7 +2,9 @@
 `claude -p --output-format stream-json --verbose` reads ours unchanged: a `system` `init` line,
 then an `assistant` line per reply (an API message object: text and tool_use blocks, with its
 usage) and a `user` line per set of tool results (tool_result blocks), `system` lines for what
-else happens (notices, retries, compaction), and the `result` line last (`json_output.py`).
+else happens (notices, retries, compaction), and the `result` line last (`json_output.py`). A
+sub-agent's messages (its task, replies, tool results) carry its `agent` call's id in
+`parent_tool_use_id`.
 With `--include-partial-messages`, `stream_event` lines carry the reply's text as it streams.
 Every line has `session_id` and `uuid`; fields of our own (`permission_mode`) may stay beside
 Claude Code's."""
@@ -22,6 +24,7 @@ from mini_claude.core.events import (
     Notice,
     RequestStarted,
     Retrying,
+    SubagentMessage,
     TextDelta,
     TextDone,
     ToolPreparing,
@@ -100,15 +103,15 @@ class StreamLines:
     def _line_for(self, event: Event) -> Line | None:
         match event:
             case MessageAdded(kind="assistant", content=content):
-                return self._line(
-                    {"type": "assistant", "parent_tool_use_id": None,
-                     "message": {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
-                                 "model": self._model(), "content": list(content), "stop_reason": None,
-                                 "stop_sequence": None, "usage": None}}
-                )  # fmt: skip
+                return self._reply(content, None, self._model())
             case MessageAdded(kind="tool_results", content=content):
                 message = {"role": "user", "content": list(content)}
                 return self._line({"type": "user", "parent_tool_use_id": None, "message": message})
+            case SubagentMessage(parent_tool_use_id=parent, message=MessageAdded(kind=kind, content=content)):
+                if kind == "assistant":
+                    return self._reply(content, parent, event.model)
+                message = {"role": "user", "content": list(content)}  # its task, its tools' results
+                return self._line({"type": "user", "parent_tool_use_id": parent, "message": message})
             case ContextCompacted(before_tokens=before, trigger=trigger):
                 metadata = {"trigger": COMPACT_TRIGGERS[trigger], "pre_tokens": before}
                 return self._line(
@@ -125,6 +128,14 @@ class StreamLines:
                      "error": event.reason}
                 )  # fmt: skip
         return None
+
+    def _reply(self, content: Any, parent: str | None, model: str) -> Line:
+        return self._line(
+            {"type": "assistant", "parent_tool_use_id": parent,
+             "message": {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+                         "model": model, "content": list(content), "stop_reason": None,
+                         "stop_sequence": None, "usage": None}}
+        )  # fmt: skip
 
     def _partial_line(self, event: Event) -> list[Line]:
         """`stream_event` lines: the reply's text deltas, indexed by content block as the API's are."""

@@ -72,8 +72,13 @@ def question_view(
     always = (
         [] if request.always is None else wrap_words(f"a = always: {visible_text(request.always)}", width)
     )
-    view = _with_always(_question_view(request, width, height - len(always), everything=everything), always)
-    return view
+    # A sub-agent's question says whose it is, above it.
+    asker = (
+        [] if request.agent is None else wrap_words(f"{visible_text(request.agent)} (sub-agent) asks:", width)
+    )
+    room = height - len(always) - len(asker)
+    view = _with_always(_question_view(request, width, room, everything=everything), always)
+    return replace(view, rows=[*(Row("", row, "bold") for row in asker), *view.rows])
 
 
 def _with_always(view: QuestionView, always: list[str]) -> QuestionView:

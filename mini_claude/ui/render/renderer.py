@@ -26,6 +26,7 @@ from mini_claude.core.events import (
     Notice,
     RequestStarted,
     Retrying,
+    SubagentProgress,
     TextDelta,
     TextDone,
     ThinkingBlock,
@@ -81,14 +82,12 @@ class Renderer:
                     self._discard_text = False
                     self._end_text()
                     self._spinner_label = THINKING_LABEL
-                case TextDelta(text=text):
-                    if not self._discard_text and text:
-                        self._show_text(self._visible.feed(text))
+                case TextDelta(text=text) if text and not self._discard_text:
+                    self._show_text(self._visible.feed(text))
                 case TextDone():
                     self._end_text()
-                case ThinkingBlock():
-                    if (line := thinking_line(event)) is not None:
-                        self._print_line((line, "dim"))
+                case ThinkingBlock() if (line := thinking_line(event)) is not None:
+                    self._print_line((line, "dim"))
                 case ToolPreparing(name=name):
                     self._end_text()  # the model is writing a tool call; it can take a while
                     self._spinner_label = f"{name}(…)"
@@ -98,6 +97,8 @@ class Renderer:
                     self._spinner_label = call_label(name, argument)
                 case ToolFinished():
                     self._on_tool_finished(event)
+                case SubagentProgress() if self.progress.subagents:  # a line per running sub-agent
+                    self._spinner_label = "\n".join(self.progress.subagents.values())
                 case Retrying():
                     self._on_retry(event)
                 case Notice(text=text, level=level):

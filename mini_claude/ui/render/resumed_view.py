@@ -16,7 +16,7 @@ from mini_claude.sessions.loading.recent import RecentPart, recent_messages
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError
 from mini_claude.sessions.typed_input import typed_text
-from mini_claude.tools.short_forms import short_form
+from mini_claude.tools.calls.short_forms import short_form
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from mini_claude.core.events import (
     Event,
     RequestStarted,
+    SubagentProgress,
     TextDelta,
     ToolFinished,
     ToolOutput,
@@ -57,6 +58,7 @@ class TurnProgress:
         self._tokens = 0
         self._streamed_chars = 0
         self._tools: dict[str, tuple[float, OutputTail]] = {}
+        self.subagents: dict[str, str] = {}  # a line per running sub-agent, by its call's id
 
     def on(self, event: Event) -> None:
         match event:
@@ -74,6 +76,12 @@ class TurnProgress:
                 self._tools[tool_id][1].feed(text)
             case ToolFinished(tool_use_id=tool_id):
                 self._tools.pop(tool_id, None)
+                self.subagents.pop(tool_id, None)
+            case SubagentProgress(tool_use_id=tool_id, finished=None):
+                tools = f"{event.tools_used} tool{'s' if event.tools_used != 1 else ''}"
+                self.subagents[tool_id] = f"{event.agent}: {event.task} · {tools} · {event.tokens:,} tokens"
+            case SubagentProgress(tool_use_id=tool_id):
+                self.subagents.pop(tool_id, None)
             case TurnEnded():
                 self.reset()
 
@@ -81,6 +89,7 @@ class TurnProgress:
         self.started = None
         self._tokens = self._streamed_chars = 0
         self._tools.clear()
+        self.subagents.clear()
 
     def running_output(self) -> OutputTail | None:
         """The output of the tool running now (the latest started), if it printed any."""

@@ -13,6 +13,7 @@ from mini_claude.core.events import (
     Event,
     MemoriesRecalled,
     Notice,
+    SubagentProgress,
     ToolFinished,
     ToolOutput,
     ToolPreparing,
@@ -40,6 +41,8 @@ def visible_event(event: Event) -> Event:
             return replace(event, text=visible_text(without_styles(text), keep="\n\r\t"))
         case Notice(text=text):
             return replace(event, text=visible_text(text))
+        case SubagentProgress(agent=agent, task=task):
+            return replace(event, agent=visible_text(agent), task=visible_text(_first_line(task)))
         case MemoriesRecalled(file_names=names):
             return replace(event, file_names=tuple(visible_text(name) for name in names))
     return event

@@ -22,6 +22,7 @@ from mini_claude.core.events import Notice
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
 from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    agents,
     context,
     extensions,
     init,
