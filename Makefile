@@ -9,19 +9,26 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test faults bench lint fmt clean
 
+# pip's output goes to a log (one line says where): the first `make run` prints one line a step.
+INSTALL_LOG := $(VENV)/install.log
+QUIET = >>$(INSTALL_LOG) 2>&1 || { tail -n 15 $(INSTALL_LOG) >&2; \
+	echo "mini-claude: the install failed: pip's whole output is in $(INSTALL_LOG)" >&2; exit 1; }
+
 $(BIN)/python:
 	@echo "mini-claude: creating $(VENV) with $(PYTHON)"
 	@$(PYTHON) -m venv $(VENV)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
-	@echo "mini-claude: installing what it needs to run into $(VENV) (the first time takes about 20 s)"
-	@$(PIP) -e .
+	@echo "mini-claude: installing what it needs to run (about 20 s the first time; pip's output: $(INSTALL_LOG))"
+	@$(PIP) -e . $(QUIET)
 	@touch $@
+	@echo "mini-claude: installed"
 
 $(DEV_STAMP): pyproject.toml | $(BIN)/python
-	@echo "mini-claude: installing it with the test tools into $(VENV) (the first time takes about 40 s)"
-	@$(PIP) -e '.[dev]'
+	@echo "mini-claude: installing it with the test tools (about 40 s the first time; pip's output: $(INSTALL_LOG))"
+	@$(PIP) -e '.[dev]' $(QUIET)
 	@touch $@ $(RUN_STAMP)
+	@echo "mini-claude: installed"
 
 # The agent works on the folder it starts in: DIR picks your project (default: this repository).
 # A leading ~ is expanded here: dash and zsh leave the one in `make run DIR=~/code/x` to make.

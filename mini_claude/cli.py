@@ -13,10 +13,11 @@ import sys
 from functools import partial
 
 from mini_claude import __version__
+from mini_claude.app.settings.flag_values import dollars, positive_int, thinking_budget, thinking_budget_given
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, PERMISSION_MODES, Settings
 from mini_claude.core.env_values import ConfigError
 
-COMMANDS = ("memory", "sessions")
+COMMANDS = ("memory", "sessions", "mcp")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PRINT_FLAGS = ("-p", "--print")
 USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, is the first message)
@@ -29,22 +30,15 @@ USAGE = """%(prog)s [options] [PROMPT]        start the REPL (PROMPT, if given, 
        %(prog)s memory search QUERY [--limit N] [--json]
        %(prog)s memory projects [adopt | remove [-y] FOLDER]
        %(prog)s memory tidy [FOCUS] [--dry-run | --yes] | memory undo
-       %(prog)s sessions [list]"""
+       %(prog)s sessions [list]
+       %(prog)s mcp [list | get NAME | remove NAME | add [-t http|sse] [-s project] NAME -- CMD… | URL]"""
 EPILOG = """Print mode exits 0 when the answer is complete, 1 on an API error, 2 on a usage error, 3 at the
---max-turns limit, 4 when the reply was cut at max_tokens, 130 when interrupted. Environment:
+--max-turns limit, 4 when the reply was cut at max_tokens, 5 when the model declined, 7 at the
+--max-cost cap, 130 when interrupted; any command whose stdout is closed (| head) ends quietly
+with 141. Environment:
 ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, MINI_CLAUDE_SIDE_MODEL.
 Settings files: ~/.mini-claude/settings.json, .mini-claude/settings.json and Claude Code's .claude/
 twins; instructions: CLAUDE.md and its kin. See docs/configuration.md."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=OUTPUT_FORMATS,
         help="print mode's stdout: the answer as text (default), one JSON object, or JSON lines as it runs",
     )
+    parser.add_argument(
+        "--verbose", action="store_true",
+        help="taken for Claude Code's scripts, which pass it with stream-json (the output is the same)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--include-partial-messages", action="store_true",
+        help="stream-json: also the reply's text as it streams (stream_event lines)",
+    )  # fmt: skip
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "-c", "--continue", dest="latest", action="store_true", help="continue the last session"
@@ -78,9 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
         "-r", "--resume", nargs="?", const="", metavar="ID",
         help="resume the session with this id (or a unique start of it); without an id, choose from a list",
     )  # fmt: skip
-    parser.add_argument("--model", help="model to use (default: $ANTHROPIC_MODEL, else a current Sonnet)")
     parser.add_argument(
-        "--max-turns", type=_positive_int, help="model calls allowed per message (default: 50)"
+        "--fork-session",
+        action="store_true",
+        help="with -c or -r: go on in a new session, the old one left as it was",
+    )
+    parser.add_argument(
+        "--model",
+        help="model to use: a name, or opus, sonnet, haiku (default: $ANTHROPIC_MODEL, else Sonnet)",
+    )
+    parser.add_argument(
+        "--max-turns", type=positive_int, help="model calls allowed per message (default: 50)"
     )
     parser.add_argument(
         "--permission-mode",
@@ -104,6 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the same as --permission-mode bypass (Claude Code's name): nothing asks first",
     )
+    parser.add_argument(
+        "--thinking", nargs="?", type=thinking_budget, metavar="BUDGET",
+        help="ask the model to think before it answers, up to BUDGET tokens (default 8000, at least 1024; "
+        "off: not asked); /think switches it in the REPL",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-cost", type=dollars, metavar="USD",
+        help="a spend cap: no model call that could take this run past USD dollars (at list prices)",
+    )  # fmt: skip
     parser.add_argument(
         "--plain", action="store_true", help="plain text output: no colour, no live rendering"
     )
@@ -146,7 +165,13 @@ def first_word_index(parser: argparse.ArgumentParser, argv: list[str]) -> int | 
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    from mini_claude.ui.print.closed_stdout import stdout_closed_quietly
+
+    return stdout_closed_quietly(partial(_main, sys.argv[1:] if argv is None else list(argv)))
+
+
+def _main(argv: list[str]) -> int:
+    argv = thinking_budget_given(argv)
     parser = build_parser()
     index = first_word_index(parser, argv)
     if index is not None and argv[index] in COMMANDS and not set(argv[:index]) & set(PRINT_FLAGS):
@@ -189,7 +214,8 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
         plain=options.plain, settings=options.settings, add_dirs=tuple(options.add_dir),
         append_system_prompt=options.append_system_prompt, system_prompt=options.system_prompt,
         trust_folder=options.trust_folder, allowed_tools=tuple(options.allowed_tools),
-        disallowed_tools=tuple(options.disallowed_tools),
+        disallowed_tools=tuple(options.disallowed_tools), thinking=options.thinking,
+        max_cost=options.max_cost,
     )  # fmt: skip
     ask = None
     if interactive:
@@ -223,28 +249,11 @@ def _run_command(
     settings = _settings(parser, options, interactive=False)
     for note in settings.notes:  # no session tells them here
         print(_visible(note), file=sys.stderr)
-    if command.command == "memory" and command.action == "tidy":
-        from mini_claude.ui.subcommands.tidy import run_tidy_command
+    if command.command == "memory" and command.action == "projects" and command.deal and not command.folder:
+        parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
+    from mini_claude.ui.subcommands.parser import run_command
 
-        return run_tidy_command(settings, " ".join(command.focus), dry_run=command.dry_run, yes=command.yes)
-    if command.command == "memory" and command.action == "search":
-        from mini_claude.ui.subcommands.memory import run_search_command
-
-        return run_search_command(settings, " ".join(command.query), command.limit, as_json=command.json)
-    if command.command == "memory":
-        from mini_claude.ui.subcommands.memory import run_memory_command
-
-        action, name = command.action or "list", getattr(command, "name", None)
-        if action == "projects":
-            from mini_claude.ui.subcommands.projects import run_projects_command
-
-            if command.deal and not command.folder:
-                parser.error(f"memory projects {command.deal} needs the project's folder (as listed) or path")
-            return run_projects_command(settings, command.deal, command.folder, yes=command.yes)
-        return run_memory_command(settings, action, name, yes=getattr(command, "yes", False))
-    from mini_claude.ui.subcommands.sessions import run_sessions_command
-
-    return run_sessions_command(settings, command.action or "list")
+    return run_command(settings, command)
 
 
 def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None) -> int:
@@ -264,16 +273,23 @@ def _run_conversation(
     print_mode = options.print_mode or not sys.stdin.isatty()
     if options.output_format and not print_mode:
         parser.error("--output-format is for print mode: add -p (or pipe the input)")
+    if options.include_partial_messages and options.output_format != "stream-json":
+        parser.error("--include-partial-messages goes with --output-format stream-json")
+    if options.fork_session and not (options.latest or options.resume is not None):
+        parser.error("--fork-session goes with -c or -r: it continues a saved session in a new one")
     if options.system_prompt is not None and not print_mode:
         parser.error(
             "--system-prompt is for print mode (-p); in the REPL, add to ours with --append-system-prompt"
         )
     settings = _settings(parser, options, interactive=not print_mode)
-    resume = ResumeRequest(latest=options.latest, query=options.resume)
+    resume = ResumeRequest(latest=options.latest, query=options.resume, fork=options.fork_session)
     if print_mode:
         from mini_claude.ui.print.print_mode import run_print_mode
 
-        return run_print_mode(settings, prompt, resume, output_format=options.output_format or "text")
+        return run_print_mode(
+            settings, prompt, resume, output_format=options.output_format or "text",
+            partial_messages=options.include_partial_messages,
+        )  # fmt: skip
     from mini_claude.ui.repl.repl import run_repl
 
     return run_repl(settings, resume, first_message=prompt)

@@ -36,9 +36,13 @@ class Harness:
     def start(self, **settings: Any) -> Harness:
         """`settings`: what load_settings takes, and Settings fields set over it (`folder_trusted`,
         as configure decides it; `allowed_tools`, …). `files=True`: the settings files read as a
-        run reads them (configure), the rest of `settings` being its flags."""
+        run reads them (configure), the rest of `settings` being its flags. `configured`: Settings
+        to use as they are."""
         ask = self._answer if settings.pop("interactive", True) else None
-        if settings.pop("files", False):
+        configured = settings.pop("configured", None)
+        if configured is not None:
+            loaded = configured
+        elif settings.pop("files", False):
             loaded = configure(Flags(**settings))
         else:
             given = {name: settings.pop(name) for name in list(settings) if name not in LOAD_PARAMETERS}

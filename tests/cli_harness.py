@@ -161,22 +161,31 @@ class Cli:
 
     def start(
         self, *args: str, stdin: int | IO[Any] = subprocess.PIPE, text: bool = False,
-        file_size_limit: int | None = None,
+        file_size_limit: int | None = None, stdout_closed: bool = False,
     ) -> subprocess.Popen | WarmPopen:  # fmt: skip
         """Start it with stdout and stderr piped, as `subprocess.Popen` would, for a test that acts
         while it runs (keeps stdin open, sends a signal); `stdin` is PIPE, DEVNULL or a file.
-        `file_size_limit`: its writes past that many bytes fail (`warm_start.limit_file_size`)."""
-        starter = warm_starter(self.env)
-        if starter is not None:
-            return WarmPopen(
-                starter, list(args), self.env, self.project_dir, stdin=stdin, text=text,
-                file_size_limit=file_size_limit,
+        `file_size_limit`: its writes past that many bytes fail (`warm_start.limit_file_size`).
+        `stdout_closed`: its stdout is a pipe nobody reads, closed before it starts (no stdout)."""
+        read_end, write_end = os.pipe() if stdout_closed else (-1, -1)
+        if stdout_closed:
+            os.close(read_end)
+        stdout = write_end if stdout_closed else subprocess.PIPE
+        try:
+            starter = warm_starter(self.env)
+            if starter is not None:
+                return WarmPopen(
+                    starter, list(args), self.env, self.project_dir, stdin=stdin, text=text,
+                    file_size_limit=file_size_limit, stdout=stdout,
+                )  # fmt: skip
+            limited = None if file_size_limit is None else lambda: limit_file_size(file_size_limit)
+            return subprocess.Popen(
+                self.command(*args), cwd=self.project_dir, env=self.env, stdin=stdin,
+                stdout=stdout, stderr=subprocess.PIPE, text=text, preexec_fn=limited,
             )  # fmt: skip
-        limited = None if file_size_limit is None else lambda: limit_file_size(file_size_limit)
-        return subprocess.Popen(
-            self.command(*args), cwd=self.project_dir, env=self.env, stdin=stdin,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text, preexec_fn=limited,
-        )  # fmt: skip
+        finally:
+            if stdout_closed:
+                os.close(write_end)
 
     def run(
         self, *args: str, stdin: str | bytes | None = None, timeout: float = 60,

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.fake_api_thinking import REQUEST_TYPES, issued_with_calls, written_after
 from tests.fake_api_validation import validate_request
 
 MESSAGES_PATH = "/v1/messages"
@@ -91,8 +92,10 @@ class Reply:
     def __post_init__(self) -> None:
         self.usage = {**DEFAULT_USAGE, **self.usage}
         for block in self.blocks:
-            if block.get("type") not in ("text", "tool_use"):
-                raise ValueError(f"Reply supports text and tool_use blocks, not {block.get('type')!r}")
+            if block.get("type") not in ("text", "tool_use", "thinking", "redacted_thinking"):
+                raise ValueError(
+                    f"Reply supports text, tool_use and thinking blocks, not {block.get('type')!r}"
+                )
 
     @property
     def final_stop_reason(self) -> str:
@@ -207,8 +210,7 @@ def stream_events(reply: Reply, model: str, message_id: str) -> list[SseEvent]:
     events: list[SseEvent] = [_event("message_start", message=started | {"usage": start_usage})]
     last_tool_index = max((i for i, b in enumerate(reply.blocks) if b["type"] == "tool_use"), default=None)
     for index, block in enumerate(reply.blocks):
-        empty = {"type": "text", "text": ""} if block["type"] == "text" else {**block, "input": {}}
-        events.append(_event("content_block_start", index=index, content_block=empty))
+        events.append(_event("content_block_start", index=index, content_block=_opening(block)))
         if index == 0:
             events.append(_event("ping"))
         raw_json = reply.partial_tool_json if index == last_tool_index else None
@@ -229,10 +231,31 @@ def _event(name: str, **fields: Any) -> SseEvent:
     return name, {"type": name, **fields}
 
 
+def _opening(block: dict[str, Any]) -> dict[str, Any]:
+    """A block as its content_block_start carries it: empty but for what never streams."""
+    if block["type"] == "text":
+        return {"type": "text", "text": ""}
+    if block["type"] == "thinking":
+        return {"type": "thinking", "thinking": "", "signature": ""}
+    if block["type"] == "redacted_thinking":
+        return dict(block)  # its data comes whole, as the real API sends it
+    return {**block, "input": {}}
+
+
 def block_deltas(block: dict[str, Any], chunk_size: int, raw_json: str | None) -> Iterator[dict[str, Any]]:
     if block["type"] == "text":
         for piece in _slices(block["text"], chunk_size):
             yield {"type": "text_delta", "text": piece}
+        return
+    if block["type"] == "thinking":
+        for piece in _slices(block["thinking"], chunk_size):
+            yield {"type": "thinking_delta", "thinking": piece}
+        yield {
+            "type": "signature_delta",
+            "signature": block["signature"],
+        }  # the last delta, as the API sends it
+        return
+    if block["type"] == "redacted_thinking":
         return
     yield {"type": "input_json_delta", "partial_json": ""}  # the real API opens with an empty slice
     text = json.dumps(block["input"]) if raw_json is None else raw_json
@@ -274,6 +297,11 @@ class FakeAnthropic:
         # gets the real API's 400 ("prompt is too long") and takes no scripted reply.
         self.bytes_per_token: float | None = None
         self.context_window: int | None = None
+        # The thinking sent with tool calls (checked when their results come back), and the
+        # `thinking.type` values "the model" takes: ("adaptive",) plays a model that refuses a budget.
+        self.issued_thinking: dict[str, list[dict[str, Any]]] = {}
+        self.thinking_prefixes: dict[str, str] = {}  # what each thinking block was written after
+        self.thinking_types: tuple[str, ...] = REQUEST_TYPES
         self._arrivals = threading.Condition()
         self._stopping = threading.Event()  # wakes delayed and stalled handlers at close()
         self._held: list[Reply] = []  # replies waiting for their `release`: released at close()
@@ -335,7 +363,9 @@ class FakeAnthropic:
     def _admit(self, request: RecordedRequest) -> Reply | None:
         """Validate, pick the reply and record the request; None means the answer is an error."""
         if request.path == MESSAGES_PATH:
-            request.validation_error = request.validation_error or validate_request(request.body)
+            request.validation_error = request.validation_error or validate_request(
+                request.body, self.issued_thinking, self.thinking_types, self.thinking_prefixes
+            )
         reply = None
         if request.path == MESSAGES_PATH and request.validation_error is None and self.bytes_per_token:
             request.prompt_tokens = math.ceil(request.size / self.bytes_per_token)
@@ -347,6 +377,9 @@ class FakeAnthropic:
                 with contextlib.suppress(IndexError):  # popleft, not a len() check: handlers race
                     reply = queue.popleft()
             request.unscripted = reply is None
+            if reply is not None and reply.status == 200:
+                self.issued_thinking.update(issued_with_calls(reply.blocks))
+                self.thinking_prefixes.update(written_after(request.body, reply.blocks))
             if reply is not None and request.prompt_tokens and reply.status == 200:
                 counted = {**reply.usage, "input_tokens": request.prompt_tokens}
                 reply = dataclasses.replace(reply, usage=counted)

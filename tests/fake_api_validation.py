@@ -8,9 +8,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from tests.fake_api_thinking import (
+    REQUEST_TYPES,
+    THINKING_TYPES,
+    Issued,
+    Prefixes,
+    ThinkingInvalid,
+    check_block,
+    check_request,
+)
+
 TOOL_NAME_PATTERN = r"[a-zA-Z0-9_-]{1,64}"
 TOOL_ID_PATTERN = r"[a-zA-Z0-9_-]+"
-OTHER_BLOCK_TYPES = ("image", "document", "thinking", "redacted_thinking")  # accepted, not inspected
+OTHER_BLOCK_TYPES = ("image", "document")  # accepted, not inspected
 MAX_CACHE_BREAKPOINTS = 4  # the real API rejects a request with more cache_control markers
 
 
@@ -23,11 +33,19 @@ def _require(condition: object, message: str) -> None:
         raise _Invalid(message)
 
 
-def validate_request(body: Any) -> str | None:
-    """Why the real API would answer this Messages request body with a 400, or None if it is fine."""
+def validate_request(
+    body: Any,
+    issued: Issued | None = None,
+    thinking_types: tuple[str, ...] = REQUEST_TYPES,
+    prefixes: Prefixes | None = None,
+) -> str | None:
+    """Why the real API would answer this Messages request body with a 400, or None if it is fine.
+    `issued`: the thinking the server sent with tool calls, `prefixes` what each thinking block was
+    written after (fake_api_thinking.py); `thinking_types`: the `thinking.type` values the model takes."""
     try:
         _check_request(body)
-    except _Invalid as err:
+        check_request(body, issued or {}, thinking_types, prefixes or {})
+    except (_Invalid, ThinkingInvalid) as err:
         return str(err)
     return None
 
@@ -69,6 +87,17 @@ def _check_text_block(block: Any, where: str) -> None:
     _require(isinstance(text, str) and text.strip(), f"{where}: text blocks must contain non-whitespace text")
     cache_control = block.get("cache_control", {"type": "ephemeral"})
     _require(_is_dict(cache_control, type="ephemeral"), f"{where}.cache_control: type should be 'ephemeral'")
+
+
+def _check_image_block(block: dict[str, Any], where: str) -> None:
+    """An image as the API takes one in a tool result: base64 data of a type it reads."""
+    source = block.get("source")
+    _require(_is_dict(source, type="base64"), f"{where}.source: expected a base64 source")
+    _require(
+        source.get("media_type") in ("image/jpeg", "image/png", "image/gif", "image/webp"),
+        f"{where}.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+    )
+    _require(_is_text(source.get("data")), f"{where}.source.data: Field required")
 
 
 def _is_dict(value: Any, **expected: Any) -> bool:
@@ -148,10 +177,20 @@ def _content_blocks(content: Any, role: str, where: str) -> list[dict[str, Any]]
             result = block.get("content", "")
             if not isinstance(result, str):
                 _require(
-                    isinstance(result, list), f"{at}.content: should be a string or a list of text blocks"
+                    isinstance(result, list),
+                    f"{at}.content: should be a string or a list of text or image blocks",
                 )
                 for k, part in enumerate(result):
-                    _check_text_block(part, f"{at}.content.{k}")
+                    if isinstance(part, dict) and part.get("type") == "image":
+                        _check_image_block(part, f"{at}.content.{k}")
+                    else:
+                        _check_text_block(part, f"{at}.content.{k}")
+        elif kind in THINKING_TYPES:
+            _require(role == "assistant", f"{at}: {kind} blocks are only allowed in assistant messages")
+            try:
+                check_block(block, at)
+            except ThinkingInvalid as err:
+                raise _Invalid(str(err)) from None
         else:
             _require(kind in OTHER_BLOCK_TYPES, f"{at}: unknown content block type {kind!r}")
     return content

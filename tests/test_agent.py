@@ -45,6 +45,8 @@ def test_text_turn_streams_and_sends_system_prompt_tools_and_cache_marks(
         "grep_search",
         "run_shell",
         "exit_plan_mode",
+        "web_fetch",
+        "agent",
     }
     assert request.messages[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
@@ -126,7 +128,8 @@ def test_a_refused_memory_shows_the_user_its_whole_reason(harness: Harness, api_
     [result] = tool_results_in(api_env.requests[1])
     reason = result_text(result).splitlines()[0]
     assert finished.is_error and reason.startswith("Memory not saved: the content looks like it contains an")
-    assert finished.summary == reason, "the user reads the same reason as the model, not its first 80 chars"
+    # The user reads the whole reason, not its first 80 chars; the advice to the model is left out.
+    assert finished.summary == reason.split(". Never store")[0] and finished.summary.endswith("(sk-ant-…)")
     assert key not in finished.summary
 
 

@@ -111,7 +111,7 @@ def test_completer_offers_command_names_with_descriptions(project_dir: Path) -> 
         ("mem", ["memory"]),  # the start of a name
         ("compact", []),  # four edits from /cost: a different command, not a slip
         ("context", []),
-        ("resume", []),
+        ("resume", ["rename"]),  # two edits: a slip as far as the rule can tell
         ("x", []),
         ("costume", []),
         ("delete", []),

@@ -105,7 +105,7 @@ def test_compact_with_focus_summarises_earlier_turns_and_keeps_the_latest_verbat
 
     compacted = agent.compact("the parser bug")
 
-    assert compacted is not None and agent.compaction is not None
+    assert compacted is not None and agent.context.view.compaction is not None
     summary_request = api_env.requests[-1]
     main_request = api_env.requests[-2]
     assert summary_request.validation_error is None
@@ -149,7 +149,7 @@ def test_compact_without_focus_and_with_a_single_turn_summarises_it_all(
 
     harness.events.clear()
     sent = len(api_env.requests)
-    harness.session.agent.compaction = Compaction([{"type": "text", "text": SUMMARY}], 4)
+    harness.session.agent.context.view.compaction = Compaction([{"type": "text", "text": SUMMARY}], 4)
     assert harness.session.agent.compact() is None  # nothing new since: no call, a notice
     assert len(api_env.requests) == sent
     assert [n.text for n in harness.of_type(Notice)] == [
@@ -193,8 +193,8 @@ def test_compacts_automatically_once_the_last_call_passes_80_percent(
     api_env.bytes_per_token = 4  # the fake counts the tokens of what it is sent
     harness = Harness().start()
     api_env.stream_replies.extend([text_reply("ok"), text_reply("ok")])
-    harness.turn("one " + "word " * 2_000)  # ~3,400 + 2,500 tokens: 59%
-    harness.turn("two " + "word " * 1_000)  # ~72%: no compaction yet
+    harness.turn("one " + "word " * 1_400)  # ~4,300 + 1,750 tokens: 61%
+    harness.turn("two " + "word " * 800)  # ~71%: no compaction yet
     assert len(api_env.requests) == 2 and api_env.requests[-1].prompt_tokens < 8_000
     api_env.stream_replies.extend([text_reply(SUMMARY), text_reply("third answer")])
 
@@ -313,7 +313,7 @@ def test_prompt_too_long_when_the_summary_also_fails(harness: Harness, api_env: 
     assert ended.reason == "error"
     [error] = [n for n in harness.of_type(Notice) if n.level == "error"]
     assert "prompt is too long" in error.text and "Compaction failed" in error.text
-    assert harness.session.agent.compaction is None
+    assert harness.session.agent.context.view.compaction is None
 
 
 # -- failures and Ctrl+C ---------------------------------------------------------------------------
@@ -332,7 +332,7 @@ def test_a_failed_summary_call_leaves_the_conversation_as_it_was(
     [notice] = harness.of_type(Notice)
     assert notice.level == "error" and notice.text.startswith("Compaction failed (API error 500")
     assert notice.text.endswith("the conversation is unchanged.")
-    assert harness.session.agent.compaction is None and harness.session.agent.messages == before
+    assert harness.session.agent.context.view.compaction is None and harness.session.agent.messages == before
     talk(harness, api_env, "four")
     assert user_texts(api_env.requests[-1]) == ["one", "two", "three", "four"]
 
@@ -344,7 +344,10 @@ def test_a_summary_with_no_text_is_a_failure(harness: Harness, api_env: FakeAnth
 
     assert harness.session.agent.compact() is None
 
-    assert "no summary" in harness.of_type(Notice)[0].text and harness.session.agent.compaction is None
+    assert (
+        "no summary" in harness.of_type(Notice)[0].text
+        and harness.session.agent.context.view.compaction is None
+    )
 
 
 def test_ctrl_c_during_compaction_cancels_it_and_loses_nothing(
@@ -361,7 +364,7 @@ def test_ctrl_c_during_compaction_cancels_it_and_loses_nothing(
     assert [n.text for n in harness.of_type(Notice)] == [
         "Compaction cancelled; the conversation is unchanged."
     ]
-    assert harness.session.agent.compaction is None and harness.session.agent.messages == before
+    assert harness.session.agent.context.view.compaction is None and harness.session.agent.messages == before
     api_env.stream_replies.clear()
     talk(harness, api_env, "four")
     assert user_texts(api_env.requests[-1]) == ["one", "two", "three", "four"]
@@ -381,7 +384,7 @@ def test_ctrl_c_during_automatic_compaction_ends_the_turn_and_loses_nothing(
     assert harness.turn("two").reason == "interrupted"
 
     harness.on_event = None
-    assert harness.session.agent.compaction is None
+    assert harness.session.agent.context.view.compaction is None
     api_env.stream_replies.extend([text_reply(SUMMARY), text_reply("three answered")])
     assert harness.turn("three").reason == "done"
     assert api_env.requests[-1].validation_error is None
@@ -399,7 +402,7 @@ def test_any_compaction_point_gives_a_valid_request(
     (project_dir / "a.txt").write_text("alpha\n")
     api_env.stream_replies.extend([tool_reply("read_file", {"file_path": "a.txt"}), text_reply("read")])
     harness.turn("read a.txt")  # user, assistant (call), user (result), assistant
-    harness.session.agent.compaction = Compaction([{"type": "text", "text": SUMMARY}], replaced)
+    harness.session.agent.context.view.compaction = Compaction([{"type": "text", "text": SUMMARY}], replaced)
 
     talk(harness, api_env, "next")
 
@@ -431,8 +434,8 @@ def test_a_long_conversation_stays_inside_a_small_window_with_valid_requests(
 @pytest.mark.parametrize(
     ("value", "problem"),
     [("abc", "is not a number"), ("2e5", "is not a number"), ("-5", "must not be negative"),
-     ("0", "must be at least 8,000"), ("3000", "is too small: it must be at least 8,000 tokens (the system "
-     "prompt and tool definitions alone take about 3,800)"), ("nan", "is not a number")],
+     ("0", "must be at least 8,600"), ("3000", "is too small: it must be at least 8,600 tokens (the system "
+     "prompt and tool definitions alone take about 4,300)"), ("nan", "is not a number")],
 )  # fmt: skip
 def test_a_bad_context_window_setting_is_one_clear_line(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch, value: str, problem: str

@@ -67,7 +67,7 @@ def test_unknown_models_show_tokens_only(api_env: FakeAnthropic, project_dir: Pa
 
     assert cost_lines(harness.session) == [
         "Tokens this session: input 40,000, output 2,000, cache read 90,000, cache write 0",
-        "No price known for my-local-model: tokens only.",
+        "Price unknown for my-local-model (not in mini-claude's price list): tokens only.",
     ]
 
 

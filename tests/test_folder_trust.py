@@ -79,7 +79,7 @@ def test_the_repl_asks_once_shows_what_the_files_would_do_and_remembers_yes(
     assert ".claude/settings.json: allow without asking: Bash(npm test:*), Edit(src/**)" in shown
     assert ".claude/settings.json: start in accept-edits mode" in shown
     assert ".claude/settings.json: set environment variables: ANTHROPIC_MODEL=trusted-model" in shown
-    hooks = "run commands on events (hooks): PostToolUse (this version does not run them yet)"
+    hooks = "run commands on events (hooks): PostToolUse make fmt"
     assert f".claude/settings.json: {hooks}" in shown
     assert main_calls(api_env)[-1].model == "trusted-model"
     assert mode(trust_file(isolated_env)) == 0o600

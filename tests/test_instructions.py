@@ -250,7 +250,7 @@ def test_memory_lists_instruction_files_with_scope_size_and_skips(
 ) -> None:
     from rich.console import Console
 
-    from mini_claude.ui.commands import memory  # noqa: F401 - registers /memory
+    from mini_claude.ui.commands.memory import command  # noqa: F401 - registers /memory
     from mini_claude.ui.commands.registry import CommandContext, dispatch
     from mini_claude.ui.render.console import make_renderer
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-import mini_claude.ui.commands.memory  # noqa: F401  (registers /memory)
+import mini_claude.ui.commands.memory.command  # noqa: F401  (registers /memory)
 from mini_claude.core.events import MemoriesRecalled
 from mini_claude.memory.recall.selection import MANIFEST_MAX_MEMORIES
 from mini_claude.memory.store.memory_store import MemoryStore

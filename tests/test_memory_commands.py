@@ -8,7 +8,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-import mini_claude.ui.commands.memory  # noqa: F401  (registers /memory)
+import mini_claude.ui.commands.memory.command  # noqa: F401  (registers /memory)
 from mini_claude.app.session import Session
 from mini_claude.core.config import project_memory_dir
 from mini_claude.memory.listing import NameNotFound, resolve

@@ -312,7 +312,7 @@ def test_in_the_repl_the_question_over_a_hand_edit_shows_the_diff_and_n_keeps_it
     assert "description: we deploy on thursdays through the release train" in question  # the line it removes
     assert "description: we deploy on fridays now" in question
     assert "→ permission denied" in denied
-    assert (
-        "- description: we deploy on thursdays through the release train" in updated
-    )  # shown under the line
+    # Under the tool line: what was saved and where; the change the question showed is not repeated.
+    assert "'deploys' (project, this project) — we deploy on fridays now" in updated
+    assert "- description: we deploy on thursdays" not in updated
     assert "fridays" in target.read_text()

@@ -20,8 +20,8 @@ from mini_claude.memory.tidy.review import TidyReview
 from mini_claude.memory.undo import undo_last
 from mini_claude.sessions.transcript.writer import TranscriptWriter
 from mini_claude.tools.memory_writer import MemoryStoreWriter
-from mini_claude.ui.commands.memory_actions import undo_last_change
-from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
+from mini_claude.ui.commands.memory.actions import undo_last_change
+from mini_claude.ui.commands.memory.tidy_review import build_proposal, review_and_apply
 from tests.fake_api import FakeAnthropic, error_reply
 from tests.kit import memory_text
 from tests.tidy_kit import (

@@ -10,7 +10,7 @@ import pytest
 
 from mini_claude.core.config import project_memory_dir
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
+from mini_claude.ui.commands.memory.tidy_review import build_proposal, review_and_apply
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic
 from tests.kit import memory_text

@@ -14,7 +14,7 @@ from mini_claude.memory.provenance import without_provenance
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.undo import last_change
-from mini_claude.ui.commands.memory_actions import undo_last_change
+from mini_claude.ui.commands.memory.actions import undo_last_change
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply

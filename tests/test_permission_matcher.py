@@ -313,6 +313,7 @@ def test_claude_code_tool_names_are_aliases_and_mcp_rules_match_their_tools(tmp_
     def rule(text: str):  # type: ignore[no-untyped-def]
         return parse_rule(RuleEntry(text, "allow", "s.json", tmp_path), tmp_path)
 
+    assert rule("Skill").tool == "skill" and rule("ExitPlanMode").tool == "exit_plan_mode"
     assert [rule(name).tool for name in ("Bash", "Read", "Edit", "Write", "Glob", "LS", "Grep")] == [
         "run_shell",
         "read_file",
@@ -332,7 +333,8 @@ def test_claude_code_tool_names_are_aliases_and_mcp_rules_match_their_tools(tmp_
     assert fetch.matches_domain("example.com") and not fetch.matches_domain("example.com.evil.io")
 
 
-# (tool, rules as "behaviour:rule", mode, expected): a tool known by its name alone (MCP's)
+# (tool, rules as "behaviour:rule", mode, expected[, read_only]): a tool known by its name alone
+# (MCP's); read_only: its server marks it readOnlyHint
 MCP_TABLE = [
     ("mcp__github__create_issue", ["allow:mcp__github"], "ask", "allow"),
     ("mcp__github__create_issue", ["allow:mcp__github", "deny:mcp__github__create_issue"], "ask", "deny"),
@@ -340,18 +342,50 @@ MCP_TABLE = [
     ("mcp__github__create_issue", ["deny:mcp__github"], "bypass", "deny"),  # deny holds in bypass
     ("mcp__github__create_issue", [], "bypass", "allow"),
     ("mcp__github__create_issue", [], "ask", "ask"),  # "always" saves this tool's rule
-    ("mcp__github__create_issue", ["allow:mcp__github"], "plan", "deny"),  # what it changes is unknown
+    # Plan mode: what it changes is unknown, so it asks (as in Claude Code), an allow rule or not;
+    # a deny rule still refuses. The server's read-only mark makes it judged as outside plan mode,
+    # never run unasked on that word alone.
+    ("mcp__github__create_issue", ["allow:mcp__github"], "plan", "ask"),
+    ("mcp__github__create_issue", [], "plan", "ask"),
+    ("mcp__github__create_issue", ["deny:mcp__github__*"], "plan", "deny"),
+    ("mcp__github__search", ["allow:mcp__github"], "plan", "allow", True),
+    ("mcp__github__search", [], "plan", "ask", True),
+    ("mcp__github__search", ["ask:mcp__github__search"], "plan", "ask", True),
+    ("mcp__github__search", [], "ask", "ask", True),  # the mark alone never allows
     ("mcp__githubx__create_issue", ["allow:mcp__github"], "ask", "ask"),  # another server
     ("mcp__github__create_issue", ["allow:mcp__github__*"], "accept-edits", "allow"),
     ("mcp__github__create_issue", ["allow:mcp__github__create_issues"], "ask", "ask"),
 ]
 
 
-@pytest.mark.parametrize(("tool", "specs", "mode", "expected"), MCP_TABLE)
+@pytest.mark.parametrize(
+    ("tool", "specs", "mode", "expected", "read_only"), [(*row, False)[:5] for row in MCP_TABLE]
+)
 def test_a_tool_known_by_name_is_judged_by_its_rules(
-    tmp_path: Path, tool: str, specs: list[str], mode: str, expected: str
+    tmp_path: Path, tool: str, specs: list[str], mode: str, expected: str, read_only: bool
 ) -> None:
-    decision = decide_tool(tool, mode, rules(specs, tmp_path, tmp_path), "an MCP tool")
+    decision = decide_tool(tool, mode, rules(specs, tmp_path, tmp_path), "an MCP tool", read_only=read_only)
     assert decision.behaviour == expected
+    planning = mode == "plan" and not read_only
+    assert decision.plan == (planning and expected == "ask")  # print mode refuses it as plan mode's
     if expected == "ask" and not specs:
-        assert decision.always is not None and decision.always.rules == (tool,)
+        # "always" saves this tool's rule; not in plan mode, where an allow rule would not spare the question
+        offered = decision.always.rules if decision.always is not None else None
+        assert offered == (None if planning else (tool,))
+
+
+@pytest.mark.parametrize(
+    ("specs", "mode", "expected"),
+    [
+        ([], "ask", "allow"),  # loading a skill changes nothing: no question
+        ([], "plan", "allow"),
+        (["deny:Skill"], "bypass", "deny"),
+        (["ask:Skill"], "accept-edits", "ask"),
+        (["deny:skill", "allow:Skill"], "ask", "deny"),
+    ],
+)
+def test_a_tool_that_changes_nothing_runs_unless_a_rule_says_otherwise(
+    tmp_path: Path, specs: list[str], mode: str, expected: str
+) -> None:
+    decision = decide_tool("skill", mode, rules(specs, tmp_path, tmp_path), "load a skill", changes=False)
+    assert decision.behaviour == expected

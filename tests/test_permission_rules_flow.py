@@ -20,6 +20,7 @@ from mini_claude.app.settings.local_rules import LocalRules, SettingsFileError
 from mini_claude.core.events import Notice
 from mini_claude.ui.commands import permissions, status  # noqa: F401 - registers /permissions, /status
 from mini_claude.ui.commands.registry import CommandContext, dispatch
+from mini_claude.ui.render.renderer import Renderer
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
@@ -30,7 +31,8 @@ LOCAL = Path(".mini-claude") / "settings.local.json"
 
 def command(harness: Harness, line: str) -> str:
     output = io.StringIO()
-    ctx = CommandContext(Console(file=output, width=120), harness.session, None, lambda q: True)  # type: ignore[arg-type]
+    console = Console(file=output, width=120)
+    ctx = CommandContext(console, harness.session, Renderer(console), lambda q: True)
     dispatch(line, ctx)
     return output.getvalue()
 

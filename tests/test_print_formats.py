@@ -4,6 +4,7 @@ the exit status of every way a run can end."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from mini_claude.core.events import UsageReport
 from mini_claude.llm.pricing import estimate_cost
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, error_reply, multi_tool_reply, text_reply, tool_reply
+from tests.mcp_kit import processes_with, server_command, write_user_servers
 
 HOSTILE_TEXT = "red \x1b[31mALERT\x1b[0m, csi \x9b2J, bidi \u202eevil, bell \x07 and 日本語 ✓"
 
@@ -76,34 +78,52 @@ def test_escape_codes_from_the_model_stay_json_escaped(cli: Cli, api_env: FakeAn
         assert json_lines(raw)[-1]["result"] == HOSTILE_TEXT  # the real text, not a visible copy
 
 
-def test_stream_json_tells_each_step_as_it_happens(
-    cli: Cli, api_env: FakeAnthropic, project_dir: Path
-) -> None:
+def test_stream_json_prints_claude_codes_lines(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -> None:
+    """What a script written for `claude -p --output-format stream-json --verbose` reads: the init
+    line, an assistant line per reply (a message object with tool_use blocks and its usage), a user
+    line carrying the tool results, the result line; nothing of another type."""
     (project_dir / "a.txt").write_text("apple\n")
     api_env.stream_replies.extend(
         [tool_reply("read_file", {"file_path": "a.txt"}, text="Reading."), text_reply("Apple.", chunk_size=2)]
     )
 
-    result = cli.run("--output-format", "stream-json", "-p", "read it")
+    result = cli.run("--output-format", "stream-json", "--verbose", "-p", "read it")
 
     assert result.returncode == 0, result.stderr
-    events = json_lines(result.stdout)
-    init, *middle, last = events
-    assert init["type"] == "system" and init["subtype"] == "init"
-    assert (
-        init["cwd"] == str(project_dir) and "read_file" in init["tools"] and init["permission_mode"] == "ask"
+    lines = json_lines(result.stdout)
+    assert [line["type"] for line in lines] == ["system", "assistant", "user", "assistant", "result"]
+    init, first, results, second, last = lines
+    assert init["subtype"] == "init" and init["cwd"] == str(project_dir) and "read_file" in init["tools"]
+    assert init["permissionMode"] == "default" and init["model"] == "claude-sonnet-5-5"
+    session = init["session_id"]
+    assert all(line["session_id"] == session and line["uuid"] for line in lines)
+    assert first["parent_tool_use_id"] is None and first["message"]["role"] == "assistant"
+    [text, call] = first["message"]["content"]
+    assert text == {"type": "text", "text": "Reading."} and call["type"] == "tool_use"
+    assert call["name"] == "read_file" and call["input"] == {"file_path": "a.txt"}
+    assert first["message"]["usage"]["output_tokens"] == 7 and first["message"]["type"] == "message"
+    [answer] = results["message"]["content"]
+    assert results["message"]["role"] == "user" and answer["type"] == "tool_result"
+    assert answer["tool_use_id"] == call["id"] and "apple" in answer["content"]
+    assert second["message"]["content"] == [{"type": "text", "text": "Apple."}]
+    assert last["subtype"] == "success" and last["is_error"] is False and last["result"] == "Apple."
+    assert last["num_turns"] == 2 and last["session_id"] == session and "duration_api_ms" in last
+
+
+def test_partial_messages_stream_the_text_as_stream_events(cli: Cli, api_env: FakeAnthropic) -> None:
+    api_env.stream_replies.extend(
+        [tool_reply("list_files", {"pattern": "*"}, text="Looking."), text_reply("Nothing.", chunk_size=2)]
     )
-    assert last["type"] == "result" and last["result"] == "Apple."
-    kinds = [e["type"] for e in middle]
-    assert kinds.count("usage") == 2 and kinds.count("assistant") == 2
-    assert "".join(e["text"] for e in middle if e["type"] == "text_delta") == "Reading.Apple."
-    [start] = [e for e in middle if e["type"] == "tool_start"]
-    [end] = [e for e in middle if e["type"] == "tool_end"]
-    assert start["name"] == "read_file" and start["input"] == {"file_path": "a.txt"}
-    assert end["tool_use_id"] == start["tool_use_id"] and end["is_error"] is False and end["denied"] is False
-    assert kinds.index("tool_start") < kinds.index("tool_end") < len(kinds) - kinds[::-1].index("text_delta")
-    first_reply = next(e for e in middle if e["type"] == "assistant")
-    assert [b["type"] for b in first_reply["message"]["content"]] == ["text", "tool_use"]
+
+    result = cli.run("--output-format", "stream-json", "--verbose", "--include-partial-messages", "-p", "go")
+
+    assert result.returncode == 0, result.stderr
+    events = [line["event"] for line in json_lines(result.stdout) if line["type"] == "stream_event"]
+    assert all(e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta" for e in events)
+    assert "".join(e["delta"]["text"] for e in events) == "Looking.Nothing."
+    assert {e["index"] for e in events if e["delta"]["text"] in "Looking."} == {0}
+    without = cli.run("--output-format", "json", "--include-partial-messages", "-p", "go")
+    assert without.returncode == 2 and "goes with --output-format stream-json" in without.stderr
 
 
 def test_a_refusal_is_listed_and_the_run_still_succeeds(
@@ -122,6 +142,58 @@ def test_a_refusal_is_listed_and_the_run_still_succeeds(
         "content": "x",
     }
     assert answer["is_error"] is False and not (project_dir / "x.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "mode", "tool"),
+    [
+        (("--permission-mode", "plan"), "plan", "write_file"),
+        (("--permission-mode", "acceptEdits", "--disallowedTools", "Bash"), "acceptEdits", "run_shell"),
+    ],
+    ids=["plan", "rule"],
+)
+def test_stream_json_names_the_mode_as_claude_code_does_and_lists_what_was_refused(
+    cli: Cli, api_env: FakeAnthropic, project_dir: Path, flags: tuple[str, ...], mode: str, tool: str
+) -> None:
+    calls = {"write_file": {"file_path": "x.txt", "content": "x"}, "run_shell": {"command": "touch x.txt"}}
+    call = calls[tool]
+    api_env.stream_replies.extend([tool_reply(tool, call), text_reply("Not allowed here.")])
+
+    result = cli.run(*flags, "--output-format", "stream-json", "--verbose", "-p", "make x.txt")
+
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stdout)
+    init, last = lines[0], lines[-1]
+    assert init["permissionMode"] == mode
+    [refused] = [block for line in lines if line["type"] == "user" for block in line["message"]["content"]]
+    assert refused["is_error"] is True
+    [denial] = last["permission_denials"]
+    assert denial == {"tool_name": tool, "tool_use_id": refused["tool_use_id"], "tool_input": call}
+    assert last["is_error"] is False and not (project_dir / "x.txt").exists()
+
+
+def test_stream_json_init_names_the_mcp_servers_and_their_tools_and_comes_first(
+    cli: Cli, api_env: FakeAnthropic, isolated_env: Path
+) -> None:
+    marker = f"stream-init-{uuid.uuid4().hex[:8]}"
+    servers = {"answers": server_command("answers", marker), "broken": {"command": "/nonexistent/mcp-server"}}
+    write_user_servers(isolated_env, servers)
+    api_env.stream_replies.append(text_reply("Hi."))
+
+    result = cli.run("--output-format", "stream-json", "--verbose", "-p", "hi", timeout=60)
+
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stdout)
+    init = lines[0]
+    assert init["subtype"] == "init" and "mcp__answers__echo" in init["tools"]
+    assert sorted(init["mcp_servers"], key=lambda s: s["name"]) == [
+        {"name": "answers", "status": "connected"},
+        {"name": "broken", "status": "failed"},
+    ]
+    notices = [line for line in lines if line.get("subtype") == "notice"]
+    assert any("broken" in line["text"] for line in notices)  # told after the init line, not before
+    assert all(line["session_id"] == init["session_id"] != "" for line in lines)
+    assert processes_with(marker) == []
 
 
 # ------------------------------------------------------------------ exit codes
@@ -146,7 +218,7 @@ def test_turn_cap_exits_3(cli: Cli, api_env: FakeAnthropic, project_dir: Path) -
     api_env.stream_replies.append(tool_reply("read_file", {"file_path": "a.txt"}))
     as_json = cli.run("--max-turns", "1", "--output-format", "json", "-p", "look")
 
-    assert text.returncode == 3 and "Stopped after 1 model calls" in text.stderr
+    assert text.returncode == 3 and "Stopped after 1 model call in one turn" in text.stderr
     assert text.stdout == "Looking.\n"
     [answer] = json_lines(as_json.stdout)
     assert as_json.returncode == 3 and answer["subtype"] == "error_max_turns"

@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from mini_claude.core.events import (
+    ContextStatus,
     MemoriesRecalled,
     Notice,
     RequestStarted,
@@ -27,6 +28,7 @@ from mini_claude.ui.render.console import create_console, make_renderer, plain_m
 from mini_claude.ui.render.live_tail import TailView
 from mini_claude.ui.render.markdown_stream import CodeSlice, MarkdownBlock, MarkdownStream
 from mini_claude.ui.render.renderer import Renderer
+from mini_claude.ui.render.turn_progress import TurnProgress
 from tests.bench.render_row import render_markdown_once
 
 REPLY = """\
@@ -315,7 +317,8 @@ def test_pause_hides_the_spinner_and_brings_it_back() -> None:
         assert "Thinking" not in screen(console)
         console.print("Allow bash(rm -rf build)? [y/n]", markup=False)
     question, spinner = screen(console).splitlines()
-    assert question == "Allow bash(rm -rf build)? [y/n]" and spinner.endswith(" Thinking…")
+    assert question == "Allow bash(rm -rf build)? [y/n]"
+    assert spinner.endswith(" Thinking… (0s · esc to interrupt)")
     renderer(TurnEnded("done", ""))
     assert screen(console) == "Allow bash(rm -rf build)? [y/n]"
 
@@ -388,6 +391,30 @@ def test_tool_calls_are_one_line_each() -> None:
     assert len(lines) == 3
 
 
+def test_a_long_path_keeps_its_file_name_and_a_long_command_both_ends() -> None:
+    console = make_console(width=60)
+    renderer = make_renderer(console, plain=False)
+    deep = "src/" + "/".join(f"folder{i}" for i in range(12)) + "/the_file.py"
+    renderer(ToolStarted("t1", "read_file", deep))
+    renderer(ToolFinished("t1", "read_file", "12 lines", is_error=False))
+    renderer(ToolStarted("t2", "run_shell", "pytest -q " + "tests/a " * 20 + "--maxfail=1"))
+    renderer(ToolFinished("t2", "run_shell", "exit 0", is_error=False))
+    renderer(TurnEnded("done", ""))
+
+    path_line, command_line = screen(console).splitlines()
+    assert path_line.startswith("● read_file(…") and path_line.endswith("/the_file.py) → 12 lines")
+    assert command_line.startswith("● run_shell(pytest -q") and "--maxfail=1) → exit 0" in command_line
+    assert len(path_line) <= 60 and len(command_line) <= 60
+
+
+def test_a_level_one_heading_starts_at_the_left() -> None:
+    console = make_console(width=80)
+    renderer = make_renderer(console, plain=False)
+    stream_reply(renderer, "# A title\n\nBody text.\n", [5])
+    renderer(TurnEnded("done", ""))
+    assert screen(console).splitlines()[0] == "A title"
+
+
 def test_tool_errors_are_red() -> None:
     console = make_console(color=True)
     renderer = make_renderer(console, plain=False)
@@ -412,7 +439,8 @@ def test_an_error_reason_is_shown_whole_wrapping_while_results_stay_on_one_line(
     renderer(TurnEnded("done", ""))
 
     *error_lines, success = screen(console).splitlines()
-    assert error_lines[0].startswith("✗ write_file(/tmp/nc-home/") and "tea.md) →" in error_lines[0]
+    # The path is cut from the left: its file name stays.
+    assert error_lines[0].startswith("✗ write_file(…") and "/memory/tea.md) →" in error_lines[0]
     assert " ".join(line.strip() for line in error_lines).endswith(f"→ {reason}")
     assert all(len(line) <= 60 for line in error_lines)
     assert success.startswith("● read_file(a.py) → a long success") and len(success) == 60
@@ -555,3 +583,37 @@ def test_no_color_renders_markdown_live_without_any_colour(monkeypatch: pytest.M
     *reply, tool_line, notice = without_blank_lines(screen(console))
     assert reply == without_blank_lines(rendered_once(REPLY)), "markdown rendered as usual"
     assert [tool_line, notice] == ["✗ bash(false) → exit code 1", "careful"]
+
+
+def test_the_context_line_comes_when_usage_moved_or_passed_a_threshold() -> None:
+    console = make_console(width=80)
+    renderer = make_renderer(console, plain=True)
+    for percent in (3, 8, 12, 15, 21, 24, 49, 51, 55, 71):
+        renderer(ContextStatus(percent * 2_000, 200_000))
+        renderer(TurnEnded("done", ""))
+    shown = [line.split()[1] for line in screen(console).splitlines() if line.startswith("context:")]
+    # 12% moved 10 points from nothing, 24% from 12%, 49% from 24%; 51% and 71% passed a threshold.
+    assert shown == ["12%", "24%", "49%", "51%", "71%"]
+
+
+def test_the_live_region_is_the_tail_then_the_status_line_with_no_padding() -> None:
+    console = make_console(width=80)
+    renderer = make_renderer(console, plain=False)
+    renderer(RequestStarted())
+    renderer(UsageReport(output_tokens=1_200))
+    renderer(TextDelta("Steps:\n\n- first UNIQUE-A\n- second UNIQUE-B\n"))  # a list still open: the tail
+
+    lines = screen(console).splitlines()
+
+    assert lines[0] == "Steps:" and lines[-3:-1] == [" • first UNIQUE-A", " • second UNIQUE-B"]
+    assert lines[-1][1:] == " Writing… (0s · ↓ 1.2k tokens · esc to interrupt)"  # after a spinner frame
+    assert len(lines) <= 6  # the tail is as tall as its text, never padded to the screen
+
+
+def test_the_status_line_counts_one_token_in_the_singular() -> None:
+    progress = TurnProgress(clock=lambda: 0.0)
+    progress.on(RequestStarted())
+    progress.on(UsageReport(output_tokens=1))
+    assert progress.suffix() == "(0s · ↓ 1 token · esc to interrupt)"
+    progress.on(UsageReport(output_tokens=1))
+    assert progress.suffix() == "(0s · ↓ 2 tokens · esc to interrupt)"

@@ -128,7 +128,9 @@ def test_help_clear_cost_and_unknown_commands(cli: Cli, api_env: FakeAnthropic) 
         term.submit("/cots")
         term.expect(r"Unknown command /cots\. Did you mean /cost\?")
         term.submit("/model")
-        term.expect("Model: claude-sonnet-5-5")
+        term.expect("Enter choose")
+        term.type("\x1b")  # Esc: the list closes, nothing changed
+        term.expect(r"Model: claude-sonnet-5-5 \(unchanged\)")
     assert [m["content"][0]["text"] for m in api_env.requests[1].messages] == ["again"]
 
 
@@ -142,7 +144,7 @@ def test_cost_of_a_model_without_a_known_price_shows_tokens_only(cli: Cli, api_e
         term.submit("/cost")
         cost = term.expect(r"tokens only\.")
         term.expect_prompt()
-    assert "input 500, output 20" in cost and "No price known for my-local-model" in cost and "$" not in cost
+    assert "input 500, output 20" in cost and "Price unknown for my-local-model" in cost and "$" not in cost
 
 
 def test_ctrl_c_clears_the_line_and_twice_exits(cli: Cli, api_env: FakeAnthropic) -> None:
@@ -200,11 +202,8 @@ def test_a_message_typed_while_a_reply_streams_is_sent_after_it(cli: Cli, api_en
         term.submit("count slowly")
         term.expect("tick tick")
         term.type_and_wait_until_read("next question\r")
+        term.expect("queued: next question")  # listed under the reply until it is sent
         held.release.set()
-        reply = term.expect_prompt()  # typed keys are not echoed into the reply
-        text, indicator = reply.rstrip().rsplit("\n", 1)  # the reply, then how full the context is
-        assert "next question" not in reply and text.rstrip().endswith("tick")
-        assert indicator.startswith("context: ")
         term.expect("Second answer.")
         term.expect_prompt()
     assert api_env.requests[1].messages[-1]["content"][0]["text"] == "next question"
@@ -219,9 +218,8 @@ def test_a_paste_during_a_reply_waits_whole_in_the_prompt_until_enter(
         term.wait_until_ready()
         term.submit("count slowly")
         term.expect("tick tick")
-        term.type_and_wait_until_read(
-            "first line\rsecond line"
-        )  # a paste with no final line end: not sent yet
+        # A paste (the terminal brackets it) with no final line end: its line break is no Enter.
+        term.type_and_wait_until_read("\x1b[200~first line\rsecond line\x1b[201~")
         held.release.set()
         term.expect_prompt()
         term.submit("")
@@ -347,7 +345,7 @@ def test_a_memory_start_up_failure_is_told_before_a_later_prompt_without_any_mes
     with cli.terminal() as term:
         term.wait_until_ready()
         shown = ""
-        for command in ("/help", "/cost", "/model"):
+        for command in ("/help", "/cost", "/model sonnet"):
             term.submit(command)
             shown += term.expect_prompt()
         assert shown.count("Memory index not refreshed") == 1

@@ -139,12 +139,12 @@ def test_the_last_compaction_becomes_the_agents_current_summary(
     harness = Harness().start()
     resume_session(harness.session, latest_session(harness.session.settings))
 
-    compaction = harness.session.agent.compaction
+    compaction = harness.session.agent.context.view.compaction
     assert compaction is not None
     assert (compaction.summary, compaction.replaced, compaction.focus) == (summary, 2, "deploys")
     assert len(harness.session.agent.messages) == 4  # the messages stay whole beside the summary
     harness.session.new_conversation()
-    assert harness.session.agent.compaction is None
+    assert harness.session.agent.context.view.compaction is None
 
 
 def test_a_session_open_in_another_mini_claude_goes_on_in_a_copy(

@@ -90,7 +90,7 @@ def test_tool_lines_memories_and_notes() -> None:
     assert "a memory" not in screen  # a recalled memory is not something the user typed
     assert f"… {9 - TOOL_LINES_SHOWN} earlier tool calls" in screen
     assert "● read_file(f0.py)" not in screen and "● read_file(f7.py)" in screen
-    assert "✗ read_file(f8.py) → File not found: f8.py." in screen and "more" not in screen
+    assert "✗ read_file(f8.py) → File not found: f8.py\n" in screen and "more" not in screen
     assert screen.index("Interrupted.") < screen.index("> never mind")
 
 
@@ -169,3 +169,18 @@ def test_a_row_of_wide_characters_fits_its_cells() -> None:
     row = row_text(summary, 40, NOW)
 
     assert row.endswith("…") and 38 <= get_cwidth(row) <= 40
+
+
+def test_results_written_for_the_model_show_their_short_form() -> None:
+    denied = prompts.notice("permission_denied", tool="edit_file", verb="edit", target="app.py")
+    binary = prompts.notice("file_binary", path="logo.png")
+    messages = [
+        user(text("change it")),
+        assistant(call("t1", "app.py"), call("t2", "logo.png")),
+        user(result("t1", denied, error=True), result("t2", binary, error=True)),
+    ]
+    screen = shown(messages)
+
+    assert "✗ read_file(app.py) → permission denied\n" in screen
+    assert "✗ read_file(logo.png) → a binary file: not shown\n" in screen
+    assert "Do not retry" not in screen and "run_shell" not in screen

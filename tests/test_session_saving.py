@@ -17,7 +17,9 @@ from rich.console import Console
 from mini_claude.core.events import ContextCompacted, Event, MessageAdded, Notice
 from mini_claude.sessions.catalog import list_sessions
 from mini_claude.sessions.loading.loader import load_transcript
+from mini_claude.ui.commands import model  # noqa: F401 - registers /model
 from mini_claude.ui.commands.registry import CommandContext, dispatch
+from mini_claude.ui.render.console import make_renderer
 from tests.agent_harness import Harness, wait_for_recalls
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 
@@ -31,7 +33,7 @@ def records(path: Path) -> list[dict[str, Any]]:
 def command(harness: Harness, line: str) -> str:
     output = io.StringIO()
     console = Console(file=output, width=100)
-    ctx = CommandContext(console, harness.session, None, lambda question: True)  # type: ignore[arg-type]
+    ctx = CommandContext(console, harness.session, make_renderer(console, plain=True), lambda question: True)
     dispatch(line, ctx)
     return output.getvalue()
 
@@ -148,7 +150,7 @@ def test_a_model_change_and_a_compaction_are_saved(harness: Harness, api_env: Fa
     harness.turn("hello there")
     command(harness, "/model claude-other")
     summary = ({"type": "text", "text": "The user said hello."},)
-    harness.session.agent.save(  # the agent's save step, as a compaction takes it
+    harness.session.agent.conversation.save(  # the save step, as a compaction takes it
         ContextCompacted(900, 120, summary, replaced=2, focus="greetings", trigger="manual")
     )
     harness.turn("and now?")

@@ -11,7 +11,8 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.safety.permissions import Permissions
 from mini_claude.tools.base import ToolContext, ToolResult
-from mini_claude.tools.registry import ERROR_SUMMARY_CHARS, ToolRegistry, default_registry
+from mini_claude.tools.calls.short_forms import MAX_CHARS as ERROR_SUMMARY_CHARS
+from mini_claude.tools.registry import ToolRegistry, default_registry
 
 CONTRACT = {
     "read_file": (["file_path"], ["file_path", "offset", "limit"]),
@@ -24,6 +25,7 @@ CONTRACT = {
     "grep_search": (["pattern"], ["pattern", "path", "include"]),
     "run_shell": (["command"], ["command", "timeout"]),
     "exit_plan_mode": (["plan"], ["plan"]),
+    "web_fetch": (["url"], ["url", "prompt"]),
 }
 
 
@@ -53,6 +55,7 @@ def test_descriptions_quote_the_real_limits() -> None:
     assert "2000 lines and 256 KB" in by_name["read_file"]["description"]
     assert "default 120, at most 600" in by_name["run_shell"]["description"]
     assert "node_modules" in by_name["list_files"]["description"]
+    assert "(at most 5); at most 5 MB is read, within 30 s" in by_name["web_fetch"]["description"]
 
 
 def test_definitions_are_copies(ctx: ToolContext) -> None:
@@ -150,3 +153,12 @@ def test_summarize_call_picks_the_main_argument_and_shortens_it() -> None:
     assert command.startswith("pytest -q ⏎ && echo x") and command.endswith("x …") and len(command) <= 80
     assert registry.summarize_call("grep_search", {"pattern": "def main", "path": "src"}) == "def main"
     assert registry.summarize_call("list_files", "not a dict") == ""
+
+
+def test_an_error_written_for_the_model_shows_the_user_its_short_form(ctx: ToolContext) -> None:
+    binary = prompts.notice("file_binary", path="logo.png")
+    result = failing_registry(ToolError(binary)).run("boom", {}, ctx)
+    assert result.content == binary and result.summary == "a binary file: not shown"
+
+    advice = "File not found: src/a.py. Check the spelling, or find it with list_files."
+    assert failing_registry(ToolError(advice)).run("boom", {}, ctx).summary == "File not found: src/a.py"

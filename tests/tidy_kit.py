@@ -11,7 +11,7 @@ from typing import Any
 
 from mini_claude.core.config import Settings, load_settings
 from mini_claude.llm.client import ModelClient
-from mini_claude.ui.commands.tidy_review import ReviewIO
+from mini_claude.ui.commands.memory.tidy_review import ReviewIO
 from tests.fake_api import FakeAnthropic, Reply, text_reply
 from tests.kit import memory_text, seed_memories, side_queries, side_query_message
 

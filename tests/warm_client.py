@@ -190,6 +190,7 @@ class WarmPopen:
     def __init__(
         self, starter: WarmStarter, argv: list[str], env: Mapping[str, str], cwd: Path, *,
         stdin: int | IO[Any] = subprocess.PIPE, text: bool = False, file_size_limit: int | None = None,
+        stdout: int = subprocess.PIPE,
     ) -> None:  # fmt: skip
         piped = stdin == subprocess.PIPE
         ours: list[int] = []
@@ -200,9 +201,10 @@ class WarmPopen:
             child_stdin = os.open(os.devnull, os.O_RDONLY)
         else:
             child_stdin = os.dup(stdin.fileno())  # type: ignore[union-attr]
-        out_read, out_write = os.pipe()
+        # `stdout`: PIPE, or a descriptor of the caller's to hand over (a pipe nobody reads).
+        out_read, out_write = os.pipe() if stdout == subprocess.PIPE else (-1, os.dup(stdout))
         err_read, err_write = os.pipe()
-        ours += [out_read, err_read]
+        ours += [fd for fd in (out_read, err_read) if fd >= 0]
         try:
             fds = [child_stdin, out_write, err_write]
             self._process = starter.start(argv, env, cwd, fds, tty=False, file_size_limit=file_size_limit)
@@ -215,7 +217,7 @@ class WarmPopen:
                 os.close(fd)
         self.pid, self.args = self._process.pid, self._process.args
         self.stdin = _stream(stdin_write, "w", text) if piped else None
-        self.stdout = _stream(out_read, "r", text)
+        self.stdout = _stream(out_read, "r", text) if out_read >= 0 else None
         self.stderr = _stream(err_read, "r", text)
 
     @property

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from mini_claude.agent.endings import TurnStopped
 from mini_claude.agent.request_view import (
     BYTES_PER_TOKEN,
     CLEAR_STEP,
@@ -24,6 +25,8 @@ from mini_claude.agent.request_view import (
     size_of,
     with_cache_mark,
 )
+from mini_claude.agent.spend_cap import SpendCap
+from mini_claude.agent.thinking_prefix import without_thinking
 from mini_claude.core import prompts
 from mini_claude.core.config import MIN_CONTEXT_WINDOW
 from mini_claude.core.events import CompactionStarted, CompactionTrigger, ContextCompacted, Event, Notice
@@ -63,12 +66,23 @@ class TooBigToSummarise(CompactionFailed):
 
 
 class ContextKeeper:
-    """Owns the RequestView and the summary calls; `emit` tells the agent's sink."""
+    """Owns the RequestView and the summary calls; `emit` tells the agent's sink. A summary call
+    that could pass the spend cap is not made (TurnStopped, as for the agent's own calls)."""
 
-    def __init__(self, llm: ModelClient, emit: Callable[[Event], None], view: RequestView) -> None:
+    def __init__(
+        self,
+        llm: ModelClient,
+        emit: Callable[[Event], None],
+        view: RequestView,
+        before: Callable[[str, str | None], None] | None = None,
+        spend: SpendCap | None = None,
+    ) -> None:
+        """`before` hears each compaction about to be made: its trigger and focus (PreCompact)."""
         self.llm = llm
         self.emit = emit
         self.view = view
+        self.before = before
+        self.spend = spend or SpendCap(None, llm)
         self._auto_failed_at: int | None = None  # tokens when an automatic compaction last failed
 
     def before_call(self, parts: RequestParts) -> int:
@@ -127,6 +141,8 @@ class ContextKeeper:
             self.emit(Notice(str(failure), "error"))
         except KeyboardInterrupt:
             self.emit(Notice(CANCELLED, "warning"))
+        except TurnStopped as stopped:  # the spend cap
+            self.emit(Notice(stopped.ending.notice, "warning"))
         return None
 
     def _compact(
@@ -138,8 +154,13 @@ class ContextKeeper:
             summarised = "is already summarised" if self.view.compaction else "is empty"
             raise NothingToCompact(f"Nothing to compact: the conversation {summarised}.")
         cut = self._cut(messages, start)
+        if self.before is not None:  # Claude Code's triggers: manual, or auto (too long is automatic)
+            self.before("manual" if trigger == "manual" else "auto", focus)
         max_tokens = min(SUMMARY_MAX_TOKENS, parts.max_tokens, int(SUMMARY_WINDOW_SHARE * self.view.window))
         request = self._summary_request(parts, start, cut, focus, max_tokens)
+        self.spend.before_call(
+            parts.model, self.view.tokens_of(size_of(request), parts.fixed_bytes), max_tokens
+        )
         self.emit(CompactionStarted(trigger))
         response = StreamedResponse()
         try:
@@ -221,7 +242,8 @@ class ContextKeeper:
             # (one huge message) is not sent at all.
             if (size_of(view) + extra_bytes) // BYTES_PER_TOKEN > self.view.window:
                 raise TooBigToSummarise(TOO_BIG_TO_SUMMARISE)
-        marked = with_cache_mark(view)  # the cached prefix of the last request is read, not paid again
+        # Without thinking: the summary asks for text alone, and no prefix check can fail on it.
+        marked = with_cache_mark([without_thinking(message) for message in view])
         last = marked[-1]
         if last["role"] == "user":
             return [*marked[:-1], {**last, "content": [*last["content"], instruction]}]

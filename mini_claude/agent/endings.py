@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from mini_claude.core import prompts
 from mini_claude.core.events import ToolEnding, TurnEndReason
 
 # Stop reasons after which the reply's tool calls run ("pause_turn": the server paused a long turn,
@@ -29,6 +28,14 @@ class Ending:
     @property
     def level(self) -> Literal["warning", "error"]:
         return "error" if self.reason in ("error", "refused") else "warning"
+
+
+class TurnStopped(Exception):
+    """Raised anywhere in a step to end the turn with `ending` (a limit reached: the spend cap)."""
+
+    def __init__(self, ending: Ending) -> None:
+        super().__init__(ending.notice)
+        self.ending = ending
 
 
 DONE = Ending("done")
@@ -55,6 +62,11 @@ def model_failed(why: str, *, window_unknown: bool = False) -> Ending:
     return Ending("error", why + (WINDOW_NOT_SAID if window_unknown else ""), "stream_failed")
 
 
+def stopped(why: str) -> Ending:
+    """A hook stopped the turn (`continue: false`, a blocked prompt); `why` is for the user."""
+    return Ending("stopped", why, "hook_stopped")
+
+
 # A tool call ended the turn: the user said no at its question (the model is not called again; the
 # prompt waits for the user), or a plan was printed where nobody can answer it.
 REFUSED_BY_USER = Ending("refused_by_user", unanswered="not_run_after_refusal")
@@ -62,7 +74,8 @@ BY_TOOL: dict[ToolEnding, Ending] = {"refused_by_user": REFUSED_BY_USER, "plan_p
 
 
 def turn_cap(max_turns: int) -> Ending:
-    return Ending("turn_cap", prompts.notice("turn_cap", max_turns=max_turns))
+    calls = "1 model call" if max_turns == 1 else f"{max_turns:,} model calls"
+    return Ending("turn_cap", f"Stopped after {calls} in one turn (the --max-turns limit).")
 
 
 def internal_error(error: Exception) -> Ending:

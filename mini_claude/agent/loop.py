@@ -15,28 +15,29 @@ from typing import TYPE_CHECKING, Any
 
 from mini_claude.agent import endings
 from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
+from mini_claude.agent.conversation import Conversation, Message, text_blocks
 from mini_claude.agent.endings import CUT_OFF, Ending
 from mini_claude.agent.open_calls import OpenToolCalls
 from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
+from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.core import prompts
-from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW
+from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOOL_CALLS
 from mini_claude.core.events import (
     ContextCompacted,
-    Event,
     EventSink,
     MemoriesRecalled,
-    MessageAdded,
-    MessageKind,
     Notice,
     RequestStarted,
     TextDone,
     TurnEnded,
 )
+from mini_claude.core.hook_points import NoHooks, TurnHooks
 from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.core.untrusted import encodable, encodable_value
 from mini_claude.llm.client import ModelClient
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.streamed_response import StreamedResponse
+from mini_claude.llm.thinking import with_room_for
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
 
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
     from mini_claude.memory.recall.memory_recall import MemoryRecall
 
 log = logging.getLogger("mini_claude")
-
-Message = dict[str, Any]
 
 
 class Agent:
@@ -65,43 +64,45 @@ class Agent:
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         reminders: Callable[[], list[dict[str, Any]]] | None = None,  # taken once the prompt is built
         turn_reminders: Callable[[], list[dict[str, Any]]] | None = None,  # each message starts with
+        hooks: TurnHooks | None = None,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        thinking: int | None = None,  # a thinking budget to ask for (None: the model's default)
+        spend_cap: SpendCap | None = None,
     ) -> None:
-        self.llm = llm
-        self.tools = tools
-        self.tool_context = tool_context
-        self.sink = sink
-        self.save = save  # the transcript: hears each change to the conversation before the sink
+        self.llm, self.tools, self.tool_context, self.sink = llm, tools, tool_context, sink
         self.build_system_prompt = build_system_prompt
         self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
         self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
-        self.messages: list[Message] = []
+        self.hooks: TurnHooks = hooks or NoHooks()
+        self.thinking, self.spend = thinking, spend_cap or SpendCap(None, llm)
+        self.conversation = Conversation(save, lambda event: self.sink(event))
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
         self._system: list[dict[str, Any]] | None = None
         self._last_text = ""
         # A step's state until its calls are answered: the response still streaming, the calls
         # of the stored reply without an answer yet (with their results so far).
         self._streaming: StreamedResponse | None = None
-        self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event))
+        self._open_calls = OpenToolCalls(tools, tool_context, lambda event: self.sink(event), self.hooks)
+        self._open_calls.limit = max_tool_calls
         # What requests hold of `messages` (which stay whole): see request_view.py and compaction.py.
         view = RequestView(context_window, tools.summarize_call)
-        self.context = ContextKeeper(llm, self._tell, view)
+        self.context = ContextKeeper(
+            llm, self.conversation.tell, view, self.hooks.before_compaction, self.spend
+        )
 
     @property
-    def compaction(self) -> Compaction | None:
-        """The summary requests hold instead of the first `replaced` stored messages (None: none);
-        set it to continue a resumed conversation's last compaction."""
-        return self.context.view.compaction
+    def messages(self) -> list[Message]:
+        return self.conversation.messages
 
-    @compaction.setter
-    def compaction(self, value: Compaction | None) -> None:
-        self.context.view.compaction = value
+    @messages.setter
+    def messages(self, value: list[Message]) -> None:
+        self.conversation.messages = value
 
     def clear(self) -> None:
         """Start a new conversation (the system prompt is rebuilt on the next call)."""
-        self.messages = []
-        self._context = []
-        self._system = None
+        self.messages, self._context, self._system = [], [], None
         self.context.view.reset()
+        self.tools.new_conversation()  # what the last one loaded on demand (MCP tool search) goes
         if self.recall is not None:
             self.recall.reset()
 
@@ -112,7 +113,7 @@ class Agent:
         new conversation: the system prompt is built afresh; the memories in `recalled` (file
         names) are in it already, so they are not recalled again."""
         self.clear()
-        self.messages, self.compaction = messages, compaction
+        self.messages, self.context.view.compaction = messages, compaction
         if self.recall is not None:
             self.recall.surfaced.update(recalled)
 
@@ -132,21 +133,27 @@ class Agent:
         # surrogate escapes: U+FFFD here, or every request of the conversation fails to encode.
         user_text = encodable(user_text)
         self._close_open_calls("interrupted")  # a Ctrl+C that landed outside the last turn
-        if self.recall is not None:
-            self.recall.start(user_text)
-        context, self._context = self._context, []
-        if self.turn_reminders is not None and (blocks := self.turn_reminders()):
-            self._add("instructions", blocks)  # the permission mode's, before the message they are for
-        self._add("user", [*context, {"type": "text", "text": user_text}])
+        verdict = self.hooks.prompt_submitted(user_text)
+        context, self._context = [*self._context, *text_blocks(verdict.context)], []
+        kept_out = verdict.block or verdict.stop  # a hook keeps the message out of the conversation
+        if kept_out is None:
+            if self.recall is not None:
+                self.recall.start(user_text)
+            if self.turn_reminders is not None and (blocks := self.turn_reminders()):
+                self.conversation.add("instructions", blocks)  # the mode's, before the message they are for
+            self.conversation.add("user", [*context, {"type": "text", "text": user_text}])
         self._last_text = ""
         try:
-            ending = self._steps()
+            ending = self._steps() if kept_out is None else endings.stopped(kept_out)
         except KeyboardInterrupt:
             ending = endings.INTERRUPTED
+        except endings.TurnStopped as stopped:  # a limit reached (the spend cap)
+            ending = stopped.ending
         except Exception as error:  # a bug of ours must not cost the user the conversation
             log.exception("internal error during a turn")
             ending = endings.internal_error(error)
         self._close_open_calls(ending.unanswered, note=ending.note)
+        self.hooks.turn_ended()
         if ending.notice:
             self.sink(Notice(ending.notice, ending.level))
         if (status := self.context.view.status()) is not None:
@@ -156,9 +163,19 @@ class Agent:
         return ended
 
     def _steps(self) -> Ending:
-        """Model calls until one ends the turn, at most max_turns of them."""
+        """Model calls until one ends the turn, at most max_turns of them; a Stop hook may
+        have the model go on (its reason is the model's next instruction)."""
+        again = False
         for _ in range(self.max_turns):
-            if (ending := self._step()) is not None:
+            ending = self._step()
+            if ending is endings.DONE:
+                verdict = self.hooks.stopping(again)
+                if verdict.stop is not None:
+                    return endings.stopped(verdict.stop)
+                if verdict.block is not None:
+                    self.conversation.add("notice", text_blocks((verdict.block,)))
+                    ending, again = None, True
+            if ending is not None:
                 return ending
         return endings.turn_cap(self.max_turns)
 
@@ -170,22 +187,27 @@ class Agent:
     def _step(self) -> Ending | None:
         """One model call and the tools it asks for; how the turn ends, or None to go on."""
         if self.reminders is not None and self._system_blocks() and (blocks := self.reminders()):
-            self._add("instructions", blocks)
-        self._add_recalled_memories()
+            self.conversation.add("instructions", blocks)
+        if self.recall is not None and (recalled := self.recall.take_ready()) is not None:
+            self.conversation.add("memories", recalled.blocks, tuple(recalled.file_names))
+            self.sink(MemoriesRecalled(tuple(recalled.file_names)))
         response = self._call_model()
         if isinstance(response, Ending):
             return response
         self._store_reply(keep=response.stop_reason != "refusal")  # sent back, it would be refused again
         self.sink(response.usage)
+        self.spend.after_call()
         if response.stop_reason in CUT_OFF and self._open_calls.calls:
             # The last tool call is incomplete; running any of them could act on half an intention.
             self._close_open_calls("output_cut")
             return None
         if (ending := endings.by_stop_reason(response.stop_reason, bool(self._open_calls.calls))) is not None:
             return ending
-        for call in self._open_calls.calls:
-            if ends := self._open_calls.run(call, response.refused_tool_calls.get(call["id"])).ends_turn:
-                return endings.BY_TOOL[ends]  # the user said no, or a plan was printed: the rest do not run
+        ended = self._open_calls.run_all(response.refused_tool_calls)
+        if ended is not None and ended.ends_turn:
+            return endings.BY_TOOL[ended.ends_turn]  # the user said no, or a plan was printed
+        if (stop := self._open_calls.stopped) is not None:
+            return endings.stopped(stop)  # the calls left are answered as the hook stopped them
         self._close_open_calls("interrupted")
         return None
 
@@ -202,28 +224,23 @@ class Agent:
             except CompactionFailed as failure:
                 return endings.model_failed(f"{refused}. {failure}")
             except ModelError as error:
-                said = (
-                    not isinstance(error, PromptTooLong)
-                    or error.window
-                    or self.context.view.window_from_server
-                )
+                view = self.context.view
+                said = not isinstance(error, PromptTooLong) or error.window or view.window_from_server
                 return endings.model_failed(str(error), window_unknown=not said)
         except ModelError as error:
             return endings.model_failed(str(error))
 
     def _stream(self, tokens: int) -> StreamedResponse:
         """Stream one response to a request of about `tokens`, showing it as it comes."""
-        response = self._streaming = StreamedResponse(used_tool_ids=self._tool_use_ids())
+        limit = self.context.view.output_limit(with_room_for(self.thinking, self.max_tokens), tokens)
+        self.spend.before_call(self.model, tokens, limit)
+        response = self._streaming = StreamedResponse(used_tool_ids=self.conversation.tool_use_ids())
         self.sink(RequestStarted())
         messages = self.context.view.request(self.messages)
         for update in self.llm.stream(
-            model=self.model,
-            system=self._system_blocks(),
-            messages=messages,
-            tools=self.tools.definitions(),
-            max_tokens=self.context.view.output_limit(self.max_tokens, tokens),
-            response=response,
-        ):
+            model=self.model, system=self._system_blocks(), messages=messages, tools=self.tools.definitions(),
+            max_tokens=limit, response=response, thinking=self.thinking,
+        ):  # fmt: skip
             self.sink(update)
         self.context.view.note_usage(response.usage, messages)
         return response
@@ -238,7 +255,7 @@ class Agent:
             return
         content = response.content()
         if content:
-            self._add("assistant", content)  # merged into a paused reply it goes on with
+            self.conversation.add("assistant", content)  # merged into a paused reply it goes on with
             self._open_calls.open(content)
             texts = [block["text"] for block in self.messages[-1]["content"] if block["type"] == "text"]
             self._last_text = "".join(texts) or self._last_text
@@ -254,39 +271,9 @@ class Agent:
                 self._store_reply()
             answers = self._open_calls.answer_all(unanswered)
             if answers:
-                self._add("tool_results", answers)
+                self.conversation.add("tool_results", answers)
             if note is not None:
-                self._add("notice", [{"type": "text", "text": prompts.notice(note)}])
-
-    def _add(self, kind: MessageKind, blocks: list[dict[str, Any]], files: tuple[str, ...] = ()) -> None:
-        """Add content to the conversation, merged into a trailing message of the same role so roles
-        keep alternating (user content; a paused reply's continuation), then save and tell it."""
-        role = "assistant" if kind == "assistant" else "user"
-        blocks = encodable_value(blocks)  # nothing UTF-8 cannot carry enters the conversation
-        if self.messages and self.messages[-1]["role"] == role:
-            self.messages[-1]["content"].extend(blocks)
-        else:
-            self.messages.append({"role": role, "content": list(blocks)})
-        self._tell(MessageAdded(kind, tuple(blocks), files))
-
-    def _tell(self, event: Event) -> None:
-        """Tell the sink of `event`; a change to the conversation is saved first, so a Ctrl+C that
-        cuts the UI's handling short cannot lose it from the transcript."""
-        if isinstance(event, MessageAdded | ContextCompacted):
-            self.save(event)
-        self.sink(event)
-
-    def _add_recalled_memories(self) -> None:
-        recalled = self.recall.take_ready() if self.recall is not None else None
-        if recalled is None:
-            return
-        self._add("memories", recalled.blocks, tuple(recalled.file_names))
-        self.sink(MemoriesRecalled(tuple(recalled.file_names)))
-
-    def _tool_use_ids(self) -> set[str]:
-        """Every tool_use id in the conversation: the API refuses a conversation that repeats one."""
-        replies = (message["content"] for message in self.messages if message["role"] == "assistant")
-        return {block["id"] for content in replies for block in content if block.get("type") == "tool_use"}
+                self.conversation.add("notice", [{"type": "text", "text": prompts.notice(note)}])
 
     def _system_blocks(self) -> list[dict[str, Any]]:
         # Built once per conversation: the whole prompt is stable, so it is one cached prefix.

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mini_claude.agent.thinking_prefix import ThinkingPrefixes
 from mini_claude.core import prompts
 from mini_claude.core.events import ContextStatus, UsageReport
 from mini_claude.core.untrusted import wrap
@@ -109,10 +110,12 @@ class RequestView:
         self.compaction: Compaction | None = None
         self.cleared_before = 0  # tool results in stored messages[:cleared_before] are shortened
         self.last_call: LastCall | None = None
+        self.thinking = ThinkingPrefixes()
         self._describe_call = describe_call
 
     def reset(self) -> None:
         self.compaction, self.cleared_before, self.last_call = None, 0, None
+        self.thinking.reset()
 
     def start(self, messages: list[Message]) -> int:
         """The first stored message requests hold verbatim. A summary set from outside (a resumed
@@ -146,7 +149,10 @@ class RequestView:
         return [{"role": "user", "content": [summary]}, *kept]
 
     def request(self, messages: list[Message]) -> list[Message]:
-        return with_cache_mark(self.view(messages))
+        """The messages of the next request: the view, less stale thinking (thinking_prefix.py)."""
+        view, start = self.view(messages), self.start(messages)
+        first = start - (len(view) - (len(messages) - start))  # a summary may be a message of its own
+        return with_cache_mark(self.thinking.checked(view, first, len(messages)))
 
     # -- sizes ----------------------------------------------------------------------------------
 

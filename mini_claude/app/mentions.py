@@ -76,7 +76,7 @@ def attach(mentions: list[str], agent: Agent) -> Attached:
         body = prompts.fill(
             prompts.load_toml("prompt_input.toml")[key].strip(),
             path=attribute(path),
-            content=wrap(ATTACHMENT_TAG, result.content, path=path),
+            content=wrap(ATTACHMENT_TAG, result.text, path=path),
         )
         attached.blocks.append({"type": "text", "text": body})
         attached.shown.append(f"@{path} ({result.summary})")

@@ -19,6 +19,7 @@ from mini_claude.agent.request_view import Compaction
 from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.paths import visible_path
 from mini_claude.sessions.catalog import SessionSummary, most_recent_session
+from mini_claude.sessions.checkpoints.turns import user_turns
 from mini_claude.sessions.loading.loader import LoadedTranscript, load_transcript
 from mini_claude.sessions.lookup import (
     ID_SHOWN_CHARS,
@@ -45,6 +46,7 @@ class ResumeRequest:
 
     latest: bool = False
     query: str | None = None
+    fork: bool = False  # --fork-session: go on in a copy, the session itself left as it was
 
     @property
     def wanted(self) -> bool:
@@ -67,6 +69,7 @@ class Opened:
     writer: TranscriptWriter
     copied_from: str | None = None  # the session (in use elsewhere, or moved) this one is a copy of
     moved_from: str | None = None  # the project folder, no longer there, the copied session was of
+    forked: bool = False  # copied because --fork-session asked for it
 
     @property
     def session_id(self) -> str:
@@ -78,6 +81,8 @@ class Opened:
         if self.copied_from is None:
             return None
         original, copy = self.copied_from[:ID_SHOWN_CHARS], self.session_id[:ID_SHOWN_CHARS]
+        if self.forked:
+            return f"Session {original} continues in a new session, {copy}; {original} stays as it was."
         if self.moved_from is not None:
             return (
                 f"Session {original} was saved for {visible_path(self.moved_from)}, which no longer exists: "
@@ -148,8 +153,9 @@ def named_session(settings: Settings, query: str, *, list_command: str = LIST_CO
         raise ResumeError(str(error)) from None
 
 
-def open_session(session: Session, summary: SessionSummary) -> Opened:
-    """Take the session's transcript for appending (fast: no loading yet). Raises ResumeError."""
+def open_session(session: Session, summary: SessionSummary, *, fork: bool = False) -> Opened:
+    """Take the session's transcript for appending (fast: no loading yet); with `fork`, a copy of
+    its finished exchanges under a new id. Raises ResumeError."""
     short_id = summary.id[:ID_SHOWN_CHARS]
     if summary.id == session.transcript.session_id:
         raise ResumeError(f"Session {short_id} is the one in use here.")
@@ -157,6 +163,7 @@ def open_session(session: Session, summary: SessionSummary) -> Opened:
         raise ResumeError(f"Session {short_id} cannot be resumed: {summary.problem}")
     recorder = session.transcript
     fields = {"cwd": recorder.cwd, "project": recorder.project, "model": recorder.model}
+    session.extensions.started = True  # SessionStart hooks hear "resume" once it is loaded
     try:
         if summary.path.parent != recorder.sessions_dir:  # of a project folder no longer there
             copy = copy_transcript(
@@ -166,6 +173,9 @@ def open_session(session: Session, summary: SessionSummary) -> Opened:
             return Opened(
                 writer, copied_from=summary.id, moved_from=summary.project or str(summary.path.parent)
             )
+        if fork:
+            copy = copy_transcript(summary.path, header=fields)
+            return Opened(recorder.open_existing(copy.path, copy.fd), copied_from=summary.id, forked=True)
         try:
             return Opened(recorder.open_existing(summary.path))
         except SessionInUse:
@@ -207,6 +217,8 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     session.agent.continue_conversation(
         loaded.messages, compaction=compaction, recalled=loaded.recalled_files
     )
+    recorder.checkpoints.continue_with(loaded.checkpoints, len(user_turns(loaded.messages)))
     if loaded.appended:
         writer.add("tool_results", loaded.appended)
+    session.extensions.start("resume")
     return Resumed(loaded, writer.session_id, [*loaded.problems, *loaded.repairs])

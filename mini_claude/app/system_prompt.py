@@ -47,6 +47,7 @@ class SystemPrompt:
         warn: Warn,
         options: PromptOptions | None = None,
         reminders: InstructionReminders | None = None,
+        skills: Callable[[], str] | None = None,
     ) -> None:
         self.project_dir = project_dir
         self.memories = memories
@@ -54,6 +55,7 @@ class SystemPrompt:
         self.warn = warn
         self.options = options or PromptOptions()
         self.reminders = reminders
+        self.skills = skills  # the skills section ("" for none), told once per conversation
         self.last: InstructionSet | None = None
 
     def __call__(self) -> str:
@@ -63,8 +65,9 @@ class SystemPrompt:
         if self.reminders is not None:
             self.reminders.start(loaded)
         memory = memory_section(self.memories) if self.options.memory else prompts.load("memory_off.md")
+        skills = self.skills() if self.skills is not None else ""
         return build_system_prompt(
-            self.project_dir, memory, warn=self.warn, loaded=loaded, options=self.options
+            self.project_dir, memory, warn=self.warn, loaded=loaded, options=self.options, skills=skills
         )
 
     def instructions(self) -> InstructionSet:
@@ -80,6 +83,7 @@ def build_system_prompt(
     *,
     loaded: InstructionSet | None = None,
     options: PromptOptions | None = None,
+    skills: str = "",
 ) -> str:
     """`warn` hears, in one line each, why an instruction file was skipped or cut."""
     today = today or dt.date.today()
@@ -89,7 +93,7 @@ def build_system_prompt(
         warn(line)
     instructions = instructions_section(loaded.loaded)
     if options.replacement is not None:
-        parts = (options.replacement.strip(), instructions, memory_section.strip())
+        parts = (options.replacement.strip(), instructions, skills, memory_section.strip())
         text = "\n\n".join(part for part in parts if part)
     else:
         text = prompts.render(
@@ -99,6 +103,7 @@ def build_system_prompt(
             date=f"{today.isoformat()} ({today.strftime('%A')})",
             additional_dirs=_additional_dirs_line(options.additional_dirs),
             project_instructions=instructions,
+            skills=skills + "\n\n" if skills else "",
             memory=memory_section,
         ).strip()
     if options.appended and options.appended.strip():

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mini_claude.core.config_sources import PermissionRule, SettingsFileReport
+from mini_claude.core.config_sources import HookSpec, PermissionRule, SettingsFileReport
 from mini_claude.core.env_values import (
     ConfigError,
     MemoryMode,
@@ -17,11 +17,14 @@ from mini_claude.core.env_values import (
     env_number,
     env_switch,
     memory_mode,
+    resolve_model,
 )
+from mini_claude.core.mcp_options import McpOptions, mcp_options
 
 APP_NAME = "mini-claude"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_MAX_TURNS = 50
+DEFAULT_MAX_TOOL_CALLS = 64  # run of one reply's calls; the rest are answered unrun
 DEFAULT_MAX_TOKENS = 16_000
 DEFAULT_API_TIMEOUT = 120.0  # seconds of silence on a stream before we give up
 DEFAULT_MAX_RETRIES = 2
@@ -37,11 +40,11 @@ TEAM_MEMORY_FOLDER = Path(".mini-claude") / MEMORY_FOLDER  # in the repository, 
 SESSIONS_FOLDER = "sessions"
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens a request may hold (the model's context window)
 # The system prompt and tool definitions (without CLAUDE.md or memories) take about this many tokens
-# (15.1 KB at 4 bytes a token; tests/test_context_window.py measures them against it). Requests must
-# hold them, a conversation, and after a compaction a summary and the latest turns, below the 80%
-# that starts the next: a window under about twice their size cannot work.
-FIXED_PROMPT_TOKENS = 3_800
-MIN_CONTEXT_WINDOW = 8_000
+# (17.0 KB at 4 bytes a token, web_fetch and agent included; tests/test_context_window.py measures them
+# against it). Requests must hold them, a conversation, and after a compaction a summary and the
+# latest turns, below the 80% that starts the next: a window under about twice their size cannot work.
+FIXED_PROMPT_TOKENS = 4_300
+MIN_CONTEXT_WINDOW = 8_600
 DEFAULT_SESSION_RETENTION_DAYS = 30  # saved transcripts older than this are removed; 0 keeps them all
 # A value from the settings files and where it came from (app/settings reads them).
 Sourced = tuple[object, str]
@@ -149,6 +152,7 @@ class Settings:
     auth_token: str | None = None
     base_url: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS  # per reply: maxToolCallsPerReply
     max_tokens: int = DEFAULT_MAX_TOKENS
     api_timeout: float = DEFAULT_API_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -177,10 +181,14 @@ class Settings:
     append_system_prompt: str | None = None  # --append-system-prompt
     system_prompt: str | None = None  # --system-prompt: replaces prompts/system.md (print mode)
     permission_rules: tuple[PermissionRule, ...] = ()  # as the settings files wrote them
+    hooks: tuple[HookSpec, ...] = ()  # the settings files' hooks that count (a trusted folder's)
     folder_trusted: bool = False  # whether the project's files may do more than instruct
+    mcp: McpOptions = field(default_factory=McpOptions)
     setting_files: tuple[SettingsFileReport, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)  # setting → where its value came from
     notes: tuple[str, ...] = ()  # one line each: what the settings files could not give, and why
+    thinking_budget: int | None = None  # --thinking, or `thinking` in the settings files (None: off)
+    max_cost: float | None = None  # --max-cost, or `maxCostUsd`: the spend cap in US dollars
 
     @property
     def memory_enabled(self) -> bool:
@@ -193,19 +201,19 @@ class Settings:
 
 
 def load_settings(
-    *,
-    model: str | None = None,
-    max_turns: int | None = None,
-    permission_mode: str | None = None,
-    plain: bool = False,
-    files: Mapping[str, Sourced] | None = None,
-) -> Settings:
+    *, model: str | None = None, max_turns: int | None = None, permission_mode: str | None = None,
+    plain: bool = False, files: Mapping[str, Sourced] | None = None, thinking: int | None = None,
+    max_cost: float | None = None,
+) -> Settings:  # fmt: skip
     """Flags win over the environment, which wins over the settings `files` (values app/settings
     has checked, by name: model, permission_mode, context_window, early_recall, memory_enabled,
-    session_retention_days, read_only_commands), which win over defaults. `origins` says which gave each."""
+    session_retention_days, read_only_commands, thinking, max_cost), which win over defaults.
+    `origins` says which gave each. `thinking`: a budget, 0 for off (None: not given)."""
     env, files = os.environ, files or {}
     given = {"model": model, "permission_mode": permission_mode}
     origins = {name: _origin(name, variable, files, given.get(name)) for name, variable in ENV_NAMES.items()}
+    origins.update(thinking=_origin("thinking", "", files, thinking is not None))
+    origins.update(max_cost=_origin("max_cost", "", files, max_cost is not None))
 
     def from_files(name: str, default: object) -> object:
         return files[name][0] if name in files else default
@@ -226,16 +234,18 @@ def load_settings(
             f"{FIXED_PROMPT_TOKENS:,})"
         )
     retention = from_files("session_retention_days", DEFAULT_SESSION_RETENTION_DAYS)
+    calls = _number(from_files("max_tool_calls", DEFAULT_MAX_TOOL_CALLS))
     cwd = Path(os.getcwd())  # read once, so the project and its memory dir cannot disagree
     state_dir = project_state_dir(cwd)
     return Settings(
-        model=chosen_model,
-        side_model=env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model,
+        model=resolve_model(chosen_model),  # `opus`, `sonnet`, `haiku` as the current models
+        side_model=resolve_model(env.get("MINI_CLAUDE_SIDE_MODEL", "").strip() or chosen_model),
         api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=env.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
         base_url=env_base_url(),
         max_turns=max_turns if max_turns is not None else DEFAULT_MAX_TURNS,
         max_tokens=int(env_number("MINI_CLAUDE_MAX_TOKENS", DEFAULT_MAX_TOKENS, int)),
+        max_tool_calls=max(1, int(env_number(ENV_NAMES["max_tool_calls"], calls, int))),
         api_timeout=env_number("MINI_CLAUDE_API_TIMEOUT", DEFAULT_API_TIMEOUT),
         max_retries=int(env_number("MINI_CLAUDE_MAX_RETRIES", DEFAULT_MAX_RETRIES, int)),
         side_query_timeout=env_number("MINI_CLAUDE_SIDE_QUERY_TIMEOUT", DEFAULT_SIDE_QUERY_TIMEOUT),
@@ -253,7 +263,10 @@ def load_settings(
         sessions_dir=state_dir / SESSIONS_FOLDER,
         session_retention_days=int(env_number(ENV_NAMES["session_retention_days"], _number(retention), int)),
         context_window=context_window,
+        mcp=mcp_options(files),
         origins=origins,
+        thinking_budget=int(_number(thinking if thinking is not None else from_files("thinking", 0))) or None,
+        max_cost=max_cost if max_cost is not None else _optional(from_files("max_cost", None)),
     )
 
 
@@ -266,6 +279,7 @@ ENV_NAMES = {
     "memory_enabled": "MINI_CLAUDE_MEMORY",
     "session_retention_days": "MINI_CLAUDE_SESSION_RETENTION_DAYS",
     "read_only_commands": "MINI_CLAUDE_READ_ONLY_COMMANDS",
+    "max_tool_calls": "MINI_CLAUDE_MAX_TOOL_CALLS",
 }
 
 
@@ -276,6 +290,10 @@ def _origin(name: str, variable: str, files: Mapping[str, Sourced], flag: object
     if os.environ.get(variable, "").strip():
         return variable
     return files[name][1] if name in files else DEFAULT_ORIGIN
+
+
+def _optional(value: object) -> float | None:
+    return None if value is None else _number(value)
 
 
 def _number(value: object) -> float:

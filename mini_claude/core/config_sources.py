@@ -29,3 +29,28 @@ class SettingsFileReport:
     path: str  # as shown to the user
     scope: Scope
     status: str  # "used", or why it was skipped, or which parts were ignored and why
+
+
+# The hook events mini-claude emits, by Claude Code's names (extensions/hooks runs them).
+HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One `type: "command"` hook of the settings files, checked: plain values."""
+
+    event: str  # one of HOOK_EVENTS
+    matcher: str  # "" (or "*"): every tool (or source, trigger…); else a name, `A|B`, or a regex
+    command: str  # run with bash in the project folder
+    timeout: float  # seconds
+    source: str  # the settings file it came from, as shown to the user
+    scope: Scope

@@ -1,5 +1,7 @@
 """One setting read from the environment: a number, an on/off switch, the memory mode, the model
-server's address; each wrong value a ConfigError naming the variable and what it must be."""
+server's address; each wrong value a ConfigError naming the variable and what it must be. And the
+model a name stands for, wherever a model is named (a flag, the environment, a settings file,
+`/model`): `opus`, `sonnet` and `haiku` are the current model of each family, as in Claude Code."""
 
 from __future__ import annotations
 
@@ -72,3 +74,16 @@ def env_base_url() -> str | None:
     if not raw[scheme.end() :].split("/", 1)[0]:
         raise ConfigError(f"ANTHROPIC_BASE_URL={raw!r} names no host (like http://127.0.0.1:8080)")
     return raw
+
+
+MODEL_ALIASES = {
+    "opus": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+}
+
+
+def resolve_model(name: str) -> str:
+    """The model `name` stands for: an alias's current model (any case), else `name` itself (a
+    dated id, a local server's model)."""
+    return MODEL_ALIASES.get(name.strip().lower(), name.strip())

@@ -24,6 +24,15 @@ class TextDone:
 
 
 @dataclass(frozen=True)
+class ThinkingBlock:
+    """A block of the model's thinking is complete: its text (empty when the server sends the
+    thinking encrypted only: `redacted`, or a model that omits it)."""
+
+    text: str
+    redacted: bool = False
+
+
+@dataclass(frozen=True)
 class ToolPreparing:
     """The model began writing a tool call; its input is still streaming (can take a while)."""
 
@@ -44,7 +53,16 @@ class ToolFinished:
     summary: str  # a short result for the user, e.g. "42 lines"; for an error, the reason (one line)
     is_error: bool
     denied: bool = False  # refused by the permission rules (or by the user at their question)
-    detail: tuple[str, ...] = ()  # lines shown under the tool line (a memory saved: what, where, the change)
+    # lines shown under the tool line (a command's output collapsed, a diff, a memory saved: what, where)
+    detail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """Output a running tool printed just now (a command's), shown live under its line."""
+
+    tool_use_id: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -98,9 +116,19 @@ class MemoriesRecalled:
     file_names: tuple[str, ...]
 
 
-# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a question.
+# "refused": the model declined (stop reason refusal); "refused_by_user": the user said no at a
+# question; "stopped": a hook stopped it (a prompt blocked, `continue: false`); "spend_cap": the
+# next call could pass, or the last one passed, the --max-cost cap.
 TurnEndReason = Literal[
-    "done", "interrupted", "error", "turn_cap", "max_tokens", "refused", "refused_by_user"
+    "done",
+    "interrupted",
+    "error",
+    "turn_cap",
+    "max_tokens",
+    "refused",
+    "refused_by_user",
+    "stopped",
+    "spend_cap",
 ]
 # A tool call that ends its turn: the user said no at its question, or a plan was printed where no
 # one can answer it (print mode).
@@ -137,6 +165,29 @@ class ContextStatus:
 
 
 @dataclass(frozen=True)
+class SubagentProgress:
+    """A sub-agent started by the `agent` call `tool_use_id` runs (the screen keeps a live line
+    for each running one), or, `finished` set, ended ("done", "interrupted", "error"…)."""
+
+    tool_use_id: str
+    agent: str  # its type's name
+    task: str  # the call's short description
+    tools_used: int = 0
+    tokens: int = 0  # input and output, all its calls so far
+    finished: str | None = None
+
+
+@dataclass(frozen=True)
+class SubagentMessage:
+    """Content a sub-agent added to its own conversation (print mode's stream-json shows it with
+    `parent_tool_use_id`)."""
+
+    parent_tool_use_id: str
+    message: MessageAdded
+    model: str = ""  # the sub-agent's
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     reason: TurnEndReason
     final_text: str  # the text of the turn's last assistant message
@@ -147,9 +198,11 @@ Event = (
     RequestStarted
     | TextDelta
     | TextDone
+    | ThinkingBlock
     | ToolPreparing
     | ToolStarted
     | ToolFinished
+    | ToolOutput
     | UsageReport
     | Retrying
     | Notice
@@ -159,6 +212,8 @@ Event = (
     | CompactionStarted
     | ContextCompacted
     | ContextStatus
+    | SubagentProgress
+    | SubagentMessage
     | TurnEnded
 )
 EventSink = Callable[[Event], None]

@@ -1,6 +1,7 @@
-"""Holding Ctrl+C back for the few lines that must finish to keep the conversation valid; and
+"""Holding Ctrl+C back for the few lines that must finish to keep the conversation valid;
 SIGTERM or SIGHUP (the terminal closed) during a turn ending it as Ctrl+C does, so the reply
-streamed so far is kept, before the program exits."""
+streamed so far is kept, before the program exits; and work on other threads (a reply's tool calls
+side by side, sub-agents) stopping as Ctrl+C stops the main thread, at its next check."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
@@ -17,6 +19,9 @@ TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 # and how many sigint_deferred blocks hold interrupts back now.
 _terminated: list[int] = []
 _deferring = [0]
+# Set for the threads working for a stoppable piece of work (agent/side_by_side.py): once the
+# event is set, their next check raises KeyboardInterrupt, as Ctrl+C does on the main thread.
+_stop: ContextVar[threading.Event | None] = ContextVar("stop", default=None)
 
 
 class Terminated(BaseException):
@@ -101,3 +106,28 @@ def _detach_from_terminal() -> None:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         os.close(null)
+
+
+def stop_event() -> threading.Event | None:
+    """The event that stops the work this thread does for someone else, or None (the main thread's
+    own work, which Ctrl+C stops)."""
+    return _stop.get()
+
+
+def stop_if_requested() -> None:
+    """KeyboardInterrupt once the work this thread does was asked to stop (Esc, Ctrl+C on the
+    main thread): the thread's own handling of Ctrl+C (a command's process group killed, a
+    turn's calls answered) then runs as it would on the main thread."""
+    event = _stop.get()
+    if event is not None and event.is_set():
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def stoppable_by(event: threading.Event) -> Iterator[None]:
+    """Within the block, this thread's checks (`stop_if_requested`) answer to `event`."""
+    token = _stop.set(event)
+    try:
+        yield
+    finally:
+        _stop.reset(token)

@@ -81,10 +81,14 @@ def wrap(tag: str, text: str, **attributes: str) -> str:
     """`<tag a="…">text</tag>` where the text cannot open or close `tag` itself, nor fake a
     `<system-reminder>` inside it."""
     attrs = "".join(f' {key}="{attribute(value)}"' for key, value in attributes.items())
+    return f"<{tag}{attrs}>\n{contained(text, tag)}\n</{tag}>"
+
+
+def contained(text: str, tag: str) -> str:
+    """`text` as it may stand inside `<tag>…</tag>` (which a prompt template writes around it):
+    it cannot open or close `tag`, nor fake a `<system-reminder>` inside it."""
     inert = neutralize(text, tag)
-    if tag != REMINDER_TAG:
-        inert = neutralize(inert, REMINDER_TAG)
-    return f"<{tag}{attrs}>\n{inert}\n</{tag}>"
+    return inert if tag == REMINDER_TAG else neutralize(inert, REMINDER_TAG)
 
 
 def attribute(value: str) -> str:

@@ -17,14 +17,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from mini_claude.core.config import ANTHROPIC_API_URL, Settings
-from mini_claude.core.events import Retrying, UsageReport
-from mini_claude.core.untrusted import encodable
+from mini_claude.core.events import Notice, Retrying, UsageReport
+from mini_claude.core.untrusted import encodable, visible_text
 from mini_claude.llm import model_errors
-from mini_claude.llm.context_overflow import Overflow, context_overflow
+from mini_claude.llm.context_overflow import context_overflow
+from mini_claude.llm.deadline import bound_connections, within
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.reading import OutOfTime, json_or_none, until
 from mini_claude.llm.retries import RETRY_AFTER_CAP_S, Failure, Retries, RetryListener, retry_after
 from mini_claude.llm.streamed_response import StreamedResponse, StreamUpdate, describe_usage, read_stream
+from mini_claude.llm.thinking import BudgetRefused, ThinkingRequests, adaptive_notice
 
 log = logging.getLogger("mini_claude")
 
@@ -54,6 +56,7 @@ class ModelClient:
         self.side_queries = 0
         # The same, by what they were for ("recall": recall and `#` notes; "tidy"), for /cost.
         self.side_usage_by_purpose: dict[str, tuple[int, UsageReport]] = {}
+        self.thinking = ThinkingRequests()  # the models that refused a thinking budget
         self._preload_thread: threading.Thread | None = None
 
     @property
@@ -65,6 +68,13 @@ class ModelClient:
         if self._preload_thread is None and self.configured:
             self._preload_thread = threading.Thread(target=self._get_client, name="sdk-preload", daemon=True)
             self._preload_thread.start()
+
+    def wait_preloaded(self, timeout: float) -> None:
+        """Until the SDK preload has finished (at most `timeout` seconds): other background
+        start-up work waits its turn rather than slow down the prompt with it."""
+        thread = self._preload_thread
+        if thread is not None:
+            thread.join(timeout)
 
     def _get_client(self) -> Any:
         """The SDK client; raises ModelError when there is nothing to call it with."""
@@ -85,6 +95,7 @@ class ModelClient:
                     max_retries=0,  # ours: llm/retries.py
                     timeout=anthropic.Timeout(s.api_timeout, connect=CONNECT_TIMEOUT),
                 )
+                bound_connections(self._client._client)  # the SDK's httpx client
                 log.debug("model client ready in %.2f s", time.perf_counter() - started)
             return self._client
 
@@ -100,37 +111,49 @@ class ModelClient:
                 self.usage_by_model[model] = self.usage_by_model.get(model, UsageReport()) + usage
 
     def stream(
-        self,
-        *,
-        model: str,
-        system: list[dict[str, Any]],
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        max_tokens: int,
-        response: StreamedResponse,
-    ) -> Iterator[StreamUpdate]:
+        self, *, model: str, system: list[dict[str, Any]], messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]], max_tokens: int, response: StreamedResponse, thinking: int | None = None,
+    ) -> Iterator[StreamUpdate]:  # fmt: skip
         """Stream one response into `response`, yielding what the user should see as it arrives.
+        `thinking`: a thinking budget to ask for (llm/thinking.py), None for the model's default.
         Ends with ModelError once the server has sent no content for the API timeout, pings or not."""
-        client, s = self._get_client(), self.settings
+        request = {"model": model, "system": system, "messages": messages, "tools": tools}
+        field, limit = self.thinking.field(model, thinking, max_tokens)
+        try:
+            yield from self._stream(request, field, limit, response)
+        except BudgetRefused:  # the model thinks adaptively: asked so at once, and from now on
+            yield Notice(adaptive_notice(visible_text(model)))
+            field, limit = self.thinking.field(model, thinking, max_tokens)
+            yield from self._stream(request, field, limit, response)
+
+    def _stream(
+        self, request: dict[str, Any], thinking: dict[str, Any] | None, max_tokens: int,
+        response: StreamedResponse,
+    ) -> Iterator[StreamUpdate]:  # fmt: skip
+        client, s, model = self._get_client(), self.settings, request["model"]
         retries = Retries(s.max_retries, self.on_retry or (lambda event: None))
+        asked = {**request, "max_tokens": max_tokens, **({"thinking": thinking} if thinking else {})}
         try:
             with contextlib.ExitStack() as stack:
                 create = client.messages.with_streaming_response.create
-                raw = retries.call(
-                    lambda: stack.enter_context(create(
-                        model=model, system=system, messages=messages, tools=tools, max_tokens=max_tokens,
-                        stream=True,
-                    )),
-                    _failure,
-                )  # fmt: skip
+
+                def attempt() -> Any:  # its headers (or an error's body) within the API timeout
+                    with within(time.monotonic() + s.api_timeout):
+                        return stack.enter_context(create(**asked, stream=True))
+
+                raw = retries.call(attempt, _failure)
                 _check_is_event_stream(raw, time.monotonic() + s.api_timeout)
                 yield from read_stream(raw.iter_bytes(), response, s.api_timeout)
             if response.stop_reason is None:  # a clean end of the body, yet no reply or half of one
                 raise ModelError(model_errors.stream_ended_early(response.started))
         except Exception as error:
+            status, detail = _status_and_detail(error)
+            if self.thinking.refused(model, thinking, status, detail):
+                raise BudgetRefused from error
             why = describe_error(error, s, s.api_timeout, "MINI_CLAUDE_API_TIMEOUT", retries.made, model)
             why = encodable(why)  # it quotes the server's own words
-            too_long = prompt_too_long(error)
+            # Refused as too long for the context window (llm/context_overflow.py has the wordings)?
+            too_long = context_overflow(status, detail, getattr(error, "body", None)) if status else None
             if too_long is not None:
                 raise PromptTooLong(why, too_long.tokens, too_long.window) from error
             raise ModelError(why) from error
@@ -161,12 +184,15 @@ class ModelClient:
             if left <= 0:
                 raise OutOfTime
             limits = anthropic.Timeout(left, connect=min(CONNECT_TIMEOUT, left))
-            with client.with_options(timeout=limits).messages.with_streaming_response.create(
-                model=s.side_model,
-                system=system,
-                messages=[{"role": "user", "content": user}],
-                max_tokens=max_tokens,
-            ) as raw:
+            with (
+                within(deadline),
+                client.with_options(timeout=limits).messages.with_streaming_response.create(
+                    model=s.side_model,
+                    system=system,
+                    messages=[{"role": "user", "content": user}],
+                    max_tokens=max_tokens,
+                ) as raw,
+            ):
                 return b"".join(until(raw.iter_bytes(), lambda: deadline))
 
         try:
@@ -259,13 +285,11 @@ def describe_error(
     return model_errors.broke_mid_response(model_errors.root_cause(error))
 
 
-def prompt_too_long(error: BaseException) -> Overflow | None:
-    """For a refusal because the request does not fit the context window (the wordings of the
-    servers we know: llm/context_overflow.py), what the server said of its size; else None."""
+def _status_and_detail(error: BaseException) -> tuple[int, str]:
+    """An error answer's status and words (0 and "" for another failure)."""
     import anthropic
 
     if not isinstance(error, anthropic.APIStatusError):
-        return None
-    body = getattr(error, "body", None)
-    detail = model_errors.error_detail(body, str(getattr(error, "message", error)), OVERFLOW_DETAIL_MAX_CHARS)
-    return context_overflow(error.status_code, detail, body)
+        return 0, ""
+    body, message = getattr(error, "body", None), str(getattr(error, "message", error))
+    return error.status_code, model_errors.error_detail(body, message, OVERFLOW_DETAIL_MAX_CHARS)

@@ -13,14 +13,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mini_claude.core.events import TextDelta, TextDone, ToolPreparing, UsageReport
+from mini_claude.core.events import Notice, TextDelta, TextDone, ThinkingBlock, ToolPreparing, UsageReport
 from mini_claude.core.untrusted import encodable
 from mini_claude.llm import model_errors
 from mini_claude.llm.model_errors import ModelError
 from mini_claude.llm.reading import json_or_none, sse_events, until
 from mini_claude.llm.tool_calls import INVALID_TOOL_INPUT, REPEATED_TOOL_ID, claim_tool_id, parse_tool_input
 
-StreamUpdate = TextDelta | TextDone | ToolPreparing  # what the user should see as it arrives
+# What the user should see as it arrives (a Notice: the client had to change what it asked for).
+StreamUpdate = TextDelta | TextDone | ThinkingBlock | ToolPreparing | Notice
+THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 @dataclass
@@ -32,6 +34,8 @@ class StreamedResponse:
     the conversation and use only the characters the API accepts, and every string the server
     sent (text, tool names, input keys and values) can be encoded as UTF-8: a lone surrogate
     becomes U+FFFD where it enters, before the user sees it or the transcript keeps it.
+    Thinking blocks are kept exactly as sent, signature and all (the API requires them back
+    unchanged with tool results); one cut off before its signature arrived is left out.
     """
 
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -49,10 +53,13 @@ class StreamedResponse:
             block = self.blocks[index]
             if block["type"] == "text" and not block["text"].strip():
                 continue
+            if block["type"] == "thinking" and not block["signature"]:
+                continue  # cut off before it was signed: the API would refuse it
             if block["type"] == "tool_use" and index in self.partial_json:
                 self._finish_tool_input(index)
             content.append(block)
-        return content
+        # Thinking alone (a reply cut off before it said or called anything) is no reply to keep.
+        return content if any(block["type"] not in THINKING_TYPES for block in content) else []
 
     def text(self) -> str:
         return "".join(b["text"] for _, b in sorted(self.blocks.items()) if b["type"] == "text")
@@ -87,7 +94,8 @@ def carries_content(event: dict[str, Any]) -> bool:
     """Whether the event brings some of the reply: what keeps a stream from timing out."""
     delta = event.get("delta")
     if event.get("type") == "content_block_delta":
-        return isinstance(delta, dict) and any(delta.get(key) for key in ("text", "partial_json"))
+        keys = ("text", "partial_json", "thinking", "signature")
+        return isinstance(delta, dict) and any(delta.get(key) for key in keys)
     return event.get("type") in CONTENT_EVENTS
 
 
@@ -134,7 +142,15 @@ def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Ite
             }
             response.partial_json[index] = []
             yield ToolPreparing(response.blocks[index]["name"])
-        # Other block types (thinking, server tools) are not requested by us and not kept.
+        elif block["type"] == "thinking":
+            response.blocks[index] = {
+                "type": "thinking",
+                "thinking": encodable(_text(block.get("thinking"))),
+                "signature": _text(block.get("signature")),
+            }
+        elif block["type"] == "redacted_thinking" and isinstance(block.get("data"), str):
+            response.blocks[index] = {"type": "redacted_thinking", "data": block["data"]}
+        # Other block types (server tools) are not requested by us and not kept.
     elif kind == "content_block_delta":
         index, delta = event["index"], event["delta"]
         block = response.blocks.get(index)
@@ -146,10 +162,16 @@ def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Ite
             yield TextDelta(text)
         elif delta["type"] == "input_json_delta" and index in response.partial_json:
             response.partial_json[index].append(delta["partial_json"])
+        elif delta["type"] == "thinking_delta" and block["type"] == "thinking":
+            block["thinking"] += encodable(_text(delta["thinking"]))
+        elif delta["type"] == "signature_delta" and block["type"] == "thinking":
+            block["signature"] += _text(delta["signature"])
     elif kind == "content_block_stop":
         block = response.blocks.get(event["index"])
         if block is not None and block["type"] == "text":
             yield TextDone()
+        elif block is not None and block["type"] in THINKING_TYPES:
+            yield ThinkingBlock(block.get("thinking", ""), redacted=block["type"] == "redacted_thinking")
         elif block is not None and block["type"] == "tool_use":
             response._finish_tool_input(event["index"])
     elif kind == "message_delta":
@@ -163,6 +185,11 @@ def apply_stream_event(response: StreamedResponse, event: dict[str, Any]) -> Ite
             cache_write_tokens=final.cache_write_tokens or response.usage.cache_write_tokens,
         )
     # message_stop and unknown event types carry nothing we need.
+
+
+def _text(value: object) -> str:
+    """A string field a server may have left out or sent as null."""
+    return value if isinstance(value, str) else ""
 
 
 def read_stream(

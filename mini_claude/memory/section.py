@@ -41,6 +41,16 @@ def memory_section(memories: MemoryScopes | MemoryStore, now: float | None = Non
     )
 
 
+def memory_index(memories: MemoryScopes | MemoryStore, now: float | None = None) -> str:
+    """The index alone, without the guidance on saving: for a sub-agent, which reads memories
+    (read_file in the memory folders) but never writes them."""
+    scopes = MemoryScopes.of(memories)
+    now = time.time() if now is None else now
+    usable = [memory for memory in scopes.usable() if not expired(memory, now)]
+    index = _index(scopes, usable) or prompts.notice("memory_index_empty")
+    return prompts.render("subagent_memory.md", memory_dir=attribute(str(scopes.project.root)), index=index)
+
+
 def _index(scopes: MemoryScopes, usable: list[MemoryFile]) -> str:
     """Each scope's lines in a tag of its own, narrowest first, within PROMPT_INDEX_MAX_LINES and
     PROMPT_INDEX_MAX_BYTES in all (the narrower scopes' lines kept first)."""

@@ -27,6 +27,8 @@ MAX_CONTEXT_LINE_CHARS = 400  # of an unchanged line around a change; the rest o
 BLANK_RUN_MIN_CHARS = 40  # a run of spaces and tabs this long is shown as "⟨N blanks⟩"
 INVISIBLE_RUN_MIN = 8  # a run holding any other character drawn as nothing: "⟨N × \u2800⟩"
 NEW_FILE_HEAD_LINES = 20  # of a new file's content
+COLLAPSED_LINES = 6  # of a change made without a question, kept under its tool line
+DIFF_MARKS = {"added": "+ ", "removed": "- "}
 MARKER_CHARS_NAMED = 4  # of a mixed run, the marker names this many of its characters
 BYTES_PER_KB = 1024
 _BLANK_NAMES = {" ": "space", "\t": "tab"}
@@ -60,6 +62,16 @@ def edit_preview(before: str, after: str) -> ChangePreview:
     """The change from `before` to `after` as a unified diff with CONTEXT_LINES of context."""
     lines, removed, added = _diff(_lines(before), _lines(after))
     return _capped(f"{_count(removed, 'removes')}, {_count(added, 'adds')}", lines, MAX_PREVIEW_LINES)
+
+
+def collapsed_diff(before: str, after: str, max_lines: int = COLLAPSED_LINES) -> tuple[str, ...]:
+    """The change as the user keeps it on screen after it was made without a question: its first
+    changed lines (`+ added`, `- removed`) and how many more."""
+    lines, _, _ = _diff(_lines(before), _lines(after))
+    changed = [f"{DIFF_MARKS[line.kind]}{line.text}" for line in lines if line.kind in DIFF_MARKS]
+    if len(changed) <= max_lines + 1:
+        return tuple(changed)
+    return (*changed[:max_lines], f"… +{len(changed) - max_lines:,} changed lines")
 
 
 def new_file_preview(content: str) -> ChangePreview:

@@ -4,7 +4,7 @@ deny, with the reason, and what an "always" answer to the question would mean.
 Precedence, for every tool: deny rules, then plan mode's refusals, then ask rules, then the
 protections (no allow rule opens them; only bypass passes some), then allow rules, then the mode.
 Shell commands are judged in `shell_decision.py`, command by command, with the same rules; a
-tool known only by its name (an MCP server's) by `decide_tool`.
+tool known only by its name (an MCP server's, the skill tool) by `decide_tool`; a web fetch by its domain.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ MODES_THAT_EDIT = ("accept-edits", "bypass")
 OUTSIDE_REASON = "outside the project"
 EDIT_REASON = "edit a project file"
 PLAN_REASON = "plan mode: nothing is changed until you approve a plan"
+PLAN_TOOL_REASON = "plan mode, and its server does not say it only reads: it may change something"
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Decision:
     reason: str
     rule: Rule | None = None  # the rule that decided, if one did
     always: Always | None = None  # None: "always" is not offered (it would mean only once)
-    plan: bool = False  # refused because plan mode changes nothing
+    plan: bool = False  # refused (or asked) because plan mode changes nothing
 
 
 ALLOW = Decision("allow", "")
@@ -65,6 +66,11 @@ class RuleSet:
             r.behaviour != "allow" and r.matches_path("read_file", "read", Path(path), resolved_only=False)
             for r in self.rules
         )
+
+    def allows_domain(self, names: Sequence[str]) -> Rule | None:
+        """The allow rule naming the domain called `names` (a `WebFetch(domain:…)` one: a bare
+        `WebFetch` does not count), which also lets it be at a private or local address."""
+        return self.first("allow", lambda r: r.domain is not None and any(map(r.matches_domain, names)))
 
     @property
     def limits_reads(self) -> bool:
@@ -137,23 +143,46 @@ def decide_file(
     )
 
 
-def decide_tool(tool: str, mode: str, rules: RuleSet, reason: str) -> Decision:
+def decide_tool(
+    tool: str, mode: str, rules: RuleSet, reason: str, *, changes: bool = True, read_only: bool = False
+) -> Decision:
     """Whether a tool judged by its name alone may run (an MCP server's, `mcp__server__tool`: a
-    rule `mcp__server` covers every tool of that server). Plan mode refuses it, since whether it
-    changes anything is unknown; "always" saves a rule for that one tool."""
+    rule `mcp__server` covers every tool of that server; the skill tool); "always" saves a rule for
+    that one tool. One that `changes` nothing by our own knowledge (the skill tool) runs without a
+    rule, in plan mode too. In plan mode, as in Claude Code, one that may change something asks
+    even when a rule allows it (where no one can answer, plan mode refuses it); one whose server
+    calls it `read_only` is judged as in the default mode: that word is the server's, so it never
+    lets a tool run unasked."""
     rule = rules.first("deny", lambda r: r.names_tool(tool))
     if rule is not None:
         return Decision("deny", rule_reason(rule), rule)
-    if mode == "plan":
-        return Decision("deny", PLAN_REASON, plan=True)
+    if mode == "plan" and changes and not read_only:
+        return Decision("ask", PLAN_TOOL_REASON, plan=True)
     rule = rules.first("ask", lambda r: r.names_tool(tool)) or rules.first(
         "allow", lambda r: r.names_tool(tool)
     )
     if rule is not None:
         return Decision(rule.behaviour, rule_reason(rule), rule)
-    if mode == "bypass":
+    if mode == "bypass" or not changes:
         return ALLOW
     return Decision("ask", reason, always=Always(f"allow {tool} in this project", rules=(tool,)))
+
+
+def decide_fetch(names: Sequence[str], mode: str, rules: RuleSet) -> Decision:
+    """Whether web_fetch may read from the host called `names` (its ASCII form first, then as it
+    is written in Unicode): the first deny, ask or allow rule naming it, else bypass fetches and
+    every other mode asks (plan mode too: a fetch changes nothing here); "always" saves a rule
+    for that domain."""
+    for behaviour in BEHAVIOURS:
+        rule = rules.first(behaviour, lambda r: any(map(r.matches_domain, names)))
+        if rule is not None:
+            return Decision(behaviour, rule_reason(rule), rule)
+    if mode == "bypass":
+        return ALLOW
+    saved = f"WebFetch(domain:{names[0]})"
+    return Decision(
+        "ask", f"a web page from {names[0]}", always=Always(f"allow {saved} in this project", rules=(saved,))
+    )
 
 
 def combined(decisions: Sequence[Decision]) -> Decision:

@@ -1,11 +1,11 @@
-"""Who may read, write and run what in one session: the mode, the rules, the grants of this
-conversation, and asking.
+"""Who may read, write and run what in one session: the mode, the rules, the grants, and asking.
 
 The tools call `check_read` / `check_write` / `check_shell` with already resolved paths (and the
-path as the model wrote it, so a sensitive place reached by another name is still judged by both);
-each either returns (allowed) or raises `PermissionDenied`. What is allowed is decided by
-`decision.decide_file` and `shell_decision.ShellJudge`; asking goes through the `ask` callback,
-which the UI provides; no callback (print mode) means no one can say yes.
+path as the model wrote it, so a sensitive place reached by another name is still judged by both),
+and a tool known by its name alone calls `check_tool`, web_fetch `check_fetch`; each returns
+(allowed) or raises `PermissionDenied`. `decision.py` and `shell_decision.ShellJudge` decide;
+asking goes through the `ask` callback, which the UI provides; no callback (print mode) means no
+one can say yes.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from mini_claude.core.config import PERMISSION_MODES
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.paths import display_path, stays_in_its_folder, visible_path
 from mini_claude.core.untrusted import visible_text
-from mini_claude.safety.decision import Always, Decision, RuleSet, Scope, decide_file
+from mini_claude.safety.decision import Decision, RuleSet, Scope, decide_fetch, decide_file, decide_tool
 from mini_claude.safety.home_dotfiles import SearchHiding, private_places
 from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the rest of the code names them
     GIT_CONFIG_REASON,
@@ -41,24 +41,25 @@ from mini_claude.safety.shell_decision import ShellJudge
 
 if TYPE_CHECKING:
     from mini_claude.safety.change_preview import ChangePreview
+    from mini_claude.safety.decision import Always
 
-Action = Literal["read", "write", "shell"]
+Action = Literal["read", "write", "shell", "tool", "fetch"]
 Answer = Literal["y", "a", "n"]
 CYCLED_MODES = ("ask", "accept-edits", "plan")  # Shift+Tab; bypass joins only when started in it
 
 log = logging.getLogger("mini_claude")
-
-_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run"}
+_ACTION_VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with", "fetch": "fetch"}
 
 
 @dataclass(frozen=True)
 class PermissionRequest:
     tool: str
     action: Action
-    target: str  # a resolved path, or the shell command, with invisible characters made visible
+    target: str  # a resolved path, the shell command or a web address, invisible characters made visible
     reason: str  # a short phrase for the UI, e.g. "outside the project"
     always: str | None = None  # what answering "always" does ("allow Bash(npm test:*) in this project")
     preview: ChangePreview | None = None  # what a write would change, built by the tool when asking
+    agent: str | None = None  # the sub-agent that asks (None: the conversation's own agent)
 
     @property
     def allow_always(self) -> bool:
@@ -75,20 +76,11 @@ RuleSaver = Callable[[str], None]
 
 class Permissions:
     def __init__(
-        self,
-        project_dir: Path,
-        *,
-        mode: str,
-        ask: AskCallback | None,
-        memory_dir: Path | None = None,
-        protected_dirs: Iterable[Path] = (),
-        home: Path | None = None,
-        rules: RuleSet | None = None,
-        save_rule: RuleSaver | None = None,
-        warn: Callable[[str], None] | None = None,
-        more_memory_dirs: Iterable[Path] = (),
-        additional_dirs: Iterable[Path] = (),
-    ) -> None:
+        self, project_dir: Path, *, mode: str, ask: AskCallback | None, memory_dir: Path | None = None,
+        protected_dirs: Iterable[Path] = (), home: Path | None = None, rules: RuleSet | None = None,
+        save_rule: RuleSaver | None = None, warn: Callable[[str], None] | None = None,
+        more_memory_dirs: Iterable[Path] = (), additional_dirs: Iterable[Path] = (),
+    ) -> None:  # fmt: skip
         """`additional_dirs` count as the project's; `more_memory_dirs` as freely as `memory_dir`."""
         self.project_dir = _real(project_dir)
         self.additional_dirs = [_real(folder) for folder in additional_dirs]
@@ -167,13 +159,26 @@ class Permissions:
         if self.ask is None:
             raise PermissionDenied(refusal)
         request = PermissionRequest(tool, "write", _shown(path), reason)
-        self._answer(
-            Decision("ask", reason), request, preview, ends_turn=False
-        )  # a memory declined: work goes on
+        # A memory declined: work goes on.
+        self._answer(Decision("ask", reason), request, preview, ends_turn=False)
 
     def check_shell(self, tool: str, command: str) -> None:
         decision = self.shell.decide(command, self.mode, self.rules, self._scope())
         self._answer(decision, PermissionRequest(tool, "shell", _shown_command(command), decision.reason))
+
+    def check_tool(
+        self, tool: str, shown: str, reason: str, *, changes: bool = True, read_only: bool = False
+    ) -> None:
+        """A tool judged by its name alone (decision.decide_tool): an MCP server's, or one that
+        `changes` nothing by our own knowledge (the skill tool, a hook's question)."""
+        decision = decide_tool(tool, self.mode, self.rules, reason, changes=changes, read_only=read_only)
+        action: Action = "tool" if changes else "read"  # a skill's name is not input it is sent
+        self._answer(decision, PermissionRequest(tool, action, _shown_command(shown), decision.reason))
+
+    def check_fetch(self, tool: str, url: str, names: tuple[str, ...]) -> None:
+        """`url` leads to the host called `names` (ASCII, then Unicode): judged by its domain."""
+        decision = decide_fetch(names, self.mode, self.rules)
+        self._answer(decision, PermissionRequest(tool, "fetch", visible_text(url), decision.reason))
 
     def hidden_from_search(self) -> SearchHiding | None:
         """What a search walk skips, as check_read would ask for or refuse it, or None when it
@@ -220,9 +225,8 @@ class Permissions:
                 prompts.notice(key, tool=request.tool, verb=verb, target=told, reason=decision.reason)
             )
         if self.ask is None:
-            raise PermissionDenied(
-                prompts.notice("permission_unavailable", tool=request.tool, verb=verb, target=told)
-            )
+            key = "plan_mode_refused" if decision.plan else "permission_unavailable"
+            raise PermissionDenied(prompts.notice(key, tool=request.tool, verb=verb, target=told))
         always = decision.always
         request = replace(request, always=always.label if always is not None else None)
         if preview is not None:

@@ -1,6 +1,7 @@
 """Permission rules in Claude Code's syntax, parsed from plain values: `Tool`, `Bash(npm test:*)`,
 `Bash(git status)`, `Read(./secrets/**)`, `Edit(src/**)`, `WebFetch(domain:example.com)`,
-`mcp__server`, `mcp__server__tool`. Claude Code's tool names are aliases of ours.
+`mcp__server`, `mcp__server__tool`. Claude Code's tool names are aliases of ours
+(safety/tool_names.py).
 
 A rule comes as a `RuleEntry` — its text, allow/ask/deny, the file (or flag) it came from and
 the folder its relative paths start from — so whoever reads settings files needs to know
@@ -17,26 +18,14 @@ from typing import Literal
 from mini_claude.core.config_sources import RuleKind
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.rule_paths import PathPattern, compile_path_pattern
+from mini_claude.safety.tool_names import CLAUDE_NAMES, TOOL_ALIASES
 
 Behaviour = RuleKind
 BEHAVIOURS: tuple[Behaviour, ...] = ("deny", "ask", "allow")  # the order they are consulted in
 READ_TOOLS = ("read_file", "list_files", "grep_search")
 WRITE_TOOLS = ("write_file", "edit_file")
 SHELL_TOOL = "run_shell"
-# Claude Code's names for our tools (ours work too).
-TOOL_ALIASES = {
-    "Bash": SHELL_TOOL,
-    "Read": "read_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Write": "write_file",
-    "Glob": "list_files",
-    "LS": "list_files",
-    "Grep": "grep_search",
-    "WebFetch": "web_fetch",
-    "ExitPlanMode": "exit_plan_mode",
-}
-OUR_TOOLS = frozenset({SHELL_TOOL, *READ_TOOLS, *WRITE_TOOLS, "web_fetch", "exit_plan_mode"})
+OUR_TOOLS = frozenset(CLAUDE_NAMES)  # Claude Code's names for them: safety/tool_names.py
 # Claude Code's other tools: a rule naming one is kept (a settings file shared with it stays
 # valid) and matches nothing here.
 OTHER_CLAUDE_TOOLS = frozenset(
@@ -51,7 +40,6 @@ OTHER_CLAUDE_TOOLS = frozenset(
         "KillShell",
         "KillBash",
         "SlashCommand",
-        "Skill",
     }
 )
 # A path specifier names what every file tool of that kind reads or writes, as in Claude Code.

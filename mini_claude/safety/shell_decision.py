@@ -62,13 +62,19 @@ class ShellJudge:
         if mode == "plan" and not self._only_reads(parsed, depth):
             return Decision("deny", PLAN_REASON, plan=True)
         if parsed.problems or depth > MAX_SCRIPT_DEPTH:
-            if mode == "bypass":
+            if mode == "bypass" and not _limits_commands(rules):
                 return ALLOW
             problem = parsed.problems[0] if parsed.problems else "it nests shells too deep to follow"
             return Decision("ask", f"{SHELL_REASON}: it cannot be judged before it runs ({problem})")
         decisions = [self._redirect(r, mode, rules, scope) for r in parsed.redirects]
         decisions += [self._command(c, mode, rules, scope, depth) for c in parsed.commands]
         if mode == "bypass":  # only a rule's refusal holds (a read-only command's paths included)
+            unknown = [c for c in parsed.commands if _known_words(c) is None]
+            if unknown and _limits_commands(rules):
+                return Decision(
+                    "ask",
+                    f"{SHELL_REASON}: a rule limits commands; {unknown[0].text()} is known only as it runs",
+                )
             return combined([d for d in decisions if d.behaviour == "deny"])
         return combined(decisions)
 
@@ -159,13 +165,13 @@ class ShellJudge:
         for command in parsed.commands:
             yield command.text()
             words = _known_words(command)
-            inner = inner_command(words) if words is not None else None
-            while inner is not None:
-                yield " ".join(inner.words)
-                inner = inner_command(list(inner.words))
-            script = shell_script(words) if words is not None else None
-            if script is not None and depth <= MAX_SCRIPT_DEPTH:
-                yield from self._command_texts(parse_line(script, str(self.home)), depth + 1)
+            while words:
+                yield from _by_name(words)
+                script = shell_script(words)
+                if script is not None and depth <= MAX_SCRIPT_DEPTH:
+                    yield from self._command_texts(parse_line(script, str(self.home)), depth + 1)
+                inner = inner_command(words)
+                words = list(inner.words) if inner is not None else None
 
     def _only_reads(self, parsed: ParsedLine, depth: int) -> bool:
         if parsed.problems or any(r.write for r in parsed.redirects):
@@ -187,6 +193,19 @@ class ShellJudge:
 
 def _first(rules: RuleSet, behaviour: str, text: str) -> Rule | None:
     return rules.first(behaviour, lambda r: r.tool == SHELL_TOOL and r.matches_command(text))  # type: ignore[arg-type]
+
+
+def _by_name(words: list[str]) -> Iterator[str]:
+    """The command as deny and ask rules see it: as written, and `/bin/rm x` as `rm x` too."""
+    yield " ".join(words)
+    if "/" in words[0]:
+        yield " ".join([os.path.basename(words[0]), *words[1:]])
+
+
+def _limits_commands(rules: RuleSet) -> bool:
+    """Whether a deny or ask rule names shell commands: then a line that cannot be judged is
+    not one bypass mode may run (it could be the command the rule names)."""
+    return any(rules.first(b, lambda r: r.tool == SHELL_TOOL) is not None for b in BEHAVIOURS[:2])
 
 
 def _known_words(command: Command) -> list[str] | None:

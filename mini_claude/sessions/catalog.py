@@ -11,9 +11,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mini_claude.sessions.checkpoints.side_files import SIDE_SUFFIX, read_name
 from mini_claude.sessions.transcript.records import (
     HEADER_TYPE,
     MAX_TRANSCRIPT_BYTES,
+    PRINT_MODE_KEY,
     TRANSCRIPT_SUFFIX,
     is_transcript_name,
     json_object,
@@ -34,6 +36,7 @@ from mini_claude.sessions.typed_input import (
     typed_preview,
 )
 
+PRINT_MODE_MARK = "-p"  # before the first message of a session of print mode, in lists
 HEAD_BYTES = 16 * 1024  # the header and, usually, the whole first message
 HEADER_MAX_BYTES = 1 * 2**20  # a header longer than the head is read up to this size
 FIRST_USER_LINE = b'{"type":"user",'
@@ -63,6 +66,14 @@ class SessionSummary:
     problem: str | None = None  # why the session cannot be resumed (one line), if it cannot
     copied_from: str = ""  # the session this one is a copy of ("" when it is none)
     copied_messages: int = 0  # how many messages the copy was made with
+    print_mode: bool = False  # a session of `-p` (a script's, most likely)
+    name: str = ""  # given with /rename (untrusted text, as first_message)
+
+    @property
+    def title(self) -> str:
+        """What lists show of it: its name, a mark for print mode, its first message (untrusted text)."""
+        parts = [self.name, PRINT_MODE_MARK if self.print_mode else "", self.first_message]
+        return PART_SEPARATOR.join(part for part in parts if part)
 
 
 def list_sessions(sessions_dir: Path) -> list[SessionSummary]:
@@ -105,11 +116,14 @@ def summarize(sessions_dir: Path, dir_fd: int, name: str, info: os.stat_result) 
     except TranscriptError as error:
         return _broken(base, str(error))
     try:
-        return _read_summary(base, fd, opened.st_size)
+        summary = _read_summary(base, fd, opened.st_size)
     except OSError as error:
         return _broken(base, f"cannot read {name}: {error.strerror}")
     finally:
         os.close(fd)
+    if summary.problem is None and os.path.lexists(sessions_dir / (session_id + SIDE_SUFFIX)):
+        summary = replace(summary, name=read_name(sessions_dir, session_id))
+    return summary
 
 
 def _summaries(sessions_dir: Path, *, exclude: str | None = None) -> Iterator[SessionSummary]:
@@ -145,6 +159,7 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
         started=_text(header.get("started")), project=_text(header.get("project")),
         first_message=_first_message(fd, head, records_start),
         copied_from=_text(header.get("copied_from")), copied_messages=_count(header.get("copied_messages")),
+        print_mode=header.get(PRINT_MODE_KEY) is True,
     )  # fmt: skip
     if size > MAX_TRANSCRIPT_BYTES:
         return replace(summary, problem=too_large_problem(base.path.name, size))

@@ -103,7 +103,7 @@ def _ambiguous(typed: str, shown: list[SessionSummary], total: int) -> str:
     parts = []
     for summary in shown:
         session_id = summary.id[: max(ID_SHOWN_CHARS, len(typed) + 4)]
-        first = " ".join(summary.first_message.split())[:FIRST_MESSAGE_SHOWN_CHARS]
+        first = " ".join(summary.title.split())[:FIRST_MESSAGE_SHOWN_CHARS]
         parts.append(f"{session_id} ({visible_text(first)})" if first else session_id)
     more = f" and {total - len(shown)} more" if total > len(shown) else ""
     return f"{typed!r} matches {total} sessions: {', '.join(parts)}{more}. Type more of the id."

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mini_claude.sessions.catalog import transcript_entries
+from mini_claude.sessions.checkpoints.side_files import SIDE_SUFFIX, is_side_folder_name, remove_side_files
 from mini_claude.sessions.transcript.records import HEADER_START, TRANSCRIPT_SUFFIX
 from mini_claude.sessions.transcript.sessions_folder import READ_FLAGS, SessionsFolderError, open_sessions_dir
 
@@ -52,13 +53,42 @@ def remove_expired_sessions(
             try:
                 if _remove_if_unused(dir_fd, name, info):
                     report.removed.append(session_id)
+                    remove_side_files(dir_fd, session_id)
             except OSError as error:
                 report.problems.append(f"old session {session_id} not removed: {error.strerror}")
+        _remove_orphaned_side_files(dir_fd, cutoff, keep, report)
     except OSError as error:
         report.problems.append(f"old sessions not removed: cannot list {sessions_dir}: {error.strerror}")
     finally:
         os.close(dir_fd)
     return report
+
+
+def _remove_orphaned_side_files(
+    dir_fd: int, cutoff: float, keep: str | None, report: RetentionReport
+) -> None:
+    """Checkpoints and a name whose transcript is gone (removed by hand, or never written), once
+    they are as old as a transcript would be removed at."""
+    for entry in os.listdir(dir_fd):
+        session_id = entry.removesuffix(SIDE_SUFFIX)
+        if not is_side_folder_name(entry) or session_id == keep:
+            continue
+        try:
+            if _exists(session_id + TRANSCRIPT_SUFFIX, dir_fd):
+                continue
+            if os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mtime >= cutoff:
+                continue
+            remove_side_files(dir_fd, session_id)
+        except OSError as error:
+            report.problems.append(f"old checkpoints of {session_id} not removed: {error.strerror}")
+
+
+def _exists(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _remove_if_unused(dir_fd: int, name: str, listed: os.stat_result) -> bool:

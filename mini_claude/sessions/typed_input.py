@@ -1,12 +1,13 @@
 """What the user typed, told apart from what mini-claude puts into their message for the model: the
 output of a `!command` they ran (prompts/prompt_input.toml's wording), the files they attached
 with `@path`, recalled memories, notices, a compaction's summary. The session list, its filter,
-the resumed screen and tidy's reading of past sessions take the user's own words from here; a
-command they ran as `!command`.
+the resumed screen, /rewind and tidy's reading of past sessions take the user's own words from
+here; a command they ran as `!command`, a skill or custom command as the `/name args` they typed.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from functools import cache
 from typing import Any
@@ -20,6 +21,7 @@ SHELL_KEY = "shell_output"  # prompts/prompt_input.toml: the output of `!command
 CONTEXT_KEYS = (SHELL_KEY, "attached_file", "attached_folder")
 COMMAND_START = "$ "  # the wrapped output's first line: `$ <command>` (ui/repl/shell_line.py)
 PART_SEPARATOR = " · "  # between a command and the text in a one-line preview
+RAN_KEY = "user_ran"  # prompts/extensions.toml: what `/name args` sends (app/invocation.py)
 
 
 def typed_text(block: Any) -> str | None:
@@ -30,6 +32,8 @@ def typed_text(block: Any) -> str | None:
     text: str = block["text"]
     if text.startswith((REMINDER_START, _summary_start())) or text in _notices():
         return None
+    if (ran := _ran_pattern().match(text)) is not None:  # `/name args`, the skill or command sent
+        return html.unescape(f"/{ran['name']}{ran['arguments']}")
     kind, rest = added_context(text)
     if kind is None:
         return text
@@ -70,6 +74,16 @@ def _context_patterns() -> dict[str, re.Pattern[str]]:
         words = re.split(r"\{\{\w+\}\}", template[: template.rindex("{{")])
         patterns[key] = re.compile("[^\n]*?".join(map(re.escape, words)) + r"\s*<[\w-]+[ >]")
     return patterns
+
+
+@cache
+def _ran_pattern() -> re.Pattern[str]:
+    """The first line of what `/name args` sends, its name and arguments (as written in it) apart."""
+    line = prompts.load_toml("extensions.toml")[RAN_KEY].strip().partition("\n")[0]
+    fields = {"name": r"(?P<name>[^\s,]+)", "arguments": r"(?P<arguments>(?: [^\n]*?)?)"}
+    parts = re.split(r"\{\{(\w+)\}\}", line)  # words, then a placeholder's name, and so on
+    pattern = "".join(re.escape(p) if i % 2 == 0 else fields.get(p, "[^\n]*?") for i, p in enumerate(parts))
+    return re.compile(pattern)
 
 
 @cache

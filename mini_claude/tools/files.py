@@ -100,11 +100,13 @@ def write_file(ctx: ToolContext, file_path: str, content: str) -> ToolResult:
         preview=lambda: _write_preview(path, shown, content),
     )
     _check_write_target(path, shown)
-    created = _write(path, content, shown)
+    before = _text_before(path, shown)
+    created = _write(ctx, path, content, shown)
     lines, size = count_lines(content), len(content.encode("utf-8", "surrogateescape"))
     key = "write_created" if created else "write_updated"
     summary = f"{'created' if created else 'updated'}, {count_noun(lines, 'line')}"
-    return ToolResult(prompts.notice(key, path=shown, lines=lines, bytes=size), summary)
+    detail = change_preview.collapsed_diff(before, content) if before is not None else ()
+    return ToolResult(prompts.notice(key, path=shown, lines=lines, bytes=size), summary, detail=detail)
 
 
 def edit_file(
@@ -134,9 +136,12 @@ def edit_file(
     if owned:
         assert ctx.memory_writer is not None
         return ctx.memory_writer.save(path, updated, edit=True)
-    _write(path, updated, shown)
+    _write(ctx, path, updated, shown)
     summary = count_noun(replaced, "replacement")
-    return ToolResult(prompts.notice("edit_done", path=shown, count=replaced, line=line), summary)
+    detail = change_preview.collapsed_diff(text, updated)
+    return ToolResult(
+        prompts.notice("edit_done", path=shown, count=replaced, line=line), summary, detail=detail
+    )
 
 
 def _apply_edit(text: str, old: str, new: str, replace_all: bool, shown: str) -> tuple[str, int, int]:
@@ -174,6 +179,17 @@ def _write_preview(path: Path, shown: str, content: str) -> ChangePreview:
     except ToolError as error:  # binary, too large, not a regular file: no diff, only the new text
         return change_preview.replace_preview(None, content, why_no_diff=str(error))
     return change_preview.replace_preview(before, content)
+
+
+def _text_before(path: Path, shown: str) -> str | None:
+    """A file's text before write_file replaces it, for the diff the user keeps; None when it is
+    new, binary, too large or unreadable (the write reports what matters)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        return _read_text_for_edit(path, shown)
+    except (ToolError, OSError):
+        return None
 
 
 # --- helpers shared by the three tools ----------------------------------------------------
@@ -227,7 +243,7 @@ def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *,
         assert ctx.memory_writer is not None
         return ctx.memory_writer.save(path, content, edit=False)
     _check_write_target(path, shown)
-    _write(path, content, shown)
+    _write(ctx, path, content, shown)
     lines = count_lines(content)
     return ToolResult(
         prompts.notice("edit_created", path=shown, lines=lines), f"created, {count_noun(lines, 'line')}"
@@ -254,7 +270,9 @@ def _check_write_target(path: Path, shown: str) -> None:
         raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
 
 
-def _write(path: Path, content: str, shown: str) -> bool:
+def _write(ctx: ToolContext, path: Path, content: str, shown: str) -> bool:
+    if ctx.before_change is not None:
+        ctx.before_change(path)  # a checkpoint: /rewind can give the file back what it holds now
     try:
         return write_atomic(path, content)
     except (OSError, UnicodeEncodeError) as error:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -16,29 +15,22 @@ from typing import Any
 from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied, ToolError
 from mini_claude.core.untrusted import visible_text
-from mini_claude.tools.base import ToolContext, ToolResult
+from mini_claude.tools.base import ToolContext, ToolResult, ToolSource
+from mini_claude.tools.calls.input_schema import describe_schema, schema_problem
+from mini_claude.tools.calls.short_forms import short_form
 
 Handler = Callable[..., ToolResult]  # (ctx: ToolContext, **input) -> ToolResult
 
 SUMMARY_CHARS = 80
-# An error's first line is the reason the user needs to read: shown whole up to this length.
-ERROR_SUMMARY_CHARS = 300
 PERMISSION_DENIED_SUMMARY = "permission denied"
 # Which input key is "the" argument shown on the one-line display, by priority.
-SUMMARY_KEYS = ("file_path", "command", "pattern", "path")
+SUMMARY_KEYS = ("file_path", "command", "pattern", "path", "name", "url", "description")
 # Keys whose tail matters more than their head (the file name is at the end).
 TAIL_KEYS = ("file_path", "path")
 _SPACES = re.compile(r"[ \t]+")
+# Built-in tools that only read: several calls of one reply run side by side (agent/side_by_side.py).
+READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep_search", "web_fetch"})
 SUMMARY_LINE_BREAK = " ⏎ "  # where a multi-line argument (a script) breaks, on its one line
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-}
 
 log = logging.getLogger("mini_claude")
 
@@ -61,26 +53,82 @@ class ToolRegistry:
             )
         self._definitions = {d["name"]: _fill_descriptions(d, limits or {}) for d in definitions}
         self._handlers = dict(handlers)
+        self._sources: list[ToolSource] = []
+        self._offered: dict[str, Callable[[], bool]] = {}
+        self._read_only = {name for name in self._definitions if name in READ_ONLY_TOOLS}
+        self._concurrent = set(self._read_only)
+        self._keep: Callable[[str], bool] = lambda name: True  # a subset's filter (`subset`)
+
+    def add_source(self, source: ToolSource) -> None:
+        """Tools that come and go (an MCP server's): sent and run beside the built-in ones."""
+        self._sources.append(source)
+
+    def new_conversation(self) -> None:
+        for source in self._sources:
+            source.new_conversation()
+
+    def add(
+        self, definition: dict[str, Any], handler: Handler, offered: Callable[[], bool], *,
+        read_only: bool = False, concurrent: bool = False,
+    ) -> None:  # fmt: skip
+        """One more tool (a skill tool, built from the user's files by app/), in the requests only
+        while `offered()` says so. A `read_only` tool changes nothing (explore agents may use it);
+        its calls, and a `concurrent` tool's (the agent tool), run beside the reply's others."""
+        name = definition["name"]
+        if name in self._definitions:
+            raise ValueError(f"a tool named {name} exists already")
+        self._definitions[name] = _fill_descriptions(definition, {})
+        self._handlers[name] = handler
+        self._offered[name] = offered
+        if read_only:
+            self._read_only.add(name)
+        if read_only or concurrent:
+            self._concurrent.add(name)
+
+    def is_read_only(self, name: str) -> bool:
+        """Whether `name` is a tool that changes nothing (an MCP server's is not: its word only)."""
+        return name in self._read_only
+
+    def runs_concurrently(self, name: str) -> bool:
+        """Whether a call of `name` may run beside the reply's other such calls (a tool from a
+        source, an MCP server's, never does: whether it only reads is its server's word)."""
+        return name in self._concurrent
+
+    def subset(self, keep: Callable[[str], bool]) -> ToolRegistry:
+        """The tools whose names `keep` says yes to (a sub-agent's), run by the same handlers and
+        sources; what is offered stays as it is here."""
+        part = ToolRegistry([], {})
+        part._definitions = {name: d for name, d in self._definitions.items() if keep(name)}
+        part._handlers = {name: h for name, h in self._handlers.items() if keep(name)}
+        part._offered, part._sources = dict(self._offered), list(self._sources)
+        part._concurrent = {name for name in self._concurrent if keep(name)}
+        part._read_only = {name for name in self._read_only if keep(name)}
+        part._keep = lambda name: self._keep(name) and keep(name)
+        return part
 
     @property
     def names(self) -> list[str]:
         return list(self._definitions)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """The API `tools` parameter: name, description, input_schema for every tool."""
-        return [
+        """The API `tools` parameter: name, description, input_schema for every tool offered now."""
+        built_in = [
             {
                 "name": d["name"],
                 "description": d["description"],
                 "input_schema": copy.deepcopy(d["input_schema"]),
             }
             for d in self._definitions.values()
+            if d["name"] not in self._offered or self._offered[d["name"]]()
         ]
+        return built_in + self._source_definitions()
 
     def summarize_call(self, name: str, tool_input: object) -> str:
         """The main argument of a call (file path, command, pattern), shortened for one line."""
         if not isinstance(tool_input, dict):
             return ""
+        if name not in self._definitions and (source := self._source_of(name)) is not None:
+            return _one_line(source.summarize_call(name, tool_input), keep_tail=False)
         for key in SUMMARY_KEYS:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
@@ -90,19 +138,25 @@ class ToolRegistry:
     def run(self, name: str, tool_input: object, ctx: ToolContext) -> ToolResult:
         """Run one tool call; never raises except KeyboardInterrupt."""
         handler = self._handlers.get(name)
-        if handler is None:
-            text = prompts.notice("unknown_tool", name=name, available=", ".join(self._definitions))
+        source = self._source_of(name) if handler is None else None
+        if handler is None and source is None:
+            available = ", ".join([*self._definitions, *(d["name"] for d in self._source_definitions())])
+            text = prompts.notice("unknown_tool", name=name, available=available)
             return ToolResult(text, f"unknown tool {name}", is_error=True)
-        problem = _schema_problem(self._definitions[name]["input_schema"], tool_input)
+        # A source checks its own (full JSON Schema) inputs; here only that the input is an object.
+        schema = self._definitions[name]["input_schema"] if source is None else {}
+        problem = schema_problem(schema, tool_input)
         if problem is not None:
-            schema = self._definitions[name]["input_schema"]
-            text = prompts.notice(
-                "invalid_tool_input", tool=name, problem=problem, expected=_describe(schema)
-            )
+            expected = describe_schema(schema) if source is None else prompts.notice("input_see_schema")
+            text = prompts.notice("invalid_tool_input", tool=name, problem=problem, expected=expected)
             return ToolResult(text, "invalid input", is_error=True)
         assert isinstance(tool_input, dict)
         try:
-            result = handler(ctx, **tool_input)
+            if source is not None:  # its own schemas: checked by the source, in full
+                result = source.run(name, tool_input, ctx)
+            else:
+                assert handler is not None
+                result = handler(ctx, **tool_input)
         except KeyboardInterrupt:
             raise
         except PermissionDenied as denied:
@@ -112,7 +166,7 @@ class ToolRegistry:
             )  # fmt: skip
         except ToolError as error:
             message = str(error)
-            return ToolResult(message, _error_summary(message) or name, is_error=True)
+            return ToolResult(message, short_form(message) or name, is_error=True)
         except Exception as error:
             log.exception("tool %s failed", name)
             text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
@@ -128,10 +182,19 @@ class ToolRegistry:
                 log.exception("after tool %s", name)
         return result
 
+    def _source_of(self, name: str) -> ToolSource | None:
+        if not self._keep(name):
+            return None
+        return next((source for source in self._sources if source.owns(name)), None)
+
+    def _source_definitions(self) -> list[dict[str, Any]]:
+        return [d for source in self._sources for d in source.definitions() if self._keep(d["name"])]
+
 
 def default_registry() -> ToolRegistry:
     """The standard tools, defined in prompts/tools.toml."""
     from mini_claude.tools import files, patterns, plan, search, shell, walk
+    from mini_claude.tools.web import fetch
 
     handlers: dict[str, Handler] = {
         "read_file": files.read_file,
@@ -141,6 +204,7 @@ def default_registry() -> ToolRegistry:
         "grep_search": search.grep_search,
         "run_shell": shell.run_shell,
         "exit_plan_mode": plan.exit_plan_mode,
+        "web_fetch": fetch.web_fetch,
     }
     limits = {
         "max_lines": files.MAX_LINES,
@@ -155,6 +219,7 @@ def default_registry() -> ToolRegistry:
         "default_timeout": f"{shell.DEFAULT_TIMEOUT_S:g}",
         "max_timeout": f"{shell.MAX_TIMEOUT_S:g}",
         "max_output": f"{shell.MAX_OUTPUT_CHARS:,}",
+        **fetch.DESCRIBED_LIMITS,
     }
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
 
@@ -198,63 +263,3 @@ def _one_line(value: str, *, keep_tail: bool) -> str:
         shown += 1
     rest = len(lines) - shown
     return joined[:room].rstrip() + (f" … (+{rest} {'line' if rest == 1 else 'lines'})" if rest else " …")
-
-
-def _error_summary(message: str) -> str:
-    """The first line of a failure, made safe for a terminal (it can quote paths and output)."""
-    lines = message.strip().splitlines()
-    return _shorten(visible_text(lines[0]), limit=ERROR_SUMMARY_CHARS) if lines else ""
-
-
-def _schema_problem(schema: Mapping[str, Any], value: object) -> str | None:
-    """What is wrong with a tool input against our (flat, object-typed) schemas, or None."""
-    if not isinstance(value, dict):
-        return prompts.notice("input_not_object", got=_json_type(value))
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    for key in schema.get("required", []):
-        if key not in value:
-            return prompts.notice("input_missing_parameter", parameter=repr(key))
-    if schema.get("additionalProperties", True) is False:
-        unknown = sorted(set(value) - set(properties))
-        if unknown:
-            return prompts.notice("input_unknown_parameter", parameter=repr(unknown[0]))
-    for key, item in value.items():
-        spec, parameter = properties.get(key, {}), repr(key)
-        expected = spec.get("type")
-        if expected and not _is_type(item, expected):
-            return prompts.notice(
-                "input_wrong_type", parameter=parameter, expected=expected, got=_json_type(item)
-            )
-        if isinstance(item, float) and not math.isfinite(item):
-            return prompts.notice("input_not_finite", parameter=parameter, got=item)
-        if "minimum" in spec and isinstance(item, int | float) and item < spec["minimum"]:
-            return prompts.notice(
-                "input_below_minimum", parameter=parameter, minimum=spec["minimum"], got=item
-            )
-        if "enum" in spec and item not in spec["enum"]:
-            return prompts.notice(
-                "input_not_allowed", parameter=parameter, allowed=spec["enum"], got=repr(item)
-            )
-    return None
-
-
-def _is_type(value: object, expected: str) -> bool:
-    if isinstance(value, bool) and expected != "boolean":
-        return False  # JSON true/false is not a number
-    return isinstance(value, _JSON_TYPES.get(expected, (object,)))
-
-
-def _json_type(value: object) -> str:
-    for name in _JSON_TYPES:
-        if name != "number" and _is_type(value, name):
-            return name
-    return "null" if value is None else ("number" if isinstance(value, float) else type(value).__name__)
-
-
-def _describe(schema: Mapping[str, Any]) -> str:
-    required = set(schema.get("required", []))
-    parts = [
-        f"{key} ({spec.get('type', 'any')}{', required' if key in required else ''})"
-        for key, spec in schema.get("properties", {}).items()
-    ]
-    return ", ".join(parts) or prompts.notice("input_no_parameters")

@@ -14,15 +14,18 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.interrupts import stop_if_requested
 from mini_claude.tools.base import ToolContext, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0
+DETAIL_LINES = 3  # of a command's output, kept under its tool line once it is done
 MAX_OUTPUT_CHARS = 30_000  # head and tail halves are kept, the middle is dropped
 READ_CHUNK_BYTES = 64 * 1024
 POLL_INTERVAL_S = 0.1  # how often we notice that the command exited while the pipe stays open
@@ -65,7 +68,7 @@ def run_user_command(ctx: ToolContext, command: str) -> ToolResult:
 
 
 def _run(ctx: ToolContext, command: str, seconds: float, *, capped: bool) -> ToolResult:
-    outcome = _execute(command, ctx.project_dir, seconds)
+    outcome = _execute(command, ctx.project_dir, seconds, ctx.output)
     if ctx.memory_writer is not None:
         try:
             ctx.memory_writer.refresh()
@@ -74,7 +77,7 @@ def _run(ctx: ToolContext, command: str, seconds: float, *, capped: bool) -> Too
     return _format(outcome, seconds, capped=capped)
 
 
-def _execute(command: str, cwd: Path, timeout: float) -> _Outcome:
+def _execute(command: str, cwd: Path, timeout: float, on_output: Callable[[str], None] | None) -> _Outcome:
     shell = shutil.which("bash") or "/bin/sh"
     try:
         proc = subprocess.Popen(
@@ -91,14 +94,14 @@ def _execute(command: str, cwd: Path, timeout: float) -> _Outcome:
             prompts.notice("shell_start_failed", shell=shell, error=error.strerror or error)
         ) from None
     assert proc.stdout is not None
-    output = _CappedOutput(MAX_OUTPUT_CHARS)
+    output = _CappedOutput(MAX_OUTPUT_CHARS, on_output)
     try:
         timed_out, detached = _pump(proc, output, time.monotonic() + timeout)
         if timed_out:
-            _kill_group(proc)
+            kill_group(proc)
         output.feed(b"", final=True)
     except BaseException:  # KeyboardInterrupt above all: stop everything the command started
-        _kill_group(proc)
+        kill_group(proc)
         raise
     finally:
         proc.stdout.close()
@@ -124,6 +127,7 @@ def _pump(proc: subprocess.Popen[bytes], output: _CappedOutput, deadline: float)
                 return False, True
             if now >= deadline:
                 return True, False
+            stop_if_requested()  # a sub-agent's command stops with it (Esc)
             if not selector.select(min(POLL_INTERVAL_S, deadline - now)):
                 continue
             try:
@@ -141,7 +145,7 @@ def _pump(proc: subprocess.Popen[bytes], output: _CappedOutput, deadline: float)
     return False, False
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the command's whole process group, then SIGKILL whatever is left."""
     for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
         try:
@@ -208,7 +212,16 @@ def _format(outcome: _Outcome, seconds: float, *, capped: bool) -> ToolResult:
         summary = f"exit {code}"
     if outcome.detached:
         parts.append(prompts.notice("shell_background_detached"))
-    return ToolResult("\n".join(parts), summary, is_error=outcome.timed_out)
+    return ToolResult("\n".join(parts), summary, is_error=outcome.timed_out, detail=collapsed(outcome.output))
+
+
+def collapsed(output: str) -> tuple[str, ...]:
+    """What the user keeps on screen of a command's output: its first lines and how many more."""
+    lines = output.rstrip("\n").split("\n") if output.strip() else []
+    if len(lines) <= DETAIL_LINES + 1:
+        return tuple(lines)
+    rest = len(lines) - DETAIL_LINES
+    return (*lines[:DETAIL_LINES], f"… +{rest:,} lines")
 
 
 def _signal_name(number: int) -> str:
@@ -221,7 +234,8 @@ def _signal_name(number: int) -> str:
 class _CappedOutput:
     """Keeps the first and last halves of `limit` characters of a stream, counting what it drops."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, on_output: Callable[[str], None] | None = None) -> None:
+        self._on_output = on_output  # told each piece as it is decoded (the UI shows it live)
         self._head_limit = limit // 2
         self._tail_limit = limit - self._head_limit
         self._head: list[str] = []
@@ -232,6 +246,8 @@ class _CappedOutput:
 
     def feed(self, data: bytes, *, final: bool = False) -> None:
         text = self._decoder.decode(data, final)
+        if text and self._on_output is not None:
+            self._on_output(text)
         self._total += len(text)
         room = self._head_limit - self._head_len
         if room > 0:

@@ -336,6 +336,17 @@ SECRETS: dict[str, tuple[str, str]] = {
     "markdown_escaped_env": ("DB\\_PASSWORD=hunter2hunter2", "a password (the value of DB_PASSWORD)"),
     "markdown_bold_label": ("**DB password:** Tr0ub4dor&3x", "a password (the value of password)"),
     "markdown_italic_label": ("*password*: Tr0ub4dor&3x", "a password (the value of password)"),
+    "markdown_underscore_bold_label": ("__DB password:__ Tr0ub4dor&3x", "a password (the value of password)"),
+    "markdown_underscore_bold_token": ("__ghp_R8sT2vXq9LmN4bKj7HwZ1cPd6FyGa3Eu0Qo5__", "a GitHub token"),
+    # a generated key whose symbols include brackets (Django's alphabet has `(` and `)`)
+    "django_secret_key": (
+        "SECRET_KEY = 'django-insecure-8f#k2@p!x9m$q7w&z3v^t1r*y5u(o0i)e-n+b=c'",
+        "a secret or token (the value of SECRET_KEY)",
+    ),
+    "url_password_upper_case_scheme": (
+        "HTTPS://deploy:Xk9mQ2vL7pW3@git.example.com/app.git",
+        "a password inside a URL",
+    ),
     "markdown_code_name": ("`DB_PASSWORD`: S3cretPass42", "a password (the value of DB_PASSWORD)"),
     "markdown_table_code": (
         "| `API_TOKEN` | `9f8e7d6c5b4a39281706f5e4` |",
@@ -507,6 +518,9 @@ ORDINARY: list[str] = [
     "The key is in the VAULT_TOKEN variable; never paste it.",
     "The API key lives in the ANTHROPIC_API_KEY variable; never paste it.",
     "Deploy token: stored in 1Password under 'CI deploy'.",
+    "Keep __init__.py files empty; __main__.py only calls cli.main().",
+    "Settings nest with a double underscore: Auth__TokenLifetime=3600 in the env file.",
+    "password = form.cleaned_data['password'] is what the view reads.",
     "GITHUB_TOKEN is provided by Actions as ${{ secrets.GITHUB_TOKEN }}.",
     "password: see the team vault",
     "The staging password is in the vault, not in the repo.",

@@ -211,8 +211,9 @@ def saving_replies(memory_folder: Path) -> Callable[[RecordedRequest], Reply | N
 
 @case("crashes", "two REPLs (ptys) saving 100 memories each at once: all 200 files and 200 index lines")
 def test_two_repls_saving_100_memories_each(
-    api_env: FakeAnthropic, project_dir: Path, memory_folder: Path
+    api_env: FakeAnthropic, project_dir: Path, memory_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("MINI_CLAUDE_MAX_TOOL_CALLS", str(SAVES_PER_WRITER))  # all in one reply (default 64)
     api_env.responder = saving_replies(memory_folder)
     cli = Cli(project_dir)
     failures: list[BaseException] = []

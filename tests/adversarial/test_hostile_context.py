@@ -126,7 +126,7 @@ def test_summary_without_text(harness: Harness, api_env: FakeAnthropic, reply: s
     assert harness.session.agent.compact() is None
 
     assert [n.level for n in harness.of_type(Notice)] == ["error"] and not harness.of_type(ContextCompacted)
-    assert harness.session.agent.messages == before and harness.session.agent.compaction is None
+    assert harness.session.agent.messages == before and harness.session.agent.context.view.compaction is None
     assert not harness.of_type(ToolStarted)  # a summary call never runs tools
     talk(harness, api_env, "four")
     assert api_env.requests[-1].validation_error is None
@@ -142,7 +142,7 @@ def test_summary_far_over_max_tokens(harness: Harness, api_env: FakeAnthropic) -
 
     [notice] = harness.of_type(Notice)
     assert "1,000,000 characters" in notice.text and "unchanged" in notice.text
-    assert harness.session.agent.compaction is None
+    assert harness.session.agent.context.view.compaction is None
 
 
 @case("server", "'prompt is too long' in a 500, or another 400: no compaction, one error line, no retry")

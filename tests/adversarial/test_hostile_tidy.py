@@ -16,7 +16,7 @@ from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.tidy.apply import apply_tidy
 from mini_claude.memory.tidy.review import TidyReview
 from mini_claude.memory.undo import undo_last
-from mini_claude.ui.commands.tidy_review import build_proposal, review_and_apply
+from mini_claude.ui.commands.memory.tidy_review import build_proposal, review_and_apply
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.cli_harness import Cli

@@ -63,7 +63,8 @@ def test_machine_output_escapes_every_invisible_kind(
     text = " | ".join(f"{name}={chars}" for name, chars in INVISIBLE.items())
     api_env.stream_replies.append(text_reply(text, chunk_size=3))
 
-    result = cli.run_bytes("--output-format", output_format, "-p", "say it")
+    partial = ("--include-partial-messages",) if output_format == "stream-json" else ()
+    result = cli.run_bytes("--output-format", output_format, *partial, "-p", "say it")
 
     out = result.stdout.decode("utf-8")  # strict: a raw lone surrogate could not even be written
     assert result.returncode == 0, result.stderr
@@ -71,8 +72,8 @@ def test_machine_output_escapes_every_invisible_kind(
     kept = text.replace("\udcff", "\ufffd")
     assert json.loads(out.splitlines()[-1])["result"] == kept
     if output_format == "stream-json":
-        deltas = [json.loads(line) for line in out.splitlines() if '"text_delta"' in line]
-        assert "".join(d["text"] for d in deltas) == kept
+        deltas = [json.loads(line)["event"] for line in out.splitlines() if '"text_delta"' in line]
+        assert "".join(d["delta"]["text"] for d in deltas) == kept
 
 
 # Printable by Unicode's rules, drawn as nothing: text mode writes them out, so JSON escapes them.
@@ -121,6 +122,12 @@ def test_hostile_tool_name_in_stream_json(cli: Cli, api_env: FakeAnthropic) -> N
     assert result.returncode == 0, result.stderr
     assert raw_chars_left(result.stdout) == [] and "\x1b" not in result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
-    [start] = [e for e in events if e["type"] == "tool_start"]
-    assert start["name"] == "evil\x1b[2J" and start["input"] == {"path": "\x1b]0;title\x07"}
+    [call] = [
+        b
+        for e in events
+        if e["type"] == "assistant"
+        for b in e["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
+    assert call["name"] == "evil\x1b[2J" and call["input"] == {"path": "\x1b]0;title\x07"}
     assert "evil\\x1b[2J" in result.stderr

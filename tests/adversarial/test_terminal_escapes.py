@@ -5,7 +5,7 @@ control character written out (`\\x1b`), in the REPL (renderer and a real pty), 
 
 The one gate is `mini_claude.core.untrusted.visible_text`; the sinks that use it: ui/render/renderer.py and
 ui/render/live_tail.py (reply text, tool lines, notices), ui/render/console.py (every string the REPL
-prints), ui/print/print_mode.py, ui/subcommands/memory.py, ui/commands/memory.py."""
+prints), ui/print/print_mode.py, ui/subcommands/memory.py, ui/commands/memory/command.py."""
 
 from __future__ import annotations
 

@@ -16,12 +16,18 @@ from tests.bench.dataset import write_memory_dir
 from tests.bench.locomo_rows import LEGEND as LOCOMO_LEGEND
 from tests.bench.locomo_rows import locomo_rows
 from tests.bench.memory_rows import manifest_row, rebuild_row
+from tests.bench.parallel_rows import parallel_rows
 from tests.bench.ranking_rows import candidates_row, coverage_row
 from tests.bench.recall_rows import first_token_row, typing_rows
 from tests.bench.render_row import streaming_render_row
 from tests.bench.resume_row import continue_row
 from tests.bench.stats import table
-from tests.bench.terminal_rows import memory_list_row, split_cpus, time_to_interactive_row
+from tests.bench.terminal_rows import (
+    mcp_time_to_interactive_row,
+    memory_list_row,
+    split_cpus,
+    time_to_interactive_row,
+)
 from tests.fake_api import FakeAnthropic, RecordedRequest
 
 AT_SCALE = 10_000
@@ -33,6 +39,8 @@ MANIFEST_BYTES_PER_MEMORY = 200
 LEGEND = """\
 time to interactive: spawn `mini-claude` in a pty, type /help at once, until its output shows;
   baseline: `python -c "import anthropic"` (same venv), until it exits
+time to interactive, a slow MCP server: the same, with ~/.mini-claude/mcp.json naming a stdio MCP
+  server that takes 5 s to start (it connects in the background); baseline: the same start without it
 The recall rows run against the fake server with realistic latency: a first token after 0.65-0.95 s,
   a side query answered after 0.5-0.7 s (uniform).
 recall costs no wait: submit → first streamed token, 100 memories on disk (a side query runs beside
@@ -58,7 +66,11 @@ streaming render: a 50 KB markdown reply in 5,000 deltas, back to back, through 
   virtual terminal, CPU time; baseline: rendering the final text once
 400 turns: a scripted conversation (files read and searched, replies of varied length) in a 20,000-
   token MINI_CLAUDE_CONTEXT_WINDOW, against a fake counting 4 bytes a token and refusing requests over
-  the window (the real API's 400) or malformed; largest request vs the window, requests refused"""
+  the window (the real API's 400) or malformed; largest request vs the window, requests refused
+explore agents at once: one reply starting 4 explore sub-agents, each answered by the fake after
+  0.5 s, one turn's wall time; baseline: MINI_CLAUDE_PARALLEL_TOOLS=1 (one at a time)
+reads at once: one reply reading 8 files of 32 KB (local disk, page cache: the reads are CPU-bound,
+  so side by side must only not be slower); baseline: the same one at a time"""
 
 
 def make_project(root: Path, name: str, memories: int) -> Path:
@@ -96,6 +108,8 @@ def main() -> int:
         rows = []
         print("time to interactive…", file=sys.stderr, flush=True)
         rows.append(time_to_interactive_row(home, without, fake, runs))
+        print("time to interactive with a slow MCP server…", file=sys.stderr, flush=True)
+        rows.append(mcp_time_to_interactive_row(root, without, fake, runs))
         print("recall costs no wait…", file=sys.stderr, flush=True)
         recall_runs = RECALL_RUNS_FACTOR * runs
         recall, idle_rss, side_query = first_token_row(home, with_memories, without, fake, recall_runs)
@@ -117,6 +131,8 @@ def main() -> int:
         rows.append(streaming_render_row(runs))
         rows.append(continue_row(root, home, fake, runs))
         rows.extend(long_conversation_rows(root))
+        print("tool calls side by side…", file=sys.stderr, flush=True)
+        rows.extend(parallel_rows(root, runs))
 
     sent, offered = side_query_size(side_query)
     per_memory = sent / offered

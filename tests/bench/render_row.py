@@ -11,7 +11,7 @@ from rich.console import Console
 
 from mini_claude.core.events import RequestStarted, TextDelta, TextDone, TurnEnded
 from mini_claude.ui.render.console import make_renderer
-from mini_claude.ui.render.live_tail import CODE_THEME
+from mini_claude.ui.render.live_tail import CODE_THEME, left_aligned_elements
 from tests.bench.stats import Row, Samples, ratio_at_most
 
 REPLY_BYTES = 50_000
@@ -44,7 +44,9 @@ def render_markdown_once(console: Console, text: str) -> None:
     """Print a whole markdown text in one go (the baseline the streaming path is measured against)."""
     from rich.markdown import Markdown
 
-    console.print(Markdown(text, code_theme=CODE_THEME))
+    markdown = Markdown(text, code_theme=CODE_THEME)
+    markdown.elements = left_aligned_elements()  # as the renderer's: headings at the left
+    console.print(markdown)
 
 
 def virtual_terminal() -> Console:

@@ -31,6 +31,7 @@ MEMORY_READY = "memory start-up done"
 MARKDOWN_READY = "markdown renderer loaded"
 CURSOR_POSITION_REQUEST = "\x1b[6n"
 CURSOR_POSITION_ANSWER = "\x1b[1;1R"
+SLOW_SERVER_S = 5  # how long the slow MCP server of the time-to-interactive row takes to start
 
 
 # Settings of this shell that would make the program behave unlike a user's (PYTHONDONTWRITEBYTECODE
@@ -125,6 +126,26 @@ def time_to_interactive_row(home: Path, project: Path, fake: FakeAnthropic, runs
         measured.add(time_to_help(env, project))
         baseline.add(time_to_import_sdk(env, project))
     return Row("time to interactive", measured, baseline, *ratio_at_most(0.35))
+
+
+def mcp_time_to_interactive_row(root: Path, project: Path, fake: FakeAnthropic, runs: int) -> Row:
+    """The same start with an MCP server configured that takes SLOW_SERVER_S to start (its
+    connection runs in the background), against the same start without it, run by run."""
+    import json
+
+    from tests.mcp_kit import server_command
+
+    slow_home = root / "home-with-a-slow-mcp-server"
+    (slow_home / ".mini-claude").mkdir(parents=True)
+    slow = {**server_command("slow"), "env": {"MCP_TEST_START_DELAY": str(SLOW_SERVER_S)}}
+    (slow_home / ".mini-claude" / "mcp.json").write_text(json.dumps({"mcpServers": {"slow": slow}}))
+    plain_home = root / "home-without-mcp-servers"
+    plain_home.mkdir()
+    measured, baseline = Samples(), Samples()
+    for _ in range(runs):
+        measured.add(time_to_help(program_env(slow_home, fake), project))
+        baseline.add(time_to_help(program_env(plain_home, fake), project))
+    return Row("time to interactive, a slow MCP server", measured, baseline, *ratio_at_most(1.1))
 
 
 # -- recall costs no wait -----------------------------------------------------------------------

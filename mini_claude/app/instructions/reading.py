@@ -19,6 +19,7 @@ from typing import Literal
 
 from mini_claude.core.config import app_home
 from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.paths import is_within, visible_path
 from mini_claude.safety.protections import private_reason
@@ -129,6 +130,8 @@ def read_instruction(path: Path, places: Places, chosen: Chosen) -> FileText:
             if not os.path.lexists(named):
                 raise FileNotFoundError(named)
             raise NotRead(f"{named.name} not read: {_shown(named)}: {refusal}")
+    if (private_place(named.parent) or private_place(real)) and (foreign := foreign_entry(named)):
+        raise NotRead(f"{named.name} not read: {foreign}")  # in our own folders: it may have been swapped in
     root = Path("/") if chosen != "project" or places.root == Path("/") else places.root
 
     def refuse(target: Path) -> str | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from mini_claude.app.instructions.imports import Instruction
 from mini_claude.core import prompts
-from mini_claude.core.untrusted import attribute, neutralize
+from mini_claude.core.untrusted import attribute, contained, neutralize
 
 INSTRUCTIONS_TAG = "project-instructions"
 REMINDER_TAG = "system-reminder"
@@ -31,5 +31,5 @@ def wrapped(entry: Instruction) -> str:
     attributes = f'path="{attribute(str(entry.path))}" scope="{entry.scope}"'
     if entry.imported_by is not None:
         attributes += f' imported-by="{attribute(str(entry.imported_by))}"'
-    text = neutralize(entry.text.strip(), INSTRUCTIONS_TAG)
+    text = contained(entry.text.strip(), INSTRUCTIONS_TAG)
     return f"<{INSTRUCTIONS_TAG} {attributes}>\n{text}\n</{INSTRUCTIONS_TAG}>"

@@ -10,7 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mini_claude.agent.spend_cap import unchecked_warning
+from mini_claude.app.extension_setup import project_allowances
 from mini_claude.app.instructions.reading import shown_path
+from mini_claude.app.mcp.files import project_servers_part
 from mini_claude.app.permission_setup import validate_flag_rules
 from mini_claude.app.settings.files import (
     SettingsError,
@@ -26,6 +29,7 @@ from mini_claude.core.config import Settings, git_work_tree_root, load_settings
 from mini_claude.core.env_values import ConfigError, memory_mode
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
+from mini_claude.llm.thinking import room_note
 
 FLAG_SETTINGS_SHOWN = "--settings"
 # Asks whether to trust a folder: (the folder as shown, what its files would do, a line each) →
@@ -46,6 +50,8 @@ class Flags:
     trust_folder: bool = False
     allowed_tools: tuple[str, ...] = ()  # --allowedTools / --disallowedTools, as given
     disallowed_tools: tuple[str, ...] = ()
+    thinking: int | None = None  # --thinking: a budget, 0 for off (None: not given)
+    max_cost: float | None = None  # --max-cost
 
 
 def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore | None = None) -> Settings:
@@ -64,9 +70,10 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         for file, values in found
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
-    ]
+    ] + project_servers_part(root, home)
     if not _memory_off(found):  # with memory off the team's memories would not be loaded anyway
         gated += team_memory_parts(root)
+    gated += project_allowances(root, home)  # the project's skills' and commands' allowed-tools
     trust = trust or TrustStore()
     trusted, how = _trusted(root, gated, flags.trust_folder, ask_trust, trust)
     merged = merge(found, trusted=trusted, root=root, home=home)
@@ -75,13 +82,13 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
     try:
         settings = load_settings(
             model=flags.model, max_turns=flags.max_turns, permission_mode=flags.permission_mode,
-            plain=flags.plain, files=merged.values,
+            plain=flags.plain, files=merged.values, thinking=flags.thinking, max_cost=flags.max_cost,
         )  # fmt: skip
     except ConfigError as error:  # a value the `env` of a settings file gave: say which file
         setters = [f"{name} is set by {file}" for name, (_, file) in merged.env.items() if name in str(error)]
         raise ConfigError("; ".join([str(error), *setters])) from None
     folders, dir_notes = _additional_dirs(flags.add_dirs, merged)
-    notes = [*read_notes, *merged.notes, *dir_notes, *_trust_notes(root, merged, how)]
+    notes = [*read_notes, *merged.notes, *dir_notes, *_trust_notes(root, merged, how), *_cost_notes(settings)]
     return replace(
         settings,
         allowed_tools=flags.allowed_tools,
@@ -90,6 +97,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         append_system_prompt=flags.append_system_prompt,
         system_prompt=flags.system_prompt,
         permission_rules=tuple(merged.rules),
+        hooks=tuple(merged.hooks),
         folder_trusted=trusted,
         setting_files=tuple(merged.reports),
         origins={
@@ -98,6 +106,14 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         },
         notes=tuple(notes),
     )
+
+
+def _cost_notes(settings: Settings) -> list[str]:
+    """A line when a thinking budget raises max_tokens, and when the spend cap cannot be checked."""
+    cap = settings.max_cost
+    notes = [room_note(settings.thinking_budget, settings.max_tokens)]
+    notes.append(unchecked_warning(cap, [settings.model, settings.side_model]) if cap is not None else None)
+    return [note for note in notes if note is not None]
 
 
 def _memory_off(found: list[tuple[SettingsFile, FileValues]]) -> bool:

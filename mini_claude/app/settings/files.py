@@ -24,6 +24,7 @@ from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import app_home
 from mini_claude.core.config_sources import Scope
 from mini_claude.core.files import safe_read
+from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.paths import visible_path
 
 SETTINGS_MAX_BYTES = 1_000_000
@@ -62,6 +63,8 @@ def read_settings_file(path: Path, scope: Scope, root: Path, home: Path) -> Sett
     """The file's JSON object; None when there is no file; SettingsError when it cannot be used."""
     shown = shown_setting_path(path, root)
     within = Path("/") if scope == "user" else root  # the user's own may lead anywhere (stow, nix)
+    if (private_place(path.parent) or private_place(path)) and (foreign := foreign_entry(path)):
+        raise SettingsError(f"{shown}: skipped: {foreign}")  # it may have been swapped in
     try:
         found = safe_read.read_bytes(path, within, SETTINGS_MAX_BYTES)
     except (FileNotFoundError, NotADirectoryError):

@@ -9,13 +9,9 @@ sessions answering at once both keep their answer.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 from mini_claude.app.settings.files import shown_setting_path
@@ -23,7 +19,7 @@ from mini_claude.app.settings.values import FileValues
 from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, private_folder
+from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, locked, private_folder
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.scopes import MemoryScopes
 
@@ -33,12 +29,10 @@ TRUST_MAX_BYTES = 4_000_000  # some thousands of folders
 TRUST_VERSION = 1
 SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
 SHOWN_VALUE_CHARS = 40
-# Keys for parts a later version runs (they are kept, unused, meanwhile): they run commands, so
-# a project's need trust as much as its allow rules.
-LATER_PARTS = {
-    "hooks": "run commands on events (hooks)",
-    "enableAllProjectMcpServers": "start every MCP server of .mcp.json",
-    "enabledMcpjsonServers": "start MCP servers of .mcp.json",
+# Values that start a project's MCP servers without asking: they run commands too.
+MCP_APPROVALS = {
+    "mcp_enable_all": "start every MCP server of .mcp.json without asking",
+    "mcp_enabled": "start MCP servers of .mcp.json without asking",
 }
 
 
@@ -69,13 +63,14 @@ def gated_parts(values: FileValues) -> list[str]:
         )
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
-    for key, what in LATER_PARTS.items():
-        value = values.unused.get(key)
+    for key, what in MCP_APPROVALS.items():
+        value = values.scalars.get(key)
         if value:
-            named = list(value) if isinstance(value, dict | list) else []
-            parts.append(
-                what + (": " + _few(named) if named else "") + " (this version does not run them yet)"
-            )
+            parts.append(what + (": " + _few(list(value)) if isinstance(value, tuple) else ""))
+    if values.hooks:
+        parts.append(
+            "run commands on events (hooks): " + _few([f"{h.event} {h.command}" for h in values.hooks])
+        )
     return parts
 
 
@@ -94,12 +89,13 @@ def team_memory_parts(root: Path) -> list[str]:
 def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
     """`values` less what needs trust, and the names of what was taken out."""
     kept = FileValues(
-        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days",)},
+        {k: v for k, v in values.scalars.items() if k not in ("session_retention_days", *MCP_APPROVALS)},
         {},
         [(kind, rule) for kind, rule in values.rules if kind != "allow"],
         [],
-        {k: v for k, v in values.unused.items() if k not in LATER_PARTS},
+        dict(values.unused),
         values.problems,
+        [],
     )
     if kept.scalars.get("permission_mode") not in UNGATED_MODES:
         del kept.scalars["permission_mode"]
@@ -113,8 +109,10 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
             ("additionalDirectories", bool(values.additional_dirs)),
             ("env", bool(values.env)),
             ("cleanupPeriodDays", "session_retention_days" in values.scalars),
+            ("enableAllProjectMcpServers", bool(values.scalars.get("mcp_enable_all"))),
+            ("enabledMcpjsonServers", bool(values.scalars.get("mcp_enabled"))),
+            ("hooks", bool(values.hooks)),
             ("readOnlyCommands", values.scalars.get("read_only_commands") is True),
-            *((key, bool(values.unused.get(key))) for key in LATER_PARTS),
         )
         if present
     ]
@@ -140,7 +138,7 @@ class TrustStore:
     def remember(self, folder: Path, trusted: bool) -> None:
         """Keep the answer for `folder`; TrustFileError (or OSError) when it cannot be kept."""
         private_folder(self.folder)
-        with self._locked():
+        with locked(self.folder / TRUST_LOCK):
             folders = self._read()
             folders[_key(folder)] = {
                 "trusted": trusted,
@@ -150,6 +148,8 @@ class TrustStore:
             write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
 
     def _read(self) -> dict[str, object]:
+        if (foreign := foreign_entry(self.path)) is not None:  # its answers may have been planted
+            raise TrustFileError(f"{foreign}: not read; remove it to be asked again")
         try:
             data = safe_read.read_bytes(self.path, self.folder, TRUST_MAX_BYTES, follow_symlink=False)
         except (FileNotFoundError, NotADirectoryError):
@@ -167,19 +167,6 @@ class TrustStore:
                 f"{shown} is not a trust file this version can read: remove it to be asked again"
             )
         return folders
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = self.folder / TRUST_LOCK
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
-        fd = os.open(lock, flags, FILE_MODE)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise TrustFileError(f"{visible_text(str(lock))} is not a regular file: remove it")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
 
 
 def _key(folder: Path) -> str:

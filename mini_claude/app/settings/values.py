@@ -1,8 +1,9 @@
 """The keys a settings file may hold, each checked: Claude Code's names where they mean the same
-(`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`), and this project's own
-(`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`). A value of the wrong kind is
-ignored with a line saying what it must be; keys mini-claude does not use are named in one line
-per file (and kept, untouched, for the parts that may read them later: `hooks`, MCP servers)."""
+(`model`, `env`, `permissions`, `cleanupPeriodDays`, `autoMemoryEnabled`, `alwaysThinkingEnabled`),
+and this project's own (`contextWindow`, `earlyRecall`, `permissions.readOnlyCommands`, `thinking`,
+`maxCostUsd`), `hooks` (extensions/hooks/config.py checks them) and Claude Code's keys for the
+servers of `.mcp.json`. A value of the wrong kind is ignored with a line saying what it must be;
+keys mini-claude does not use are named in one line per file."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mini_claude.core.config import MIN_CONTEXT_WINDOW, PERMISSION_MODE_ALIASES, PERMISSION_MODES
-from mini_claude.core.config_sources import RULE_KINDS, RuleKind
+from mini_claude.core.config_sources import RULE_KINDS, HookSpec, RuleKind
 from mini_claude.core.untrusted import visible_text
+from mini_claude.extensions.hooks.config import HOOKS_KEY, parse_hooks
+from mini_claude.llm.thinking import DEFAULT_BUDGET, MIN_BUDGET
 
 IGNORED_SILENTLY = ("$schema",)  # an editor's hint for completion
 PERMISSIONS_KEY = "permissions"
@@ -40,8 +43,9 @@ class FileValues:
     env: dict[str, str] = field(default_factory=dict)
     rules: list[tuple[RuleKind, str]] = field(default_factory=list)
     additional_dirs: list[str] = field(default_factory=list)
-    unused: dict[str, Any] = field(default_factory=dict)  # keys kept for later parts (hooks, …)
+    unused: dict[str, Any] = field(default_factory=dict)  # keys mini-claude does not use, kept
     problems: list[str] = field(default_factory=list)  # one line each, naming the key
+    hooks: list[HookSpec] = field(default_factory=list)  # their source and scope set by merge
 
 
 def _model(value: object) -> str:
@@ -69,6 +73,21 @@ def _whole(minimum: int, what: str) -> Callable[[object], int]:
     return check
 
 
+def _thinking(value: object) -> int:
+    """A thinking budget in tokens: true for the default one, false (0) for none."""
+    if isinstance(value, bool):
+        return DEFAULT_BUDGET if value else 0
+    if not isinstance(value, int) or value < MIN_BUDGET:
+        raise Wrong(f"must be true, false or a thinking budget of at least {MIN_BUDGET:,} tokens")
+    return value
+
+
+def _dollars(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
+        raise Wrong("must be an amount of US dollars above 0, such as 5 or 0.50")
+    return float(value)
+
+
 def _mode(value: object) -> str:
     if isinstance(value, str) and value in NOT_AVAILABLE_MODES:
         raise Wrong(f"{value!r} is not a mode this version has: {', '.join(PERMISSION_MODES)}")
@@ -78,6 +97,12 @@ def _mode(value: object) -> str:
     return str(mode)
 
 
+def _server_names(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise Wrong("must be a list of MCP server names")
+    return tuple(item.strip() for item in value[:RULES_MAX])
+
+
 # settings key → (the name load_settings takes, its check)
 SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "model": ("model", _model),
@@ -85,6 +110,14 @@ SCALARS: dict[str, tuple[str, Callable[[object], object]]] = {
     "earlyRecall": ("early_recall", _switch),
     "autoMemoryEnabled": ("memory_enabled", _switch),
     "cleanupPeriodDays": ("session_retention_days", _whole(0, "days")),
+    "maxToolCallsPerReply": ("max_tool_calls", _whole(1, "calls")),  # ours
+    "thinking": ("thinking", _thinking),
+    "alwaysThinkingEnabled": ("thinking", lambda value: _thinking(_switch(value))),  # Claude Code's
+    "maxCostUsd": ("max_cost", _dollars),
+    # Claude Code's keys for the servers of .mcp.json (app/mcp/approvals.py).
+    "enableAllProjectMcpServers": ("mcp_enable_all", _switch),
+    "enabledMcpjsonServers": ("mcp_enabled", _server_names),
+    "disabledMcpjsonServers": ("mcp_disabled", _server_names),
 }
 PERMISSION_SCALARS = {
     "defaultMode": ("permission_mode", _mode),
@@ -103,6 +136,9 @@ def check_values(data: dict[str, Any]) -> FileValues:
             _env(found, value)
         elif key == PERMISSIONS_KEY:
             _permissions(found, value, unknown)
+        elif key == HOOKS_KEY:
+            found.hooks, problems = parse_hooks(value)
+            found.problems += problems
         elif key not in IGNORED_SILENTLY:
             found.unused[key] = value
             unknown.append(key)

@@ -1,6 +1,7 @@
 """Atomic file replacement: readers see the old file or the new one, never a half-written one.
 
-Used by the file tools, the memory store and (without fsync) the recall ranking's cache.
+Used by the file tools, the memory store, (without fsync) the recall ranking's cache, and, in an
+open folder (`write_in_folder`), what a session keeps beside its transcript.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from mini_claude.core.files.private_files import FILE_MODE, create_folders, private_place
 
 NEW_FILE_MODE = 0o666  # narrowed by the umask, as for any newly created file
+# A temp file is new (never one someone put there first) and never reached through a symlink.
+NEW_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8", mode: int | None = None) -> bool:
@@ -58,19 +61,9 @@ def replace_through_temp(
     with `create_mode` narrowed by the umask, or set to `exact_mode`), then rename it over
     `target`; on any failure the temp file is removed. `durable` fsyncs the file before the
     rename and the folder after it (a cache can do without)."""
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, create_mode)
+    fd = os.open(temp, NEW_TEMP_FLAGS, create_mode)
     try:
-        try:
-            if exact_mode is not None:
-                os.fchmod(fd, exact_mode)
-            view = memoryview(payload)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_whole(fd, payload, exact_mode=exact_mode, durable=durable)
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -78,6 +71,43 @@ def replace_through_temp(
         raise
     if durable:
         _fsync_dir(target.parent)
+
+
+def write_in_folder(folder: int, name: str, payload: bytes, *, mode: int, replace: bool = True) -> None:
+    """`payload` in the file `name` of the open folder `folder` (a descriptor: no path to it is
+    walked again, so no folder on the way can be swapped), whole or not at all, exactly `mode`,
+    fsynced: a temp file beside it, then renamed over it. `replace=False` keeps an existing file
+    (FileExistsError): content written once under its name is never overwritten."""
+    temp = f".{name}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(temp, NEW_TEMP_FLAGS, mode, dir_fd=folder)
+    try:
+        _write_whole(fd, payload, exact_mode=mode, durable=True)
+        if replace:
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        else:  # a link fails where the name exists
+            os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+            os.unlink(temp, dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=folder)
+        raise
+    with contextlib.suppress(OSError):
+        os.fsync(folder)
+
+
+def _write_whole(fd: int, payload: bytes, *, exact_mode: int | None, durable: bool) -> None:
+    """Write all of `payload` to the new file `fd` (given `exact_mode` first), then close it."""
+    try:
+        if exact_mode is not None:
+            os.fchmod(fd, exact_mode)
+        view = memoryview(payload)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -8,9 +8,12 @@ belongs to someone else (neither you nor root) is never read: it may have been s
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import stat
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -104,6 +107,20 @@ def foreign_level(path: Path) -> str | None:
     return None
 
 
+def foreign_entry(path: Path) -> str | None:
+    """Why the file named `path` is not ours to read, or None: the name itself (a symlink
+    planted there included), the file it leads to, or a folder above either inside
+    mini-claude's own folders belongs to someone else. For a file read from those folders by
+    name (settings, instructions, the trust file) rather than through a memory folder."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None  # nothing there: nothing of someone else's to read
+    if (problem := safe_read.owner_problem(path, info)) is not None:
+        return problem
+    return foreign_level(path.parent) or foreign_level(path)
+
+
 def narrow_levels(path: Path) -> None:
     """Make each existing folder from `path` up to the mini-claude folder holding it 0700 when
     others may write into it (left so by an older version under umask 000) and it is ours."""
@@ -142,3 +159,19 @@ def _our_folders(environment: tuple[str | None, ...]) -> tuple[Path, ...]:
     """mini-claude's own folders, resolved, for these settings (asked on every read of a memory
     folder: found once)."""
     return tuple(Path(os.path.realpath(folder)) for folder in protected_dirs())
+
+
+@contextlib.contextmanager
+def locked(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file `lock` (made 0600) for the block: one writer of a file
+    of ours at a time. A symlink there is not followed, and a FIFO or device is refused (OSError
+    naming it), never waited on."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(lock, flags, FILE_MODE)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{visible_path(str(lock))} is not a regular file: remove it")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

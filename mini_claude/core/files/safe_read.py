@@ -135,13 +135,19 @@ def open_file(path: Path, root: Path, **rules: Unpack[OpenRules]) -> Iterator[tu
 def read_bytes(path: Path, root: Path, max_bytes: int, **rules: Unpack[OpenRules]) -> FileBytes:
     """At most `max_bytes` of the file (see `open_file`)."""
     with open_file(path, root, **rules) as (fd, info):
-        chunks, wanted = [], max_bytes + 1  # one byte more tells whether there is more
-        while wanted > 0 and (chunk := os.read(fd, min(wanted, READ_CHUNK_BYTES))):
-            chunks.append(chunk)
-            wanted -= len(chunk)
-    data = b"".join(chunks)
+        data = read_capped(fd, max_bytes)
     was_cut = len(data) > max_bytes
     return FileBytes(data[:max_bytes], was_cut, max(info.st_size, len(data)))
+
+
+def read_capped(fd: int, max_bytes: int) -> bytes:
+    """What the open file `fd` holds from where it stands, but never more than `max_bytes` and one
+    byte: a result longer than `max_bytes` says there is more (a file that grew, a device)."""
+    chunks, wanted = [], max_bytes + 1
+    while wanted > 0 and (chunk := os.read(fd, min(wanted, READ_CHUNK_BYTES))):
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
 
 
 def read_text(path: Path, root: Path, max_bytes: int, **rules: Unpack[OpenRules]) -> FileText:

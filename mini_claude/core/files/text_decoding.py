@@ -41,9 +41,19 @@ def decode_text(data: bytes, *, complete: bool = True, guess: bool = True) -> De
     (else UTF-8, never binary): for a reader that must agree with one that sees a few bytes."""
     for mark, codec, name in _MARKS:
         if data.startswith(mark):
-            if codec == "utf-8":  # text by its own say-so: not sniffed for binary
-                return _utf8_text(data, len(mark), complete)
-            return _decoded(data[len(mark) :], codec, name, complete)
+            if codec == "utf-8":  # text by its own say-so: not sniffed for invalid bytes
+                decoded = _utf8_text(data, len(mark), complete)
+            else:
+                decoded = _decoded(data[len(mark) :], codec, name, complete)
+            # A mark before what is no text in that encoding (UTF-16 after a UTF-8 mark, binary):
+            # NUL characters are no text's, and reached the model interleaved with the letters.
+            if "\0" in (decoded.text or "")[:SNIFF_BYTES]:
+                return DecodedText(
+                    None,
+                    "binary",
+                    f"looks like binary data (NUL characters after its {name} byte order mark): not read",
+                )
+            return decoded
     head = data[:SNIFF_BYTES]
     if not guess:
         return _utf8_text(data, 0, complete)

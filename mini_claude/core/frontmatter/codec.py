@@ -1,4 +1,4 @@
-r"""Read and write the `---` frontmatter block at the top of memory (and skill) files.
+r"""Read and write the `---` frontmatter block at the top of memory, skill, command and rule files.
 
 The format is a small, well-defined subset of YAML: one `key: value` per line, values plain or
 quoted. `parse` never raises on str or bytes; every problem becomes a warning instead.
@@ -17,8 +17,9 @@ Rules the parser follows:
 - Lines end with `\n`, `\r\n` or a lone `\r`. A fence is a line holding only `---`
   (spaces and tabs around it are ignored).
 - Inside the block: blank lines and `#` comment lines are skipped; other lines are split at their
-  first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins.
-- A key without a value followed by `- item` lines (a YAML list) holds the items joined by `, `.
+  first `:`; keys are `[A-Za-z0-9_-]+`, lowercased. The first of duplicate keys wins. A line
+  indented below a key goes on with its value, and `- item` lines after an empty value make a
+  list (YAML's block forms, as skill and command files use them: core/frontmatter/fields.py).
 - A value is plain (surrounding whitespace stripped), `'single'` (`''` stands for `'`) or
   `"double"`: a JSON string, where YAML's `\xHH` and `\UHHHHHHHH` escapes are accepted too.
 - Every value is passed through `fold_value`, so no parsed value contains a line break.
@@ -35,20 +36,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mini_claude.core.files.text_decoding import MARK_MAX_BYTES, decode_text
-from mini_claude.core.frontmatter.block import BOM, BOM_BYTES, Block, locate_block, scan_lines
-from mini_claude.core.frontmatter.scalars import format_value, unquote_double, unquote_single
+from mini_claude.core.frontmatter.block import BOM, BOM_BYTES, Block, locate_block
+from mini_claude.core.frontmatter.fields import fold_value as fold_value  # where other modules find it
+from mini_claude.core.frontmatter.fields import parse_fields
+from mini_claude.core.frontmatter.scalars import format_value
 
 FENCE = "---"
 MAX_HEADER_BYTES = 16 * 1024  # read_header gives up (with a warning) if the block is not closed by then
 READ_CHUNK_BYTES = 2048  # one read holds a typical memory header (~200-500 bytes) whole
 WIDE_CHARACTER_BYTES = 4  # UTF-32 takes 4 bytes a character: a header in it may be this much longer
 MAX_WARNINGS = 20  # a garbage file must not flood the log; the rest are summarised in one line
-WARNING_SNIPPET_CHARS = 40  # how much of an offending line a warning quotes
 
-# Exactly the characters str.splitlines() breaks on, so a folded value is always one line.
-_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_HAS_LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
-_WHITESPACE_RUN = re.compile(r"\s+")
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -65,14 +63,7 @@ class Frontmatter:
     body: str = ""
     warnings: tuple[str, ...] = ()
     has_block: bool = False
-
-
-def fold_value(s: str) -> str:
-    """Make `s` a single line: each whitespace run containing a line break becomes one space, and the
-    ends are stripped. Use it for anything written into a one-line slot (frontmatter, index lines)."""
-    if _HAS_LINE_BREAK.search(s):
-        s = _WHITESPACE_RUN.sub(lambda m: " " if _HAS_LINE_BREAK.search(m.group()) else m.group(), s)
-    return s.strip()
+    lists: dict[str, tuple[str, ...]] = field(default_factory=dict)  # block lists' items (fields.py)
 
 
 def parse(text: str | bytes) -> Frontmatter:
@@ -95,8 +86,8 @@ def parse(text: str | bytes) -> Frontmatter:
     if block.status != "closed":
         return Frontmatter({}, text, _capped(warnings), has_block=False)
 
-    fields = _parse_fields(text, block, warnings)
-    return Frontmatter(fields, text[block.block_end :], _capped(warnings), has_block=True)
+    fields, lists = parse_fields(text, block, warnings)
+    return Frontmatter(fields, text[block.block_end :], _capped(warnings), has_block=True, lists=lists)
 
 
 def format(fields: Mapping[str, str], body: str) -> str:
@@ -169,63 +160,11 @@ def read_header(path: str | os.PathLike[str], max_bytes: int = MAX_HEADER_BYTES)
         bom = len(BOM_BYTES) if data.startswith(BOM_BYTES) else 0
         inner_end = len(text) - (block.block_end - block.inner_end)
         in_text = Block("closed", block.open_line, block.inner_start - bom, inner_end, len(text))
-        fields = _parse_fields(text, in_text, warnings)  # as `parse` does, so same fields and warnings
-        return Frontmatter(fields, "", _capped(warnings), has_block=True)
+        fields, lists = parse_fields(text, in_text, warnings)  # as `parse` does: the same fields
+        return Frontmatter(fields, "", _capped(warnings), has_block=True, lists=lists)
     if block.status == "unclosed":
         return Frontmatter(warnings=(_unclosed_warning(block.open_line),))
     return Frontmatter()
-
-
-# --- fields and values -----------------------------------------------------------------------------
-
-
-def _parse_fields(text: str, block: Block, warnings: list[str]) -> dict[str, str]:
-    fields: dict[str, str] = {}
-    first_seen: dict[str, int] = {}
-    lines = scan_lines(text[: block.inner_end], block.inner_start)
-    list_key: str | None = None  # the key whose `- item` lines these are
-    for line_no, (content, _, _, _) in enumerate(lines, start=block.open_line + 1):
-        stripped = content.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if list_key is not None and stripped.startswith("- "):
-            item = _parse_value(stripped[2:], line_no, warnings)
-            fields[list_key] = f"{fields[list_key]}, {item}" if fields[list_key] else item
-            continue
-        list_key = None
-        raw_key, colon, raw_value = content.partition(":")
-        key = raw_key.strip()
-        if not colon or not _KEY.fullmatch(key):
-            warnings.append(
-                f"line {line_no}: {_snippet(stripped)} is not `key: value`; skipped "
-                "(keys use letters, digits, _ and -; start a line with # to make it a comment)"
-            )
-            continue
-        key = key.lower()
-        if key in fields:
-            warnings.append(
-                f"line {line_no}: duplicate key {key!r} ignored; the value from line {first_seen[key]} "
-                "is used (delete one of them)"
-            )
-            continue
-        fields[key] = _parse_value(raw_value, line_no, warnings)
-        first_seen[key] = line_no
-        list_key = None if fields[key] else key
-    return fields
-
-
-def _parse_value(raw: str, line_no: int, warnings: list[str]) -> str:
-    value = raw.strip()
-    if value[:1] in ("'", '"'):
-        unquoted = unquote_single(value) if value[0] == "'" else unquote_double(value)
-        if unquoted is None:
-            warnings.append(
-                f"line {line_no}: quoted value {_snippet(value)} is not closed by its last character or "
-                "holds a bad escape; kept as written (close the quote; write a backslash as \\\\)"
-            )
-        else:
-            value = unquoted
-    return fold_value(value)
 
 
 # --- small helpers -----------------------------------------------------------------------------------
@@ -258,13 +197,7 @@ def _wide_header(fd: int, data: bytes, max_bytes: int) -> Frontmatter:
     if not parsed.has_block and not at_eof:
         return Frontmatter(warnings=(_cap_warning(limit),))
     warnings = [*parsed.warnings, *([decoded.warning] if decoded.warning else [])]
-    return Frontmatter(parsed.fields, "", _capped(warnings), has_block=parsed.has_block)
-
-
-def _snippet(s: str) -> str:
-    if len(s) > WARNING_SNIPPET_CHARS:
-        s = s[: WARNING_SNIPPET_CHARS - 1] + "…"
-    return repr(s)
+    return Frontmatter(parsed.fields, "", _capped(warnings), has_block=parsed.has_block, lists=parsed.lists)
 
 
 def _capped(warnings: list[str]) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from mini_claude.core import prompts
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.untrusted import REMINDER_TAG as REMINDER_TAG  # tidy reads reminders by it
-from mini_claude.core.untrusted import attribute, neutralize, wrap
+from mini_claude.core.untrusted import attribute, contained, neutralize, wrap
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_store import MemoryFile
@@ -64,8 +64,8 @@ def selection_request(query: str, memories: Sequence[MemoryFile], now: float) ->
     system = prompts.render("memory_select.md", max_selected=MAX_SELECTED)
     user = prompts.render(
         "memory_select_user.md",
-        query=neutralize(query, "user-message"),
-        manifest=neutralize(build_manifest(memories, now), "memories"),
+        query=contained(query, "user-message"),
+        manifest=contained(build_manifest(memories, now), "memories"),
     )
     return system, user
 

@@ -122,8 +122,12 @@ class ChangeSetFolder:
         finally:
             os.close(part_fd)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", self.shown(part, file_name))
+            # What someone else put in the trash must never be put back as a memory.
+            if (foreign := safe_read.owner_problem(self.path / part / file_name, info)) is not None:
+                raise safe_read.UnreadableFile(f"{foreign}: not used")
             data = os.read(fd, COPY_MAX_BYTES + 1)
         finally:
             os.close(fd)

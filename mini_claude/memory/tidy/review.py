@@ -25,7 +25,7 @@ from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
-from mini_claude.core.untrusted import neutralize, wrap
+from mini_claude.core.untrusted import contained, wrap
 from mini_claude.memory.recall.history import UNUSED_DAYS, RecallHistory, recall_note
 from mini_claude.memory.recall.ranking import ranking_for
 from mini_claude.memory.recall.selection import SideQuery, age_text
@@ -91,9 +91,7 @@ class TidyReview:
             raise MemoryStoreError(problem)
         now = self.clock()
         focus = clean_inline(focus, FOCUS_MAX_CHARS)
-        self._focus = (
-            prompts.render("memory_tidy_focus.md", focus=neutralize(focus, "focus")) if focus else ""
-        )
+        self._focus = prompts.render("memory_tidy_focus.md", focus=contained(focus, "focus")) if focus else ""
         self._system = prompts.render(
             "memory_tidy.md", today=_today(now), max_bytes=TIDY_MEMORY_MAX_BYTES, unused_days=UNUSED_DAYS
         )
@@ -138,7 +136,7 @@ class TidyReview:
     def _review_batch(self, batch: list[MemoryFile]) -> None:
         where = "batch 1 of 1"
         headers = "\n".join(self._header_line(m) for m in batch)
-        values = {"focus": self._focus, "batch": 1, "batches": 1, "headers": neutralize(headers, "memories")}
+        values = {"focus": self._focus, "batch": 1, "batches": 1, "headers": contained(headers, "memories")}
         user = prompts.render("memory_tidy_headers.md", **values, count=len(batch), max_reads=TIDY_MAX_READS)
         answer = self._ask(user, READ_MAX_TOKENS, where)
         try:
@@ -160,7 +158,7 @@ class TidyReview:
         by_name = {m.file_name: m for m in memories}
         for number, part in enumerate(parts, 1):
             where = f"the headers (part {number} of {len(parts)})"
-            headers = neutralize("\n".join(lines[i] for i in part), "memories")
+            headers = contained("\n".join(lines[i] for i in part), "memories")
             user = prompts.render(
                 "memory_tidy_overview.md", focus=self._focus, total=f"{len(memories):,}", count=len(part),
                 part=number, parts=len(parts), headers=headers, max_groups=OVERVIEW_MAX_GROUPS,
@@ -195,7 +193,7 @@ class TidyReview:
                 )
         if not read:
             return
-        headers = neutralize("\n".join(self._header_line(m) for m in shown), "memories")
+        headers = contained("\n".join(self._header_line(m) for m in shown), "memories")
         bodies = "\n\n".join(self._body_block(by_name[name], found) for name, found in read.items())
         user = prompts.render(
             "memory_tidy_bodies.md", focus=self._focus, part=part, headers=headers, bodies=bodies
@@ -212,7 +210,7 @@ class TidyReview:
         self.progress(f"Reading the last {len(excerpts)} sessions…")
         headers = "\n".join(self._header_line(m, history=False) for m in usable[:TIDY_MAX_MEMORIES])
         user = prompts.render(
-            "memory_tidy_sessions.md", focus=self._focus, headers=neutralize(headers, "memories"),
+            "memory_tidy_sessions.md", focus=self._focus, headers=contained(headers, "memories"),
             sessions=len(excerpts), conversations="\n\n".join(e.wrapped() for e in excerpts),
             max_creates=MAX_CREATES_FROM_SESSIONS,
         )  # fmt: skip

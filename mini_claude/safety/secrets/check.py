@@ -22,11 +22,14 @@ _TERMINAL_ESCAPE = (
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[\x20-\x2f]*[\x30-\x7e]"
 )
 _MARKDOWN_ESCAPE = r"\\([!-/:-@\[-`{-~])"  # CommonMark: any ASCII punctuation may be escaped
+# Markdown's other bold marker, `__bold__`: a `__` not between two word characters (`DB__PASSWORD`
+# and `__init__` inside a name stay).
+_UNDERSCORE_BOLD = r"(?<!\w)__|__(?!\w)"
 
 _VALUE = rf"(?P<value>{QUOTED}|[^\s'\"`]+)"
 _ALONG = r"[^\n|;&]{0,300}?"  # along one command (bounded: no line is read twice over)
 _ARGS = rf"\b{_ALONG}[ \t]"  # the rest of one command, up to a flag
-_URL_PASSWORD = r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:(?P<value>[^\s/?#@\"'<>]+)@"
+_URL_PASSWORD = r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]*:(?P<value>[^\s/?#@\"'<>]+)@"
 _URL_KEY = r"(?i)[?&;](?:key|sig|signature|x-amz-signature|x-goog-signature)=(?P<value>[^&\s#\"'<>]+)"
 _CURL_USER = r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s:\"']+:(?P<value>[^\s\"']+)"
 _SHORT_FLAG = (  # tools taking a password by a short flag: `mysql -pSECRET`, `sshpass -p SECRET`…
@@ -75,8 +78,8 @@ def find_secret(text: str) -> str | None:
 def readable(text: str) -> str:
     """`text` as shown where it was copied from: terminal escape sequences dropped (a token printed
     in colour), markdown's backslash escapes and bold markers undone (`ghp\\_…` as HTML-to-markdown
-    converters write it, `**Password:** …`), HTML entities decoded (`&lowbar;`, `&#95;`, `&quot;`)
-    and compatibility forms folded (NFKC: the full-width `：` a Japanese input method types)."""
+    converters write it, `**Password:** …`, `__ghp_…__`), HTML entities decoded (`&lowbar;`, `&#95;`,
+    `&quot;`) and compatibility forms folded (NFKC: the full-width `：` a Japanese input method types)."""
     text = text.replace("\r\n", "\n")
     if "\x1b" in text or not text.isascii():
         text = compiled(_TERMINAL_ESCAPE).sub("", text)
@@ -88,4 +91,5 @@ def readable(text: str) -> str:
         text = html.unescape(text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
-    return text.replace("**", "")
+    text = text.replace("**", "")
+    return compiled(_UNDERSCORE_BOLD).sub("", text) if "__" in text else text

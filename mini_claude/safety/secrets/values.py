@@ -31,9 +31,11 @@ _FILLER_WORDS = (
     *_PLACEHOLDER_WORDS, "here", "your", "my", "api", "key", "change", "me", "the", "value", "see", "ask",
     "in", "from", "use", "via", "env", "file",
 )  # fmt: skip
-_PLACEHOLDER_MARKS = (
-    "...", "…", "{{", "}}", "${", "<", ">", "(", "[", "***", "os.environ", "getenv", "process.env",
-)  # fmt: skip
+_PLACEHOLDER_MARKS = ("...", "…", "{{", "}}", "${", "***", "os.environ", "getenv", "process.env")
+# A value opened or closed by a bracket, or a name called or indexed, is a placeholder or a
+# reference (`<token>`, `[REDACTED]`, `(hidden)`, `form.cleaned_data['password']`, `getpass()`);
+# a bracket inside is a generated key's symbol (Django's `…y5u(o0i)e-n…`).
+_BRACKETED = r"^[(\[<]|[)\]>]$|^[A-Za-z_][\w.]*[(\[]"
 _PLACEHOLDER = (
     r"(?i)^[$%&{*@:-]|^(?:your|my|the|some|insert|replace|enter|put)[_-]|x{4,}|^(.)\1*$"
     r"|^v?\d+(?:\.\d+)+$"  # a version
@@ -96,6 +98,8 @@ def is_placeholder(value: str) -> bool:
     if not value or value.lower() in _PLACEHOLDER_WORDS or re.search(_PLACEHOLDER, value):
         return True
     words = re.findall(r"[A-Za-z]+|\d+", value.lower().replace("1password", "vault"))
+    if re.search(_BRACKETED, value):
+        return True
     return all(word in _FILLER_WORDS for word in words) or any(mark in value for mark in _PLACEHOLDER_MARKS)
 
 

@@ -9,6 +9,7 @@ problem, and such a line always asks.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -161,6 +162,8 @@ class _Walker:
             elif kind == "$":
                 words.append(Word("$", None))
         command = Command(tuple(words), tuple(assignments), self.cwd)
+        if command.name == "coproc":  # the grammar misreads `coproc NAME { …; }`
+            self.parsed.problems.append("it starts a coprocess, which is not judged")
         self.parsed.commands.append(command)
         self.follow_cd(command)
 
@@ -173,6 +176,9 @@ class _Walker:
     def assignment(self, node: Node, *, standalone: bool = True) -> Assignment:
         name_node = node.child_by_field_name("name")
         name = _text(name_node) if name_node is not None else ""
+        if name_node is not None:
+            self.nested(name_node)  # `a[$(cmd)]=1`: the subscript runs too
+            name = _text(name_node.child_by_field_name("name") or name_node)
         value_node = node.child_by_field_name("value")
         value = self.word(value_node) if value_node is not None else None
         assignment = Assignment(name, value)
@@ -198,6 +204,8 @@ class _Walker:
         operator = next((_text(c) for c in node.children if not c.is_named), "")
         targets = [c for c in node.children if c.is_named and c.type not in _INERT]
         self.nested(node)
+        if node.type == "heredoc_redirect":
+            self.heredoc_backticks(node)
         if node.type != "file_redirect" or not targets:
             return []  # a here-document or here-string: text, no file
         first, rest = targets[0], [self.word(t) for t in targets[1:]]
@@ -215,6 +223,20 @@ class _Walker:
         else:
             self.parsed.problems.append(f"it uses the redirect {operator}, which is not judged")
         return rest
+
+    def heredoc_backticks(self, node: Node) -> None:
+        """The grammar leaves `…` in an unquoted here-document as text; bash runs it."""
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        if start is None or any(q in _text(start) for q in "'\"\\"):
+            return  # a quoted delimiter: the body is text
+        for body in (c for c in node.children if c.type == "heredoc_body"):
+            for script in backtick_scripts(_text(body)):
+                if script is None:
+                    self.parsed.problems.append("a here-document holds an unclosed backtick")
+                    return
+                tree = _parser().parse(script.encode("utf-8", "surrogateescape"))
+                for statement in tree.root_node.children:
+                    self.statement(statement)
 
     def word(self, node: Node) -> Word:
         self.nested(node)
@@ -238,6 +260,28 @@ class _Walker:
             self.cwd = (*self.cwd, arguments[0].text or ".")
         else:
             self.cwd = None
+
+
+def backtick_scripts(text: str) -> Iterator[str | None]:
+    """The commands in backticks in a here-document's body (`\\``, `\\$`, `\\\\` are text),
+    as bash runs them; None for a backtick never closed."""
+    index, inside, script = 0, False, ""
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text):
+            if inside:
+                script += text[index : index + 2]
+            index += 2
+            continue
+        if char == "`":
+            if inside:
+                yield script
+            inside, script = not inside, ""
+        elif inside:
+            script += char
+        index += 1
+    if inside:
+        yield None
 
 
 def _is_word(node: Node) -> bool:

@@ -19,7 +19,7 @@ _PLAIN = frozenset(
     {
         # Codex's list
         "cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl", "paste",
-        "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq", "wc", "which", "whoami",
+        "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "wc", "which", "whoami",
         # ours: they print what they read and take no option that writes or runs
         "basename", "dirname", "realpath", "readlink", "cmp", "diff", "du", "df",
         "md5sum", "sha1sum", "sha256sum", "sha512sum",
@@ -29,8 +29,6 @@ _LINUX_ONLY = frozenset({"numfmt", "tac"})  # as in Codex: other systems' versio
 _FIND_UNSAFE = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf"}
 )
-_RG_UNSAFE_WITH_VALUE = ("--pre", "--hostname-bin")
-_RG_UNSAFE = frozenset({"--search-zip", "-z"})
 _GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch"})
 _GIT_UNSAFE = frozenset({"--output", "--ext-diff", "--textconv", "--exec", "--paginate"})
 # git's options before the subcommand that take a value of their own (find_git_subcommand).
@@ -53,8 +51,23 @@ def is_read_only(args: Args) -> bool:
     return check is not None and check(rest)
 
 
+def _names_option(rest: Args, short: str, long: tuple[str, ...]) -> bool:
+    """Whether `rest` gives one of these options in any spelling getopt takes: a short letter
+    alone or inside a cluster (`-mo`), a long name or any start of it (`--out=` for `--output`)."""
+    for word in rest:
+        if word == "--":
+            return False
+        if word.startswith("--"):
+            given = word[2:].split("=", 1)[0]
+            if given and any(name.startswith(given) for name in long):
+                return True
+        elif word.startswith("-") and any(letter in short for letter in word[1:]):
+            return True
+    return False
+
+
 def _base64(rest: Args) -> bool:
-    return not any(a in ("-o", "--output") or a.startswith(("--output=", "-o")) for a in rest)
+    return not _names_option(rest, "o", ("output",))
 
 
 def _find(rest: Args) -> bool:
@@ -62,9 +75,7 @@ def _find(rest: Args) -> bool:
 
 
 def _rg(rest: Args) -> bool:
-    return not any(
-        a in _RG_UNSAFE or any(a == o or a.startswith(o + "=") for o in _RG_UNSAFE_WITH_VALUE) for a in rest
-    )
+    return not _names_option(rest, "z", ("pre", "hostname-bin", "search-zip"))
 
 
 def _git(rest: Args) -> bool:
@@ -90,17 +101,39 @@ def _sed(rest: Args) -> bool:
 
 
 def _sort(rest: Args) -> bool:  # ours: without the options that write or run
-    return not any(
-        a in ("-o", "--output") or a.startswith(("-o", "--output=", "--compress-program")) for a in rest
-    )
+    return not _names_option(rest, "o", ("output", "compress-program"))
 
 
 def _file(rest: Args) -> bool:  # ours: `file -C` compiles a magic file
-    return not any(a in ("-C", "--compile") for a in rest)
+    return not _names_option(rest, "C", ("compile",))
 
 
 def _tree(rest: Args) -> bool:  # ours: `tree -o FILE` writes
-    return not any(a == "-o" or a.startswith("-o") for a in rest)
+    return not _names_option(rest, "o", ())
+
+
+_UNIQ_VALUES = ("skip-fields", "skip-chars", "check-chars")
+
+
+def _uniq(rest: Args) -> bool:
+    """`uniq IN OUT` writes OUT: read-only with one file at most."""
+    names, index, options = 0, 0, True
+    while index < len(rest):
+        word, index = rest[index], index + 1
+        if options and word == "--":
+            options = False
+        elif options and word.startswith("--"):
+            given = word[2:]
+            if "=" not in given and any(name.startswith(given) for name in _UNIQ_VALUES):
+                index += 1  # `--skip-fields 1`: the value is the next word
+        elif options and word.startswith("-") and word != "-":
+            letters = word[1:]
+            value_at = next((i for i, letter in enumerate(letters) if letter in "fsw"), None)
+            if value_at is not None and value_at == len(letters) - 1:
+                index += 1  # `-f 1`
+        else:
+            names += 1
+    return names <= 1
 
 
 _CHECKS: dict[str, Callable[[Args], bool]] = {
@@ -112,5 +145,6 @@ _CHECKS: dict[str, Callable[[Args], bool]] = {
     "sort": _sort,
     "file": _file,
     "tree": _tree,
+    "uniq": _uniq,  # Codex's list, checked: its second file is written
 }
 READ_ONLY_NAMES = tuple(sorted({*_PLAIN, *_LINUX_ONLY, *_CHECKS}))  # for /permissions and the docs

@@ -22,6 +22,8 @@ _OPTION_VALUES = {
     "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"}),
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "exec": frozenset({"-a"}),
     "doas": frozenset({"-u", "-C"}),
     "xargs": frozenset(
         {
@@ -64,6 +66,7 @@ def inner_command(words: Sequence[str]) -> Inner | None:
         return None
     assignments: list[str] = []
     values = _OPTION_VALUES.get(name, frozenset())
+    plain = True  # no option changes how it runs: allowing the inner command may allow this
     index = 0
     while index < len(rest):
         word = rest[index]
@@ -73,9 +76,12 @@ def inner_command(words: Sequence[str]) -> Inner | None:
             index += 1
             break
         elif word.startswith("-") and len(word) > 1:
-            if name in ("command", "builtin", "exec", "env") and word not in ("-p",):
-                return None  # `command -v`, `env -i`, `exec -a`: not a plain run of the next word
-            index += 1 if word in values else 0
+            if name == "command" and word.startswith("-") and ("v" in word or "V" in word):
+                return None  # `command -v x` names x, runs nothing
+            if name == "env" and word.startswith(("-S", "--split-string", "--sp")):
+                return _split_string(word, rest[index + 1 :])
+            plain = plain and word == "-p"
+            index += 1 if _takes_next_word(word, values) else 0
         else:
             break
         index += 1
@@ -84,7 +90,34 @@ def inner_command(words: Sequence[str]) -> Inner | None:
     inner = tuple(rest[index:])
     if not inner:
         return None
-    return Inner(inner, tuple(assignments), transparent=name in TRANSPARENT)
+    return Inner(
+        inner, tuple(assignments), transparent=name in TRANSPARENT and (plain or name not in _STRICT)
+    )
+
+
+# Their options change what runs (`env -i`, `exec -a`): then they are looked into for deny rules only.
+_STRICT = frozenset({"command", "builtin", "exec", "env"})
+
+
+def _takes_next_word(word: str, values: frozenset[str]) -> bool:
+    """Whether option `word` takes the next word as its value: `-u NAME`, or a cluster `-iu NAME`
+    ending in such a letter (`-uNAME` holds its value)."""
+    if word.startswith("--"):
+        return "=" not in word and word in values
+    for position, letter in enumerate(word[1:], start=1):
+        if f"-{letter}" in values:
+            return position == len(word) - 1
+    return False
+
+
+def _split_string(word: str, after: list[str]) -> Inner | None:
+    """`env -S 'cmd args' more`: env splits the string into words and runs them."""
+    if word in ("-S", "--split-string") or (word.startswith("--") and "=" not in word):
+        value, after = (after[0], after[1:]) if after else ("", [])
+    else:
+        value = word.split("=", 1)[1] if word.startswith("--") else word[2:]
+    inner = (*value.split(), *after)
+    return Inner(inner, (), transparent=False) if inner else None
 
 
 def shell_script(words: Sequence[str]) -> str | None:
@@ -92,13 +125,24 @@ def shell_script(words: Sequence[str]) -> str | None:
     if not words:
         return None
     if words[0] == "eval":
-        return " ".join(words[1:]) or None
+        rest = words[2:] if words[1:2] == ["--"] else words[1:]
+        return " ".join(rest) or None
     if words[0] not in SHELLS:
         return None
-    for index, word in enumerate(words[1:-1], start=1):
-        if word.startswith("-") and "c" in word.lstrip("-") and not word.startswith("--"):
-            return words[index + 1]
-    return None
+    # bash's options come first (`-e`, `-o NAME`, `--norc`); with a `c` among them, the first word
+    # after them is the line it runs.
+    index, runs_line = 1, False
+    while index < len(words) and words[index].startswith(("-", "+")) and words[index] not in ("-", "+"):
+        word = words[index]
+        index += 1
+        if word == "--":
+            break
+        if word.startswith("--"):
+            continue
+        runs_line = runs_line or "c" in word[1:]
+        if word[-1] in "oO" and index < len(words):
+            index += 1  # `-o errexit`: its value
+    return words[index] if runs_line and index < len(words) else None
 
 
 def _find_exec(rest: list[str]) -> Inner | None:

@@ -16,7 +16,13 @@ Block = dict[str, Any]
 # The characters the API accepts in a tool_use id (llm/tool_calls.py makes the server's ids so).
 TOOL_ID = re.compile(r"[A-Za-z0-9_-]+")
 # Which role each block type may appear in.
-BLOCK_ROLES = {"text": ("user", "assistant"), "tool_use": ("assistant",), "tool_result": ("user",)}
+BLOCK_ROLES = {
+    "text": ("user", "assistant"),
+    "tool_use": ("assistant",),
+    "tool_result": ("user",),
+    "thinking": ("assistant",),  # kept exactly: the API checks its signature when it goes back
+    "redacted_thinking": ("assistant",),
+}
 
 
 class ContentProblem(ValueError):
@@ -52,6 +58,11 @@ def _checked_block(block: Any, role: str, index: int) -> Block:
     where = f"{where}, a {kind} block,"
     if kind == "text":
         return {"type": "text", "text": _string(block, "text", where)}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": _string(block, "thinking", where),
+                "signature": _string(block, "signature", where, empty=False)}  # fmt: skip
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": _string(block, "data", where, empty=False)}
     if kind == "tool_use":
         tool_id, name = _tool_id(block, "id", where), _string(block, "name", where, empty=False)
         if not isinstance(block.get("input"), dict):
@@ -82,12 +93,28 @@ def _tool_id(block: Block, key: str, where: str) -> str:
 
 
 def _result_content(content: Any, where: str) -> str | list[Block]:
-    """A tool result's content: text, or a list of text blocks."""
+    """A tool result's content: text, or a list of text blocks and base64 images (an MCP
+    tool's picture)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and all(
-        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
-        for part in content
+    if isinstance(content, list) and all(_result_part(part) is not None for part in content):
+        return [part for part in map(_result_part, content) if part is not None]
+    raise ContentProblem(f"{where} has content that is not text or images")
+
+
+def _result_part(part: Any) -> Block | None:
+    if not isinstance(part, dict):
+        return None
+    if part.get("type") == "text" and isinstance(part.get("text"), str):
+        return {"type": "text", "text": part["text"]}
+    source = part.get("source")
+    if (
+        part.get("type") == "image"
+        and isinstance(source, dict)
+        and source.get("type") == "base64"
+        and isinstance(source.get("media_type"), str)
+        and isinstance(source.get("data"), str)
     ):
-        return [{"type": "text", "text": part["text"]} for part in content]
-    raise ContentProblem(f"{where} has content that is not text")
+        image = {"type": "base64", "media_type": source["media_type"], "data": source["data"]}
+        return {"type": "image", "source": image}
+    return None

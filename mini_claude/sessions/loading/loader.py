@@ -18,9 +18,11 @@ from typing import Any, NamedTuple
 
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import encodable_value
+from mini_claude.sessions.checkpoints.file_checkpoints import Checkpoint, checkpoint_from_record
 from mini_claude.sessions.loading.content import ContentProblem, checked_content, checked_summary
 from mini_claude.sessions.loading.repair import repair_conversation
 from mini_claude.sessions.transcript.records import (
+    CHECKPOINT_TYPE,
     COMPACTION_TYPE,
     FORMAT,
     HEADER_TYPE,
@@ -28,6 +30,7 @@ from mini_claude.sessions.transcript.records import (
     RECORD_ROLES,
     RECORD_TYPES,
     SETTINGS_TYPE,
+    SUBAGENT_TYPE,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError, read_transcript
@@ -70,6 +73,7 @@ class LoadedTranscript:
     # Tool results the repair added at the end (calls a crash left unanswered): saved on resume,
     # so the next load finds them in the file and has nothing to repair.
     appended: list[Block] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)  # files' content kept, for /rewind
 
 
 def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript:
@@ -112,7 +116,7 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
         compaction = Compaction(compaction.summary, moved, compaction.focus, compaction.at)
     return LoadedTranscript(
         path, read.header, repaired.messages, conversation.recalled, compaction, conversation.model,
-        conversation.cwd, problems, repaired.repairs, repaired.appended,
+        conversation.cwd, problems, repaired.repairs, repaired.appended, conversation.checkpoints,
     )  # fmt: skip
 
 
@@ -125,6 +129,7 @@ class _Conversation:
         self.recalled: list[str] = []
         self._recalled_set: set[str] = set()
         self.compaction: Compaction | None = None
+        self.checkpoints: list[Checkpoint] = []
         self.model, self.cwd = header.model, header.cwd
 
     def add(self, record: Any) -> str | None:
@@ -157,11 +162,18 @@ class _Conversation:
             at = record.get("at")
             at = at if isinstance(at, str) else ""
             self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus, at)
+        elif kind == CHECKPOINT_TYPE:
+            checkpoint = checkpoint_from_record(record)
+            if checkpoint is None:
+                return "a checkpoint record without a turn and a path"
+            self.checkpoints.append(checkpoint)
         elif kind == SETTINGS_TYPE:
             model, cwd = record.get("model", self.model), record.get("cwd", self.cwd)
             if not isinstance(model, str) or not isinstance(cwd, str) or not model:
                 return "a settings record whose model or cwd is not text"
             self.model, self.cwd = model, cwd
+        elif kind == SUBAGENT_TYPE:
+            pass  # a link to a sub-agent's own transcript: nothing of this conversation
         else:
             shown = repr(kind)[:40] if isinstance(kind, str) else "no type"
             return f"unknown record type {shown} (written by a newer mini-claude?)"

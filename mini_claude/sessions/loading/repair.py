@@ -101,7 +101,7 @@ def _without_empty_parts(block: Block) -> Block | None:
     if block["type"] == "text":
         return block if block["text"].strip() else None
     if block["type"] == "tool_result" and isinstance(block["content"], list):
-        parts = [part for part in block["content"] if part["text"].strip()]
+        parts = [part for part in block["content"] if part["type"] != "text" or part["text"].strip()]
         return {**block, "content": parts or ""}
     return block
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from mini_claude import __version__
 from mini_claude.core.paths import visible_path
+from mini_claude.sessions.checkpoints.side_files import SideFileError, copy_side_files
 from mini_claude.sessions.transcript.records import (
     HEADER_TYPE,
     RECORD_PREFIX,
@@ -83,6 +84,8 @@ def copy_transcript(
         raise TranscriptError(str(error)) from None
     except OSError as error:
         raise TranscriptError(f"cannot copy {shown} to a new session: {error.strerror}") from None
+    with contextlib.suppress(OSError, SideFileError, SessionsFolderError):  # a rewind may restore less
+        copy_side_files(source.parent, source.stem, target.parent, session_id)
     return Copied(target, fd)
 
 

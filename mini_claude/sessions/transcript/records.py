@@ -15,9 +15,12 @@ list is rebuilt exactly.
     {"type":"notice","n":3,"at":"…","content":[{"type":"text","text":"[The user interrupted …]"}]}
     {"type":"compaction","n":3,"at":"…","replaced":2,"focus":null,"content":[…summary blocks…]}
     {"type":"settings","n":3,"at":"…","model":"…","cwd":"…"}
+    {"type":"checkpoint","n":3,"at":"…","turn":1,"path":"/…/app.py","digest":"<sha256>|null","problem":""}
 
 A copy (of a session open elsewhere, or of a moved project's) adds to its header the session it
 was copied from and how many messages it was made with: `"copied_from":"…","copied_messages":4`.
+A session of print mode (`-p`) has `"print_mode":true` in its header; a conversation rewound
+(`/rewind`) goes on in a new transcript whose header names the one it came from (`copied_from`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 
 FORMAT = 1  # bumped when a reader of the old format would misread the new one
 HEADER_TYPE = "session"
+PRINT_MODE_KEY = "print_mode"  # in the header of a session of `-p`
 # Content records and the role their blocks belong to.
 RECORD_ROLES = {
     "user": "user",  # what the user typed
@@ -42,7 +46,10 @@ RECORD_ROLES = {
 }
 COMPACTION_TYPE = "compaction"  # a summary standing for the first "replaced" messages
 SETTINGS_TYPE = "settings"  # the model or working directory changed from here on
-RECORD_TYPES = (*RECORD_ROLES, COMPACTION_TYPE, SETTINGS_TYPE)
+SUBAGENTS_FOLDER = "subagents"  # in the sessions folder: each sub-agent's own transcript
+SUBAGENT_TYPE = "subagent"  # a sub-agent ran: its transcript's session id (a link, no message)
+CHECKPOINT_TYPE = "checkpoint"  # a file's content kept before a file tool changed it
+RECORD_TYPES = (*RECORD_ROLES, COMPACTION_TYPE, SETTINGS_TYPE, SUBAGENT_TYPE, CHECKPOINT_TYPE)
 
 SESSION_ID_BYTES = 16  # 32 hex characters, like a uuid4 without dashes
 SESSION_ID_PATTERN = re.compile(r"[0-9a-f]{32}")

@@ -23,10 +23,13 @@ from typing import Any
 from mini_claude import __version__
 from mini_claude.core.paths import visible_path
 from mini_claude.sessions.transcript.records import (
+    CHECKPOINT_TYPE,
     COMPACTION_TYPE,
     MAX_TRANSCRIPT_BYTES,
+    PRINT_MODE_KEY,
     RECORD_ROLES,
     SETTINGS_TYPE,
+    SUBAGENT_TYPE,
     TRANSCRIPT_SUFFIX,
     encode_line,
     header_record,
@@ -56,11 +59,15 @@ class TranscriptWriter:
         model: str,
         warn: Callable[[str], None] | None = None,
         session_id: str | None = None,
+        print_mode: bool = False,
+        copied_from: str = "",
     ) -> None:
         self.sessions_dir = Path(sessions_dir)
         self.session_id = session_id or new_session_id()
         self.started = now_iso()
         self.cwd, self.project, self.model = os.fspath(cwd), os.fspath(project), model
+        self.print_mode = print_mode  # a session of `-p`: its header says so
+        self.copied_from = copied_from  # a rewound conversation: the session it was rewound in
         self.stopped: str | None = None  # why saving stopped, once it has
         self.warn = warn or (lambda text: log.warning("%s", text))  # told of the one failure, in a line
         self._lock = threading.Lock()
@@ -106,6 +113,14 @@ class TranscriptWriter:
     def add_compaction(self, summary: list[Block], replaced: int, focus: str | None = None) -> None:
         """A summary standing for the first `replaced` messages of the conversation from now on."""
         self._append(COMPACTION_TYPE, {"replaced": replaced, "focus": focus, "content": summary})
+
+    def add_subagent(self, session_id: str, agent: str, tool_use_id: str) -> None:
+        """A sub-agent's transcript (`session_id`, in the `subagents` folder beside this one) belongs here."""
+        self._append(SUBAGENT_TYPE, {"session_id": session_id, "agent": agent, "tool_use_id": tool_use_id})
+
+    def add_checkpoint(self, fields: dict[str, object]) -> None:
+        """A file's content kept before a file tool changed it (checkpoints/file_checkpoints.py)."""
+        self._append(CHECKPOINT_TYPE, fields)
 
     def note_settings(self, *, model: str | None = None, cwd: str | os.PathLike[str] | None = None) -> None:
         """The model or working directory changed (before the first record: goes into the header)."""
@@ -196,6 +211,10 @@ class TranscriptWriter:
             self.session_id, started=self.started, cwd=self.cwd, project=self.project,
             model=self.model, version=__version__,
         )  # fmt: skip
+        if self.print_mode:
+            header[PRINT_MODE_KEY] = True
+        if self.copied_from:
+            header["copied_from"] = self.copied_from
         return encode_line(header)
 
     def _write(self, line: bytes) -> None:

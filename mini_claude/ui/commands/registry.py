@@ -6,7 +6,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -30,6 +30,12 @@ class CommandContext:
     pending: threading.Thread | None = None  # work the next input waits for (a session resuming)
     # Sends a message to the model as if typed (interruptible, its output rendered); the REPL's.
     send: Callable[[str], None] | None = None
+    # Runs a turn on exactly this text (no `@` attaching), interruptible; the REPL's (an MCP
+    # server's prompt, a skill).
+    run_turn: Callable[[str], None] | None = None
+    # Runs work that Esc or Ctrl+C may stop (None then: it says so); the REPL's.
+    interruptible: Callable[[Callable[[], Any]], Any] | None = None
+    draft: str = ""  # text a command puts back in the prompt (/rewind: the message rewound to)
 
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
@@ -49,6 +55,13 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}  # by name and alias
+# Runs `/name argument` (the name as typed) for a name no built-in has (the user's skills and
+# commands, an MCP server's prompts); True when it did.
+Fallback = Callable[[CommandContext, str, str], bool]
+_FALLBACKS: list[Fallback] = []
+# Those commands for completion and /help: (name, description, usage) of each.
+Extra = Callable[["Session"], list[tuple[str, str, str]]]
+_EXTRAS: list[Extra] = []
 MIN_PREFIX_CHARS = 2  # `/me` suggests `/memory`; `/m` is too little to go on
 SHORT_NAME_CHARS = 4  # up to this long, one typo away; longer, two
 MAX_SUGGESTIONS = 3
@@ -71,6 +84,23 @@ def command(
     return register
 
 
+def fallback(handler: Fallback) -> Fallback:
+    """Register what runs a name no built-in command has."""
+    _FALLBACKS.append(handler)
+    return handler
+
+
+def extra_commands(lister: Extra) -> Extra:
+    """Register what lists further commands (for completion and /help)."""
+    _EXTRAS.append(lister)
+    return lister
+
+
+def more_commands(session: Session) -> list[tuple[str, str, str]]:
+    """The further commands of `session` (name, description, usage), for completion and /help."""
+    return [item for lister in _EXTRAS for item in lister(session)]
+
+
 def visible_commands() -> list[Command]:
     """Each command once, in registration order."""
     seen: dict[str, Command] = {}
@@ -83,8 +113,11 @@ def dispatch(line: str, ctx: CommandContext) -> None:
     """Run `/name args`; an unknown name gets one line naming the closest match."""
     name, _, argument = line.strip().removeprefix("/").partition(" ")
     entry = COMMANDS.get(name.lower())
+    if entry is None and any(handler(ctx, name, argument.strip()) for handler in _FALLBACKS):
+        return
     if entry is None:
-        close = close_commands(name.lower(), list(COMMANDS))
+        names = [*COMMANDS, *(extra[0] for extra in more_commands(ctx.session))]
+        close = close_commands(name.lower(), names)
         hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
         ctx.console.print(f"Unknown command /{visible_text(name)}.{hint}", markup=False, highlight=False)
         return
@@ -148,6 +181,11 @@ class CommandCompleter(Completer):
                     yield Completion(
                         "/" + candidate, start_position=-len(text), display_meta=entry.description
                     )
+        for candidate, description, _ in more_commands(self.session):
+            if candidate.startswith(name):
+                yield Completion(
+                    "/" + candidate, start_position=-len(text), display_meta=visible_text(description)
+                )
 
 
 KEYS_HELP = (
@@ -155,8 +193,11 @@ KEYS_HELP = (
     ("Alt+Enter, Ctrl+J", "insert a newline"),
     ("Shift+Enter", "a newline too, where the terminal sends it as its own key (CSI u, modifyOtherKeys)"),
     ("\\ Enter", "a backslash at the end, then Enter: a newline too"),
-    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan"),
-    ("Esc", "interrupt the reply or the running tool"),
+    ("Shift+Tab", "cycle the permission mode: default, accept-edits, plan (during a reply too)"),
+    ("Esc", "interrupt the reply or the running tool; what you typed comes back to the prompt"),
+    ("Esc Esc", "on an empty prompt: /rewind"),
+    ("Ctrl+O", "the transcript view: every tool's input and output, thinking in full (Esc or q leaves)"),
+    ("typing", "during a reply: shown under it; Enter queues a message, Up takes it back"),
     ("Ctrl+C", "interrupt the reply; on the prompt, clear the line (twice on an empty line: exit)"),
     ("Ctrl+D", "exit"),
     ("Up / Down", "browse history"),
@@ -173,13 +214,21 @@ HELP_DESCRIPTION_MIN_CHARS = 16  # a narrower description column: every descript
 HELP_STACKED_INDENT = 6  # where descriptions start when they go below their labels
 
 
-def help_lines(width: int) -> list[str]:
-    """/help as two columns fitted to `width`: each description wraps under its own column."""
+def help_lines(width: int, more: list[tuple[str, str, str]] | None = None) -> list[str]:
+    """/help as two columns fitted to `width`: each description wraps under its own column;
+    `more` are the user's skills and commands (name, description, usage)."""
     commands = []
     for entry in visible_commands():
         aliases = f" (also {', '.join('/' + a for a in entry.aliases)})" if entry.aliases else ""
         commands.append((f"/{entry.name} {entry.usage}".rstrip(), entry.description + aliases))
-    sections = {"Commands:": commands, "Keys:": list(KEYS_HELP)}
+    yours = [
+        (visible_text(f"/{name} {usage}".rstrip()), visible_text(text)) for name, text, usage in more or []
+    ]
+    sections = {
+        "Commands:": commands,
+        **({"Your skills and commands:": yours} if yours else {}),
+        "Keys:": list(KEYS_HELP),
+    }
     labels = [label for rows in sections.values() for label, _ in rows]
     label_width = max((len(label) for label in labels if len(label) <= HELP_LABEL_MAX_CHARS), default=0)
     column = HELP_INDENT + label_width + HELP_GAP
@@ -210,12 +259,14 @@ def help_lines(width: int) -> list[str]:
 def _help(ctx: CommandContext, argument: str) -> None:
     # Fitted to the width already: rich must not wrap it again (plain mode would not wrap at all,
     # and the terminal would then break lines mid-word at column 0).
-    ctx.console.print("\n".join(help_lines(ctx.console.width)), markup=False, highlight=False, soft_wrap=True)
+    lines = help_lines(ctx.console.width, more_commands(ctx.session))
+    ctx.console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @command("clear", "Start a new conversation and clear the screen")
 def _clear(ctx: CommandContext, argument: str) -> None:
     ctx.session.new_conversation()
+    ctx.renderer.context_line.reset()
     ctx.console.clear()  # nothing in plain mode (no cursor tricks) or when output is not a terminal
     ctx.console.print("Started a new conversation.", markup=False, highlight=False)
 
@@ -225,22 +276,6 @@ def _cost(ctx: CommandContext, argument: str) -> None:
     from mini_claude.ui.commands.cost import cost_lines
 
     ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
-
-
-@command("model", "Show or change the model", usage="[name]")
-def _model(ctx: CommandContext, argument: str) -> None:
-    agent = ctx.session.agent
-    if not argument:
-        ctx.console.print(f"Model: {visible_text(agent.model)}", markup=False, highlight=False)
-        return
-    if any(ch.isspace() for ch in argument):
-        ctx.console.print("A model name has no spaces, e.g. /model claude-sonnet-5-5", markup=False)
-        return
-    agent.model = argument
-    ctx.session.transcript.note_model(argument)
-    ctx.console.print(
-        f"Model set to {visible_text(argument)} for this session.", markup=False, highlight=False
-    )
 
 
 @command("exit", "Leave mini-claude", aliases=("quit",))

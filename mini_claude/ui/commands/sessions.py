@@ -29,6 +29,8 @@ from mini_claude.app.session import Session
 from mini_claude.core.events import Notice
 from mini_claude.core.untrusted import visible_text
 from mini_claude.sessions.catalog import SessionSummary, list_sessions, transcript_entries
+from mini_claude.sessions.checkpoints.side_files import MAX_NAME_CHARS, SideFileError, read_name, write_name
+from mini_claude.sessions.lookup import ID_SHOWN_CHARS
 from mini_claude.sessions.transcript.records import TRANSCRIPT_SUFFIX
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError, open_sessions_dir
 from mini_claude.ui.commands.registry import CommandContext, command
@@ -57,7 +59,7 @@ def resume_at_start(ctx: CommandContext, request: ResumeRequest) -> Opened | int
         if summary is None:
             ctx.console.print(CANCELLED, markup=False, highlight=False)
             return EXIT_CANCELLED
-        return open_session(ctx.session, summary)
+        return open_session(ctx.session, summary, fork=request.fork)
     except ResumeError as error:
         print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
         return EXIT_FAILED
@@ -157,3 +159,30 @@ def _choose(ctx: CommandContext) -> SessionSummary | None:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise ResumeError("The list of sessions needs a terminal: give the session's id instead.")
     return pick_session(usable, unusable=sum(1 for s in sessions if s.problem is not None))
+
+
+@command("rename", "Name this session (shown in /resume's list and `sessions list`)", usage="NAME")
+def _rename(ctx: CommandContext, argument: str) -> None:
+    recorder = ctx.session.transcript
+    current = read_name(recorder.sessions_dir, recorder.session_id)
+    name = " ".join(argument.split())  # one line, whatever was pasted
+    if not name:
+        named = f"This session is named {visible_text(current)}." if current else "This session has no name."
+        ctx.console.print(f"{named} /rename NAME names it.", markup=False, highlight=False)
+        return
+    if len(name) > MAX_NAME_CHARS:
+        ctx.console.print(
+            f"A session's name has at most {MAX_NAME_CHARS} characters; that one has {len(name)}.",
+            style="red", markup=False, highlight=False,
+        )  # fmt: skip
+        return
+    try:
+        write_name(recorder.sessions_dir, recorder.session_id, name)
+    except (OSError, SideFileError, SessionsFolderError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        ctx.console.print(f"Not renamed: {visible_text(reason)}", style="red", markup=False, highlight=False)
+        return
+    ctx.console.print(
+        f"Session {recorder.session_id[:ID_SHOWN_CHARS]} is now named {visible_text(name)}.",
+        markup=False, highlight=False,
+    )  # fmt: skip

@@ -12,6 +12,7 @@ from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import ANTHROPIC_API_URL
 from mini_claude.core.files import safe_read
 from mini_claude.core.untrusted import visible_text
+from mini_claude.llm.pricing import format_dollars
 from mini_claude.ui.commands.registry import CommandContext, command
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ VALUES = (  # shown by /status: (label, Settings origin key)
     ("Memory", "memory_enabled"),
     ("Session retention", "session_retention_days"),
     ("Read-only commands", "read_only_commands"),
+    ("Thinking", "thinking"),
+    ("Spend cap", "max_cost"),
 )
 
 
@@ -63,12 +66,15 @@ def status_lines(session: Session) -> list[str]:
         "memory_enabled": settings.memory_mode,
         "session_retention_days": f"{settings.session_retention_days} days",
         "read_only_commands": "run unasked" if session.permissions.rules.read_only_commands else "ask",
+        "thinking": f"on, up to {agent.thinking:,} tokens" if agent.thinking else "off",
+        "max_cost": "none" if agent.spend.cap is None else f"{format_dollars(agent.spend.cap)} for this run",
     }
+    # Values a command changed for this session: the command that did.
+    changed = {"model": agent.model != settings.model, "thinking": agent.thinking != settings.thinking_budget}
+    commands = {"model": "/model", "thinking": "/think"}
     lines = [f"mini-claude {__version__}"]
     for label, key in VALUES:
-        origin = (
-            "this session (/model)" if key == "model" and agent.model != settings.model else origins.get(key)
-        )
+        origin = f"this session ({commands[key]})" if changed.get(key) else origins.get(key)
         lines.append(f"{label}: {visible_text(values[key])}  ({_origin(origin)})")
     address = visible_text(settings.base_url or ANTHROPIC_API_URL)
     server = f"Server: {address}  ({_origin(origins.get('base_url'))})"

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
+from mini_claude.app.invocation import invoked, prepare, run_prepared
+from mini_claude.app.mentions import attach, find_mentions
 from mini_claude.app.resume import ResumeError, ResumeRequest, finish_resume, open_session, requested_session
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
@@ -26,8 +28,11 @@ from mini_claude.core.events import (
     TurnEnded,
 )
 from mini_claude.core.untrusted import visible_lines, visible_text
+from mini_claude.extensions.skills.entries import Entry
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS, LIST_COMMAND
+from mini_claude.tools.base import count_noun
 from mini_claude.tools.plan import PlanAnswer, PlanProposal
+from mini_claude.ui.print.closed_stdout import StdoutClosed
 from mini_claude.ui.print.print_input import InputError, gather_message
 from mini_claude.ui.render.context_view import compaction_announcement
 from mini_claude.ui.render.renderer import retry_label
@@ -39,6 +44,8 @@ EXIT_USAGE = 2  # as argparse: a bad flag, no prompt, unusable stdin
 EXIT_TURN_CAP = 3
 EXIT_MAX_TOKENS = 4
 EXIT_REFUSED = 5  # the model declined (stop reason `refusal`)
+EXIT_STOPPED = 6  # a hook stopped it: the prompt blocked, or `continue: false`
+EXIT_SPEND_CAP = 7  # stopped at the --max-cost cap
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_CODES = {
     "done": EXIT_OK,
@@ -46,7 +53,9 @@ EXIT_CODES = {
     "turn_cap": EXIT_TURN_CAP,
     "max_tokens": EXIT_MAX_TOKENS,
     "refused": EXIT_REFUSED,
+    "spend_cap": EXIT_SPEND_CAP,
     "interrupted": EXIT_INTERRUPTED,
+    "stopped": EXIT_STOPPED,
     "refused_by_user": EXIT_OK,  # nobody can refuse at a question here; kept so every ending has a code
 }
 # After the first refusal, once: nobody can answer a permission question here; what would help.
@@ -98,9 +107,9 @@ class StderrReporter:
         elif isinstance(event, Retrying):
             print(retry_label(event), file=sys.stderr)
         elif isinstance(event, MemoriesRecalled):
-            print(
-                f"recalled {len(event.file_names)} memories: {', '.join(event.file_names)}", file=sys.stderr
-            )
+            count = len(event.file_names)
+            noun = "memory" if count == 1 else "memories"
+            print(f"recalled {count} {noun}: {', '.join(event.file_names)}", file=sys.stderr)
 
 
 def run_print_mode(
@@ -109,6 +118,7 @@ def run_print_mode(
     resume: ResumeRequest | None = None,
     *,
     output_format: str = "text",
+    partial_messages: bool = False,
 ) -> int:
     resume = resume or ResumeRequest()
     if resume.pick:
@@ -133,28 +143,72 @@ def run_print_mode(
     if output_format != "text":
         from mini_claude.ui.print.json_output import JsonOutput
 
-        output = JsonOutput(stream=output_format == "stream-json")
+        output = JsonOutput(stream=output_format == "stream-json", partial=partial_messages)
         sink = _both(reporter, output)
     plan = PrintedPlan()
-    session = build_session(settings, sink=sink, ask=None, present_plan=plan)
+    session = build_session(settings, sink=sink, ask=None, present_plan=plan, print_mode=True)
     try:
         if resume.wanted and not _resumed(session, resume):
             return EXIT_FAILED
-        if output is not None:
-            output.start(session)
+        found = invoked(session, given.message)  # `/name args`: a skill or command
+        if found is None and not _attached(session, prompt):
+            return EXIT_USAGE
         session.warm_up()
-        ended: TurnEnded = session.agent.run_turn(given.message)
+        session.mcp.wait_until_connected(settings.mcp.connect_timeout + 1)  # before the message
+        if output is not None:  # after the servers: their tools and states are known
+            output.start(session)
+        ended = _answer(session, given.message, found)
+    except KeyboardInterrupt:  # stdout closed before the turn began, or outside the turn's own handling
+        if output is not None and output.closed:
+            raise StdoutClosed from None
+        return EXIT_INTERRUPTED
     finally:
-        session.transcript.close()
+        session.end("other")
+    if isinstance(ended, int):
+        return ended
     if plan.text is not None:  # --permission-mode plan: the plan is the answer
         ended = replace(ended, final_text=plan.text)
     exit_code = EXIT_CODES[ended.reason]
     if output is not None:
         output.finish(session, ended, exit_code)
+        if output.closed:
+            raise StdoutClosed
     elif ended.final_text:
         sys.stdout.write(visible_lines(ended.final_text).rstrip("\n") + "\n")
         sys.stdout.flush()
     return exit_code
+
+
+def _attached(session: Session, prompt: str | None) -> bool:
+    """The files the prompt mentions (`@path`, as in the REPL) go with the message; False, with a
+    line on stderr for each, when one cannot (nobody here can answer a permission question).
+    Only the prompt is looked at: piped stdin is data, whatever `@` it holds."""
+    agent = session.agent
+    mentions = find_mentions(prompt or "", agent.tool_context.project_dir)
+    if not mentions:
+        return True
+    attached = attach(mentions, agent)
+    for problem in attached.problems:
+        print(f"mini-claude: {visible_text(problem)} (the prompt was not sent)", file=sys.stderr)
+    if attached.problems:
+        return False
+    print(visible_text("Attached " + ", ".join(attached.shown)), file=sys.stderr)
+    agent.add_context(attached.blocks)
+    return True
+
+
+def _answer(session: Session, message: str, found: tuple[Entry, str] | None) -> TurnEnded | int:
+    """The turn `message` makes, or an exit status when the skill or command it runs (`found`:
+    `/name`) could not be sent."""
+    if found is None:
+        return session.agent.run_turn(message)
+    prepared = prepare(session, *found)
+    for line in [*prepared.shown, *prepared.problems]:
+        print(visible_text(line), file=sys.stderr)
+    if prepared.problems:
+        print(f"mini-claude: /{found[0].name} was not sent", file=sys.stderr)
+        return EXIT_FAILED
+    return run_prepared(session, prepared, session.agent.run_turn)
 
 
 class PrintedPlan:
@@ -172,7 +226,7 @@ class PrintedPlan:
 def _resumed(session: Session, request: ResumeRequest) -> bool:
     """Load the session `-c` / `-r ID` names into `session`, saying so on stderr."""
     try:
-        opened = open_session(session, requested_session(session.settings, request))
+        opened = open_session(session, requested_session(session.settings, request), fork=request.fork)
         resumed = finish_resume(session, opened)
     except ResumeError as error:
         print(f"mini-claude: {visible_text(str(error))}", file=sys.stderr)
@@ -181,7 +235,8 @@ def _resumed(session: Session, request: ResumeRequest) -> bool:
         if warning is not None:
             print(visible_text(warning), file=sys.stderr)
     count = len(resumed.loaded.messages)
-    print(f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count} messages)", file=sys.stderr)
+    shown = f"resumed session {resumed.session_id[:ID_SHOWN_CHARS]} ({count_noun(count, 'message')})"
+    print(shown, file=sys.stderr)
     return True
 
 

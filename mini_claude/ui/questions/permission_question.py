@@ -30,7 +30,8 @@ SINGLE_LINE_INDENT = "  "
 # A line longer than twice this (or than two screenfuls) is laid out as a screenful of each of
 # its ends and a count of the characters between: no line costs more work than the screen shows.
 MIN_SLICE_CHARS = 10_000
-VERBS = {"read": "read", "write": "write to", "shell": "run"}
+VERBS = {"read": "read", "write": "write to", "shell": "run", "tool": "run with", "fetch": "fetch"}
+NOUNS = {"shell": "command", "tool": "input", "fetch": "address"}  # what the target is (else a path)
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,13 @@ def question_view(
     always = (
         [] if request.always is None else wrap_words(f"a = always: {visible_text(request.always)}", width)
     )
-    view = _with_always(_question_view(request, width, height - len(always), everything=everything), always)
-    return view
+    # A sub-agent's question says whose it is, above it.
+    asker = (
+        [] if request.agent is None else wrap_words(f"{visible_text(request.agent)} (sub-agent) asks:", width)
+    )
+    room = height - len(always) - len(asker)
+    view = _with_always(_question_view(request, width, room, everything=everything), always)
+    return replace(view, rows=[*(Row("", row, "bold") for row in asker), *view.rows])
 
 
 def _with_always(view: QuestionView, always: list[str]) -> QuestionView:
@@ -111,7 +117,7 @@ def _change_note(hidden: int) -> str:
 def _target_view(request: PermissionRequest, width: int, height: int, *, everything: bool) -> QuestionView:
     verb = VERBS.get(request.action, request.action)
     reason = visible_text(request.reason)
-    noun = "command" if request.action == "shell" else "path"
+    noun = NOUNS.get(request.action, "path")
     target = TargetText(request.target)
     count = target.count
     counted = f"this {count}-line {noun}" if count > 1 else f"this {noun}"

@@ -9,7 +9,7 @@ import contextlib
 import sys
 import termios
 
-from mini_claude.core.untrusted import visible_text
+from mini_claude.core.untrusted import marked_text
 from mini_claude.ui.questions.key_answer import read_key_answer
 
 ANSWERS = {"y": ("yes", "trusted"), "n": ("no", "not trusted")}
@@ -26,16 +26,26 @@ def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
         "Trust this folder? Then they take effect in every session here (its instruction files are",
         "read either way). [y]es, [n]o, Esc: not now",
     ]
-    print("\n".join(visible_text(line) for line in lines), flush=True)
-    _drop_keys_typed_ahead()
+    return yes_no_or_not_now(
+        lines, "Trust it? ", {"y": ("yes", "trusted"), "n": ("no", "not trusted")}, plain
+    )
+
+
+def yes_no_or_not_now(
+    lines: list[str], prompt: str, answers: dict[str, tuple[str, str]], plain: bool
+) -> bool | None:
+    """Show `lines` (every character that draws nothing marked), then read one key of `answers`
+    (a yes and a no): True, False, or None for Esc, Ctrl+C, Ctrl+D or no terminal."""
+    print("\n".join(marked_text(line) for line in lines), flush=True)  # a question: nothing unseen
+    drop_keys_typed_ahead()
     try:
-        answer = read_key_answer("Trust it? ", ANSWERS, cancel=NOT_NOW, plain=plain)
+        answer = read_key_answer(prompt, answers, cancel=NOT_NOW, plain=plain)
     except (EOFError, OSError):  # no terminal to answer on: nothing decided
         answer = NOT_NOW[0]
     return None if answer == NOT_NOW[0] else answer == "yes"
 
 
-def _drop_keys_typed_ahead() -> None:
+def drop_keys_typed_ahead() -> None:
     """Keys typed before the question showed (a message started at once) must not answer it:
     the terminal still holds them, unread, until the question reads keys."""
     with contextlib.suppress(termios.error, OSError, ValueError):

@@ -33,6 +33,36 @@ def context_indicator(status: ContextStatus) -> str:
     return line
 
 
+CONTEXT_LINE_STEP = 0.10  # the line after a reply comes back once usage moved this share of the window
+CONTEXT_THRESHOLDS = (CLEAR_AT, 0.7, COMPACT_AT)  # and whenever usage passes one of these
+
+
+class ContextLineGate:
+    """Whether the context line is worth printing after this reply: a line after every reply of
+    a short conversation says nothing new. It is printed when usage moved by CONTEXT_LINE_STEP
+    of the window since the last one printed (from zero: the first comes at 10%), or passed a
+    threshold (where old output starts being cleared, where compaction nears)."""
+
+    def __init__(self) -> None:
+        self._shown_tokens = 0  # what the last line printed (or a compaction's announcement) said
+
+    def wanted(self, status: ContextStatus) -> bool:
+        before, now = self._shown_tokens / status.window, status.used_tokens / status.window
+        low, high = min(before, now), max(before, now)
+        if abs(now - before) >= CONTEXT_LINE_STEP or any(low < mark <= high for mark in CONTEXT_THRESHOLDS):
+            self._shown_tokens = status.used_tokens
+            return True
+        return False
+
+    def compacted(self, event: ContextCompacted) -> None:
+        """The announcement said the new size: the next line compares with that."""
+        self._shown_tokens = event.after_tokens
+
+    def reset(self) -> None:
+        """A new conversation (or another one resumed)."""
+        self._shown_tokens = 0
+
+
 COMPACTION_CAUSES = {
     "manual": "Compacted the conversation",
     "auto": "The context window was nearly full: compacted the conversation",
@@ -55,7 +85,8 @@ def breakdown_lines(report: ContextBreakdown) -> list[str]:
     lines = [f"Context: {report.total:,} of {window:,} tokens ({percent(report.total, window)})"]
     notes = {"summary": "", "tool results": ""}
     if report.summarised:
-        notes["summary"] = f"stands for the first {report.summarised} messages"
+        noun = "message" if report.summarised == 1 else "messages"
+        notes["summary"] = f"stands for the first {report.summarised} {noun}"
     if report.cleared:
         notes["tool results"] = f"{report.cleared} earlier outputs cleared"
     rows = [*report.parts, ("free", max(0, window - report.total))]

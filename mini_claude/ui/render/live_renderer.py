@@ -5,20 +5,20 @@ block, each finished block once, above a live region that holds only the unfinis
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from mini_claude.core.events import ToolFinished
+from mini_claude.ui.render.live_region import LiveRegion
 from mini_claude.ui.render.live_tail import TailView, joins_previous, piece_renderable
 from mini_claude.ui.render.markdown_stream import MarkdownStream, Piece
 from mini_claude.ui.render.renderer import Renderer, first_line, needs_gap
 
 if TYPE_CHECKING:
-    from rich.console import Console, RenderableType
+    from rich.console import Console
     from rich.live import Live
-    from rich.spinner import Spinner
 
-TEXT_REFRESH_PER_SECOND = 10
-SPINNER_REFRESH_PER_SECOND = 12.5
+REFRESH_PER_SECOND = 10
+WRITING_LABEL = "Writing…"
 # Lists and code fences longer than this share of the screen are printed in parts as they stream.
 COMMIT_SCREEN_FRACTION = 2
 MIN_COMMIT_LINES = 6
@@ -34,9 +34,8 @@ class LiveRenderer(Renderer):
         self._tail = TailView()
         self._unprinted: list[Piece] = []  # finished but not printed yet (survives a Ctrl+C)
         self._live: Live | None = None
-        self._live_kind: Literal["text", "spinner"] | None = None
-        self._spinner: Spinner | None = None
         self._redraws = threading.Event()  # set: the live display's redraw thread should end
+        self._region = LiveRegion(self._tail, self.progress, lambda: self.typed(), lambda: self.mode())
 
     # -- text ---------------------------------------------------------------------------------
 
@@ -80,7 +79,7 @@ class LiveRenderer(Renderer):
         room = self._console.width - len(event.name) - len(result) - TOOL_LINE_FRAME_CHARS
         if event.is_error and room < MIN_ARGUMENT_CHARS:
             wraps, room = True, self._console.width - len(event.name) - TOOL_LINE_FRAME_CHARS
-        return _fit_middle(first_line(argument), max(room, MIN_ARGUMENT_CHARS)), wraps
+        return fit_argument(first_line(argument), max(room, MIN_ARGUMENT_CHARS)), wraps
 
     def _print_line(self, *parts: tuple[str, str], truncate: bool = False) -> None:
         from rich.text import Text
@@ -95,42 +94,48 @@ class LiveRenderer(Renderer):
         else:
             self._print(line, gap=gap)
 
-    # -- spinner and live region --------------------------------------------------------------
+    # -- the live region ----------------------------------------------------------------------
+
+    def typed_changed(self) -> None:
+        """What the user types during the turn changed: show it now, not at the next redraw."""
+        with self._lock:
+            self._sync_live()
+            if self._live is not None:
+                self._live.refresh()
 
     def _sync_live(self) -> None:
-        """Start, stop or relabel the one live display so it matches the current state."""
-        want: Literal["text", "spinner"] | None = None
-        if not self._paused:
-            want = "text" if self._text_open else "spinner" if self._spinner_label else None
-        if want == self._live_kind:
-            if want == "spinner" and self._spinner is not None:
-                self._spinner.update(text=self._spinner_text())
+        """Start, stop or update the one live display so it matches the current state."""
+        region = self._region
+        label = self._spinner_label
+        if label is None and self._text_open and self.progress.started is not None:
+            label = WRITING_LABEL  # the reply streams: the status line stays, with its time and tokens
+        changed = (region.label, region.text_open) != (label, self._text_open)
+        region.label, region.text_open = label, self._text_open
+        want = not self._paused and region.wanted()
+        if want == (self._live is not None):
+            if changed and self._live is not None:
+                self._live.refresh()  # a new state is drawn at once; the text waits for the next redraw
             return
         if self._live is not None:
             self._redraws.set()  # stops the redraw thread of this display
             self._live.stop()
-            self._live = self._live_kind = self._spinner = None
-        if want is None:
+            self._live = None
+        if not want:
             return
         from rich.live import Live
-        from rich.spinner import Spinner
 
-        renderable: Spinner | TailView
-        if want == "spinner":
-            self._spinner = Spinner("dots", text=self._spinner_text(), style="cyan")
-            renderable, rate = self._spinner, SPINNER_REFRESH_PER_SECOND
-        else:
-            renderable, rate = self._tail, TEXT_REFRESH_PER_SECOND
         # Redrawn by our own thread, under our lock: rich's refresh thread could interleave a
         # redraw with a print from the event thread and erase the wrong lines.
         live = Live(
-            renderable, console=self._console, transient=True, auto_refresh=False,
+            region, console=self._console, transient=True, auto_refresh=False,
             vertical_overflow="visible", redirect_stdout=False, redirect_stderr=False,
         )  # fmt: skip
-        self._live, self._live_kind = live, want
+        self._live = live
         live.start(refresh=True)
         self._redraws = threading.Event()
-        threading.Thread(target=self._redraw, args=(live, self._redraws, 1 / rate), daemon=True).start()
+        threading.Thread(
+            target=self._redraw, args=(live, self._redraws, 1 / REFRESH_PER_SECOND), daemon=True
+        ).start()
 
     def _redraw(self, live: Live, stopped: threading.Event, interval: float) -> None:
         while not stopped.wait(interval):
@@ -138,16 +143,13 @@ class LiveRenderer(Renderer):
                 if not stopped.is_set():
                     live.refresh()
 
-    def _spinner_text(self) -> RenderableType:
-        from rich.text import Text
 
-        label = self._spinner_label or ""
-        return Text(label, style="dim", no_wrap=True, overflow="ellipsis")
-
-
-def _fit_middle(text: str, width: int) -> str:
-    """`/very/long/…/file.py`: both ends of a path or command say more than its middle."""
+def fit_argument(text: str, width: int) -> str:
+    """A path cut from the left, keeping its file name (`…/render/live_renderer.py`); a command
+    in the middle (`pytest -q … tests/test_x.py`): both its ends say more than its middle."""
     if len(text) <= width:
         return text
+    if "/" in text and not any(char.isspace() for char in text):
+        return "…" + text[len(text) - (width - 1) :]
     head = (width - 1) // 2
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mini_claude.core.untrusted import visible_lines
 from mini_claude.ui.render.markdown_stream import CodeSlice, Piece, TailSnapshot
 
 if TYPE_CHECKING:
-    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+    from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
     from rich.segment import Segment
 
 CODE_THEME = "monokai"  # rich Markdown's default, so code slices look like whole code blocks
@@ -64,6 +65,7 @@ class _MarkdownWithoutOuterBlankLines:
         # hyperlinks=False: a link is shown as "text (url)"; as an OSC 8 hyperlink its text could
         # name docs.python.org while a click opens another address.
         markdown = Markdown(self.markdown_text, code_theme=CODE_THEME, hyperlinks=False)
+        markdown.elements = left_aligned_elements()  # type: ignore[misc]  # this one's, not the class's
         segments = list(console.render(markdown, options))
         start = 1 if segments and segments[0].text == "\n" else 0
         end = len(segments)
@@ -77,6 +79,18 @@ class _MarkdownWithoutOuterBlankLines:
             if segment.style is not None and segment.style.link:  # none expected: never a hidden URL
                 segment = Segment(segment.text, segment.style.update_link(None), segment.control)
             yield segment
+
+
+@functools.cache
+def left_aligned_elements() -> dict[str, type[Any]]:
+    """rich centres a level-1 heading; in a terminal transcript every line starts at the left,
+    so a heading reads as the start of what follows, not as a title floating mid-screen."""
+    from rich.markdown import Heading, Markdown
+
+    class LeftHeading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+    return {**Markdown.elements, "heading_open": LeftHeading}
 
 
 def joins_previous(piece: Piece | TailSnapshot) -> bool:
@@ -111,13 +125,15 @@ class TailView:
         cached_snapshot, cached_gap, cached_width, cached_lines = self._cache
         if snapshot is None:
             return []
+        rows = options.height or max(1, options.size.height - 2)
         if (snapshot, gap_above, options.max_width) == (cached_snapshot, cached_gap, cached_width):
-            return cached_lines
+            return cached_lines[-rows:]
         if self._may_reuse(snapshot, cached_snapshot):
-            return cached_lines
+            return cached_lines[-rows:]
         started = time.perf_counter()
         piece = snapshot.as_piece()
-        lines = [] if piece is None else console.render_lines(piece_renderable(piece), options, pad=False)
+        unbounded = options.update(height=None)  # a height would pad the tail with blank lines to it
+        lines = [] if piece is None else console.render_lines(piece_renderable(piece), unbounded, pad=False)
         # Newest lines only: a live region taller than the screen cannot be redrawn in place.
         lines = lines[-max(1, options.size.height - 2) :]
         if gap_above and lines:
@@ -125,7 +141,7 @@ class TailView:
         self._rendered_at = time.perf_counter()
         self._render_seconds = self._rendered_at - started
         self._cache = (snapshot, gap_above, options.max_width, lines)
-        return lines
+        return lines[-rows:]
 
     def _may_reuse(self, snapshot: TailSnapshot, cached: TailSnapshot | None) -> bool:
         """A slightly stale frame is fine while one block grows; a replaced block is not."""

@@ -13,7 +13,7 @@ The caller owns the console; `ui/render/console.py` makes the right console and 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,14 +26,19 @@ from mini_claude.core.events import (
     Notice,
     RequestStarted,
     Retrying,
+    SubagentProgress,
     TextDelta,
     TextDone,
+    ThinkingBlock,
     ToolFinished,
     ToolPreparing,
     ToolStarted,
     TurnEnded,
 )
-from mini_claude.ui.render.context_view import compaction_announcement, context_indicator
+from mini_claude.ui.render.context_view import ContextLineGate, compaction_announcement, context_indicator
+from mini_claude.ui.render.live_region import Typed
+from mini_claude.ui.render.thinking_view import thinking_line
+from mini_claude.ui.render.turn_progress import TurnProgress
 from mini_claude.ui.render.visible import VisibleStream, visible_event
 
 if TYPE_CHECKING:
@@ -43,6 +48,7 @@ THINKING_LABEL = "Thinking…"
 COMPACTING_LABEL = "Compacting…"
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 DETAIL_INDENT = "    "  # lines under a tool line
+MORE_HINT = " (ctrl+o to see all)"
 
 OutputKind = Literal["text", "line"]
 
@@ -61,20 +67,27 @@ class Renderer:
         self._pending_tools: dict[str, tuple[str, str]] = {}
         self._last_output: OutputKind | None = None
         self._paused = 0
+        self.context_line = ContextLineGate()  # reset by the REPL for a new or resumed conversation
+        self.progress = TurnProgress()
+        self._previewed: set[str] = set()  # calls whose question showed the change they make
+        self.typed: Callable[[], Typed] = Typed  # what the user types during a turn (the REPL's)
+        self.mode: Callable[[], str] = lambda: "ask"  # the permission mode's name (the REPL's)
 
     def __call__(self, event: Event) -> None:
         event = visible_event(event)  # before anything is measured or printed
         with self._lock:
+            self.progress.on(event)
             match event:
                 case RequestStarted():
                     self._discard_text = False
                     self._end_text()
                     self._spinner_label = THINKING_LABEL
-                case TextDelta(text=text):
-                    if not self._discard_text and text:
-                        self._show_text(self._visible.feed(text))
+                case TextDelta(text=text) if text and not self._discard_text:
+                    self._show_text(self._visible.feed(text))
                 case TextDone():
                     self._end_text()
+                case ThinkingBlock() if (line := thinking_line(event)) is not None:
+                    self._print_line((line, "dim"))
                 case ToolPreparing(name=name):
                     self._end_text()  # the model is writing a tool call; it can take a while
                     self._spinner_label = f"{name}(…)"
@@ -84,6 +97,8 @@ class Renderer:
                     self._spinner_label = call_label(name, argument)
                 case ToolFinished():
                     self._on_tool_finished(event)
+                case SubagentProgress() if self.progress.subagents:  # a line per running sub-agent
+                    self._spinner_label = "\n".join(self.progress.subagents.values())
                 case Retrying():
                     self._on_retry(event)
                 case Notice(text=text, level=level):
@@ -96,8 +111,9 @@ class Renderer:
                 case ContextCompacted():
                     self._spinner_label = None
                     self._sync_live()
+                    self.context_line.compacted(event)
                     self._print_line((compaction_announcement(event), "dim"))
-                case ContextStatus():
+                case ContextStatus() if self.context_line.wanted(event):
                     self._print_line((context_indicator(event), "dim"))
                 case MemoriesRecalled(file_names=names) if names:
                     noun = "memory" if len(names) == 1 else "memories"
@@ -106,6 +122,7 @@ class Renderer:
                     self._end_text()
                     self._spinner_label = None
                     self._pending_tools.clear()
+                    self._previewed.clear()
                     self._discard_text = False
                     self._last_output = None
             self._sync_live()
@@ -123,12 +140,23 @@ class Renderer:
                 self._paused -= 1
                 self._sync_live()
 
+    def typed_changed(self) -> None:
+        """What the user types during the turn changed (shown by the live renderer only)."""
+
+    def question_showed_change(self) -> None:
+        """The permission question of the call running now showed the change it makes: its line
+        does not show it again."""
+        with self._lock:
+            if self._pending_tools:
+                self._previewed.add(list(self._pending_tools)[-1])
+
     def interrupt(self) -> None:
         """After Ctrl+C: keep what was shown as final, stop the spinner, print nothing more."""
         with self._lock:
             self._discard_text = True
             self._spinner_label = None
             self._pending_tools.clear()
+            self.progress.reset()
             self._end_text()
             self._sync_live()
 
@@ -177,9 +205,15 @@ class Renderer:
             (f" → {result}" if result else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
-        for line in event.detail:  # a memory saved: what, where, the change
+        # A command's output collapsed, a change made without a question, a memory saved (what,
+        # where, the change); a change its question showed already is not shown again.
+        shown_already = event.tool_use_id in self._previewed
+        for line in event.detail:
+            if shown_already and is_change_line(line):
+                continue
             style = {"+": "green", "-": "red"}.get(line[:1], "dim") if line[1:2] == " " else "dim"
-            self._print_line((DETAIL_INDENT + line, style))
+            more = MORE_HINT if line.startswith("… +") else ""
+            self._print_line((DETAIL_INDENT + line + more, style))
 
     def _take_gap(self, kind: OutputKind, *, joins: bool = False) -> bool:
         gap = needs_gap(self._last_output, kind, joins=joins)
@@ -247,6 +281,11 @@ def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool
 def first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
+
+
+def is_change_line(line: str) -> bool:
+    """A line of a change under a tool line (`+ added`, `- removed`, `… +3 changed lines`)."""
+    return line[:2] in ("+ ", "- ") or (line.startswith("… ") and "changed line" in line)
 
 
 def retry_label(event: Retrying) -> str:

@@ -16,6 +16,7 @@ from mini_claude.sessions.loading.recent import RecentPart, recent_messages
 from mini_claude.sessions.lookup import ID_SHOWN_CHARS
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError
 from mini_claude.sessions.typed_input import typed_text
+from mini_claude.tools.calls.short_forms import short_form
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -107,7 +108,8 @@ def _exchanges(messages: list[Message], summarize_call: SummarizeCall) -> list[l
                 call = calls.pop(str(block.get("tool_use_id", "")), None)
                 if call is not None:
                     error = block.get("is_error") is True
-                    result = _first_line(_result_text(block.get("content"))) if error else ""
+                    # The result was written for the model: the user reads its short form, as live.
+                    result = short_form(_result_text(block.get("content"))) if error else ""
                     _current(exchanges).append(replace(call, result=result, is_error=error))
             elif (typed := typed_text(block)) is not None:
                 if not typed_here:
@@ -131,7 +133,7 @@ def _compact(exchange: list[_Item]) -> list[_Item]:
         return exchange
     kept = [item for index, item in enumerate(exchange) if index not in hidden]
     at = min(hidden)
-    kept.insert(at, _Item("note", f"… {len(hidden)} earlier tool calls"))
+    kept.insert(at, _Item("note", f"… {len(hidden)} earlier tool {'call' if len(hidden) == 1 else 'calls'}"))
     return kept
 
 
@@ -196,11 +198,6 @@ def _result_text(content: object) -> str:
     if isinstance(content, list):
         return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
     return ""
-
-
-def _first_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else ""
 
 
 def _messages(count: int) -> str:

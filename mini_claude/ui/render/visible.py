@@ -6,10 +6,22 @@ The model still gets the real bytes (tool results, the conversation); only what 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
-from mini_claude.core.events import Event, MemoriesRecalled, Notice, ToolFinished, ToolPreparing, ToolStarted
+from mini_claude.core.events import (
+    Event,
+    MemoriesRecalled,
+    Notice,
+    SubagentProgress,
+    ToolFinished,
+    ToolOutput,
+    ToolPreparing,
+    ToolStarted,
+)
 from mini_claude.core.untrusted import MULTILINE_KEEP, visible_lines, visible_text
+
+_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 def visible_event(event: Event) -> Event:
@@ -19,16 +31,18 @@ def visible_event(event: Event) -> Event:
         case ToolPreparing(name=name):
             return replace(event, name=visible_text(name))
         case ToolFinished(name=name, summary=summary, detail=detail):
+            lines = tuple(visible_text(without_styles(line)) for text in detail for line in text.split("\n"))
             return replace(
-                event,
-                name=visible_text(name),
-                summary=visible_text(_first_line(summary)),
-                detail=tuple(visible_text(line) for text in detail for line in text.split("\n")),
+                event, name=visible_text(name), summary=visible_text(_first_line(summary)), detail=lines
             )
         case ToolStarted(name=name, summary=summary):
             return replace(event, name=visible_text(name), summary=visible_text(_first_line(summary)))
+        case ToolOutput(text=text):  # carriage returns kept: the live tail lets a line redraw itself
+            return replace(event, text=visible_text(without_styles(text), keep="\n\r\t"))
         case Notice(text=text):
             return replace(event, text=visible_text(text))
+        case SubagentProgress(agent=agent, task=task):
+            return replace(event, agent=visible_text(agent), task=visible_text(_first_line(task)))
         case MemoriesRecalled(file_names=names):
             return replace(event, file_names=tuple(visible_text(name) for name in names))
     return event
@@ -55,6 +69,12 @@ class VisibleStream:
         """What is still held back (a carriage return at the very end), made visible."""
         held, self._held_return = self._held_return, False
         return visible_text("\r", keep=MULTILINE_KEEP) if held else ""
+
+
+def without_styles(text: str) -> str:
+    """A command's output without the colour and cursor codes it printed (ESC [ … letter): shown
+    live and collapsed, they would be written out as text; they carry no words."""
+    return _CSI.sub("", text)
 
 
 def _first_line(text: str) -> str:

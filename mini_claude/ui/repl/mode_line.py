@@ -18,22 +18,16 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, FormattedTextControl, Window
 
-CYCLE_HINT = "(shift+tab to cycle)"
-MODE_LINES = {
-    "accept-edits": ("⏵⏵ accept edits on", "bold"),
-    "plan": ("⏸ plan mode on: nothing changes until you approve a plan", "bold"),
-    "bypass": ("⚠ BYPASS PERMISSIONS ON: nothing asks first", "bold reverse"),
-}
-COLOURS = {"accept-edits": "ansimagenta", "plan": "ansicyan", "bypass": "ansired"}
+from mini_claude.ui.render.mode_words import CYCLE_HINT, MODE_WORDS
 
 
 def mode_line(mode: str, *, plain: bool) -> StyleAndTextTuples:
     """The line for `mode`; nothing for the default mode."""
-    if mode not in MODE_LINES:
+    if mode not in MODE_WORDS:
         return []
-    text, style = MODE_LINES[mode]
-    colour = "" if plain else f" {COLOURS[mode]}"
-    return [(style + colour, text), ("", " "), ("italic", CYCLE_HINT)]
+    text, emphasis, colour = MODE_WORDS[mode]
+    style = emphasis if plain else f"{emphasis} ansi{colour}"
+    return [(style, text), ("", " "), ("italic", CYCLE_HINT)]
 
 
 def add_mode_line(session: PromptSession[str], mode: Callable[[], str], *, plain: bool) -> None:
@@ -43,7 +37,7 @@ def add_mode_line(session: PromptSession[str], mode: Callable[[], str], *, plain
         document = get_app().current_buffer.document
         return document.cursor_position_row == document.line_count - 1
 
-    shown = Condition(lambda: mode() in MODE_LINES) & ~is_done & ~has_completions & Condition(on_last_line)
+    shown = Condition(lambda: mode() in MODE_WORDS) & ~is_done & ~has_completions & Condition(on_last_line)
     control = FormattedTextControl(lambda: mode_line(mode(), plain=plain))
     line = ConditionalContainer(Window(control, height=1, dont_extend_height=True), filter=shown)
     floats = next(c for c in session.layout.walk() if isinstance(c, FloatContainer))

@@ -9,37 +9,54 @@ from functools import partial
 from typing import TypeVar
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.completion import merge_completers
-from prompt_toolkit.filters import Condition
-from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from mini_claude import __version__
-from mini_claude.app.mentions import attach, find_mentions
+from mini_claude.app.mcp.resources import resource_uris
 from mini_claude.app.resume import ResumeRequest
 from mini_claude.app.session import Session, build_session
 from mini_claude.core.config import Settings
 from mini_claude.core.events import Notice
-from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.base import PlanAnswer, PlanProposal
-from mini_claude.ui.commands import context, init, memory, permissions, status  # noqa: F401 - register commands
-from mini_claude.ui.commands.registry import CommandCompleter, CommandContext, dispatch
+from mini_claude.ui.commands import (  # noqa: F401 - register commands
+    agents,
+    context,
+    extensions,
+    init,
+    mcp,
+    model,
+    permissions,
+    status,
+    think,
+)
+from mini_claude.ui.commands.memory import command as memory_command  # noqa: F401 - registers /memory
+from mini_claude.ui.commands.model import banner
+from mini_claude.ui.commands.registry import COMMANDS, CommandCompleter, CommandContext, dispatch
 from mini_claude.ui.commands.sessions import resume_at_start, start_resume, wait_for_resume
+from mini_claude.ui.conversation import commands as conversation_commands  # noqa: F401 - register them
+from mini_claude.ui.conversation.keys import bind_conversation_keys
 from mini_claude.ui.questions.key_answer import confirm_by_key
 from mini_claude.ui.questions.permission_prompt import ask_permission
 from mini_claude.ui.questions.plan_question import present_plan
+from mini_claude.ui.questions.server_question import ask_server as ask_server_question
 from mini_claude.ui.render.console import create_console, make_renderer, plain_mode_wanted
 from mini_claude.ui.render.live_tail import preload_markdown
+from mini_claude.ui.repl.attachments import attachments, wait_for_servers
 from mini_claude.ui.repl.draft_recall import DraftRecall
 from mini_claude.ui.repl.input_history import open_history
 from mini_claude.ui.repl.memory_note import is_memory_note, save_memory_note
 from mini_claude.ui.repl.mention_completion import MentionCompleter
 from mini_claude.ui.repl.mode_line import add_mode_line, bind_mode_cycle
 from mini_claude.ui.repl.shell_line import run_shell_line
-from mini_claude.ui.repl.terminal_keys import read_shift_enter_as_line_break
+from mini_claude.ui.repl.terminal_keys import (
+    EXIT_HINT,
+    ExitGuard,
+    prompt_key_bindings,
+    read_shift_enter_as_line_break,
+)
 from mini_claude.ui.repl.turn_keys import TurnKeys
 from mini_claude.ui.repl.typeahead import (
     typeahead_passed_to_prompt,
@@ -50,65 +67,9 @@ from mini_claude.ui.repl.typeahead import (
 
 T = TypeVar("T")
 PROMPT = "> "
-_COMMAND_WORD = re.compile(r"/[A-Za-z][\w-]*(\s|$)")
-EXIT_HINT = "Press Ctrl+C again to exit."
+_COMMAND_WORD = re.compile(r"/[A-Za-z][\w:-]*(\s|$)")  # `/name`, `/namespace:name`
 REFUSED_NOTE = "Not done: tell mini-claude what to do instead."
 MEMORY_OFF = "Automatic memory is off (autoMemoryEnabled or MINI_CLAUDE_MEMORY): the note was not saved."
-
-
-class ExitGuard:
-    """Ctrl+C on the prompt clears the line; on an empty line it arms, and a second one exits."""
-
-    def __init__(self) -> None:
-        self.armed = False
-
-    def press(self, line_has_text: bool) -> str:
-        """What a Ctrl+C does now: "clear" the line, "arm" the exit (show EXIT_HINT) or "exit"."""
-        if line_has_text:
-            self.armed = False
-            return "clear"
-        if self.armed:
-            return "exit"
-        self.armed = True
-        return "arm"
-
-    def on_ctrl_c(self, event) -> None:  # type: ignore[no-untyped-def]
-        buffer = event.current_buffer
-        action = self.press(bool(buffer.text))
-        if action == "clear":
-            buffer.reset()
-        elif action == "exit":
-            event.app.exit(exception=EOFError)
-        else:
-            # Printed above the prompt: a bottom toolbar would need the terminal to answer CPR.
-            run_in_terminal(lambda: print(EXIT_HINT))
-
-    def disarm(self, *_: object) -> None:
-        self.armed = False
-
-
-def _key_bindings(exit_guard: ExitGuard) -> KeyBindings:
-    bindings = KeyBindings()
-
-    @bindings.add("escape", "enter")
-    @bindings.add("c-j")
-    def _newline(event) -> None:  # type: ignore[no-untyped-def]
-        event.current_buffer.insert_text("\n")
-
-    # `\` then Enter: the backslash becomes a line break, as in a shell. (A message that ends in a
-    # backslash is sent by typing a space after it.)
-    @bindings.add(
-        "enter", filter=Condition(lambda: get_app().current_buffer.document.char_before_cursor == "\\")
-    )
-    def _backslash_newline(event) -> None:  # type: ignore[no-untyped-def]
-        event.current_buffer.delete_before_cursor(1)
-        event.current_buffer.insert_text("\n")
-
-    bindings.add("c-c")(exit_guard.on_ctrl_c)
-    # The key as a signal, while the prompt runs: pressed while the exit hint is printed (the
-    # terminal is then briefly out of raw mode), or sent by `kill -INT`.
-    bindings.add("<sigint>")(exit_guard.on_ctrl_c)
-    return bindings
 
 
 class Repl:
@@ -119,15 +80,17 @@ class Repl:
         self.console = create_console(plain=self.plain)
         self.renderer = make_renderer(self.console, plain=self.plain)
         self.session: Session = build_session(
-            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan
-        )
+            settings, sink=self.renderer, ask=self.ask_permission, present_plan=self.present_plan,
+            ask_server=partial(ask_server_question, plain=self.plain),
+        )  # fmt: skip
         self.exit_guard = ExitGuard()
         history, self.history_warning = open_history()
         read_shift_enter_as_line_break()  # before any key is read: it arrives as Ctrl+J
-        completer = merge_completers(
-            [CommandCompleter(self.session), MentionCompleter(self.session.agent.tool_context.project_dir)]
-        )
-        bindings = _key_bindings(self.exit_guard)
+        project_dir = self.session.agent.tool_context.project_dir
+        mentions = MentionCompleter(project_dir, partial(resource_uris, self.session.mcp))
+        completer = merge_completers([CommandCompleter(self.session), mentions])
+        bindings = prompt_key_bindings(self.exit_guard)
+        bind_conversation_keys(bindings, lambda: self.session)
         bind_mode_cycle(bindings, self.session.permissions.next_mode)
         self.prompt: PromptSession[str] = PromptSession(
             history=history,
@@ -142,10 +105,14 @@ class Repl:
         self.prompt.default_buffer.on_text_changed += self.exit_guard.disarm
         if settings.early_recall and settings.memory_enabled and self.session.llm.configured:
             DraftRecall(self.session.recall).attach(self.prompt.default_buffer)
-        self.turn_keys = TurnKeys(self.prompt.input)
+        mode = self.session.permissions
+        self.turn_keys = TurnKeys(self.prompt.input, self.renderer.typed_changed, on_shift_tab=mode.next_mode)
+        self.renderer.typed, self.renderer.mode = self.turn_keys.snapshot, lambda: mode.mode
         self.commands = CommandContext(
-            self.console, self.session, self.renderer, self.confirm, send=self.send
-        )
+            self.console, self.session, self.renderer, self.confirm, send=self.send,
+            run_turn=self.run_turn, interruptible=self._interruptible,
+        )  # fmt: skip
+        self.session.extensions.catalog.reserved = frozenset(COMMANDS)  # a built-in wins its name
         self._draft = ""  # a message that could not be sent, back in the prompt for editing
 
     def run(self, first_message: str | None = None) -> int:
@@ -153,7 +120,7 @@ class Repl:
             return self._run(first_message)
         finally:
             wait_for_resume(self.commands)
-            self.session.transcript.close()
+            self.session.end("prompt_input_exit")
 
     def _run(self, first_message: str | None) -> int:
         opened = None
@@ -164,7 +131,7 @@ class Repl:
                 return started
             opened = started
         self.console.print(
-            f"mini-claude {__version__} · {visible_text(self.session.agent.model)} · /help for commands",
+            banner(__version__, self.session.agent.model, self.settings.base_url, self.console.width),
             style="dim",
             markup=False,
         )
@@ -206,6 +173,7 @@ class Repl:
         wait_for_resume(self.commands, before=text)
         if _looks_like_command(text):
             dispatch(text.strip(), self.commands)
+            self._draft, self.commands.draft = self.commands.draft, ""
         elif text.startswith("!"):
             run = partial(run_shell_line, text[1:], self.session, self.console, self.ask_permission)
             self._interruptible(run)
@@ -225,18 +193,14 @@ class Repl:
     def send(self, text: str) -> None:
         """`text` to the model, with the files it mentions (`@path`) attached; a mention that
         cannot be attached keeps the message back, in the prompt, with the reason."""
-        agent = self.session.agent
-        mentions = find_mentions(text, agent.tool_context.project_dir)
-        if mentions:
-            attached = self._interruptible(lambda: attach(mentions, agent))
-            if attached is None or attached.problems:
-                for problem in attached.problems if attached else []:
-                    self.console.print(problem, style="red", markup=False)
-                self.console.print("The message was not sent: it is back in the prompt.", style="dim")
-                self._draft = text
-                return
-            self.console.print("Attached " + ", ".join(attached.shown), style="dim", highlight=False)
-            agent.add_context(attached.blocks)
+        wait_for_servers(self.session, self.console, self.turn_keys.watching)
+        blocks = attachments(text, self.session, self.console, self._interruptible)
+        if blocks is None:
+            self.console.print("The message was not sent: it is back in the prompt.", style="dim")
+            self._draft = text
+            return
+        if blocks:
+            self.session.agent.add_context(blocks)
         self.run_turn(text)
 
     def run_turn(self, text: str) -> None:
@@ -263,6 +227,8 @@ class Repl:
 
     def ask_permission(self, request: PermissionRequest) -> Answer:
         # Keys typed before the question are a message for the next prompt, not its answer.
+        if request.preview is not None:
+            self.renderer.question_showed_change()  # its tool line will not show the change again
         with self.renderer.pause(), self.turn_keys.paused(), typeahead_set_aside(self.prompt.input):
             return ask_permission(request, self.console, plain=self.plain)
 

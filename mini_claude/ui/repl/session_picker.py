@@ -58,7 +58,7 @@ class PickerState:
     top: int = 0  # the first match on screen
 
     def __post_init__(self) -> None:
-        self._texts = [one_line(s.first_message).casefold() for s in self.sessions]
+        self._texts = [one_line(s.title).casefold() for s in self.sessions]
         self.set_filter("")
 
     def set_filter(self, text: str) -> None:
@@ -87,7 +87,7 @@ def row_text(summary: SessionSummary, width: int, now: float) -> str:
     row = f"{last_used_label(summary.last_used, now):>{WHEN_WIDTH}}{count:>{COUNT_WIDTH}}  "
     if width >= ID_MIN_WIDTH:
         row += summary.id[:ID_SHOWN] + "  "
-    first = one_line(summary.first_message[:PREVIEW_CHARS]) or "(no message)"
+    first = one_line(summary.title[:PREVIEW_CHARS]) or "(no message)"
     room = width - len(row)
     if get_cwidth(first) <= room:
         return row + first

@@ -48,14 +48,15 @@ def run_shell_line(
     except ToolError as error:  # the shell could not start
         console.print(str(error), style="red", highlight=False)
         return
-    output = result.content
+    output = result.text
     lines = output.split("\n")
     if len(lines) > SHOWN_OUTPUT_LINES:
         left_out = len(lines) - SHOWN_OUTPUT_LINES
-        console.print(f"… {left_out:,} lines above not shown here", style="dim", highlight=False)
+        noun = "line" if left_out == 1 else "lines"
+        console.print(f"… {left_out:,} {noun} above not shown here", style="dim", highlight=False)
         output = "\n".join(lines[-SHOWN_OUTPUT_LINES:])
     console.print(output, highlight=False)  # the console makes it visible (VisibleConsole)
-    block = wrap(OUTPUT_TAG, f"$ {command}\n{result.content}")
+    block = wrap(OUTPUT_TAG, f"$ {command}\n{result.text}")
     agent.add_context([{"type": "text", "text": _fill("shell_output", output=block)}])
     mark = "✗" if result.is_error else "●"
     line = f"{mark} !{_first_line(command)} → {result.summary} (the output goes with your next message)"

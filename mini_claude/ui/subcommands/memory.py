@@ -1,7 +1,7 @@
 """`mini-claude memory list|show|edit|rm|promote|demote|share|undo|path|search`: the memory commands
 for the shell (no API key needed), over every scope (as `/memory`; `memory projects` is
 ui/subcommands/projects.py).
-`edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory_actions.py`); `rm` asks
+`edit`, `rm` and `undo` work as `/memory edit|rm|undo` do (`ui/commands/memory/actions.py`); `rm` asks
 on a terminal, and without one deletes only with `--yes`; `undo` does not ask. `show` prints the
 file on stdout and what is known of it (its scope, who wrote it) on stderr.
 
@@ -23,7 +23,7 @@ from mini_claude.memory.moves import TARGETS, move
 from mini_claude.memory.recall.search import DEFAULT_LIMIT, hit_json, hit_lines, search_memories
 from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.scopes import MemoryScopes
-from mini_claude.ui.commands.memory_actions import (
+from mini_claude.ui.commands.memory.actions import (
     delete_memory,
     delete_question,
     deleted_line,
@@ -31,6 +31,7 @@ from mini_claude.ui.commands.memory_actions import (
     undo_last_change,
 )
 from mini_claude.ui.print.json_output import json_line
+from mini_claude.ui.subcommands.confirm import can_ask, confirmed
 
 LIST_COMMAND = "mini-claude memory list"
 _NO_QUERY = "memory search: give the words to search for: mini-claude memory search QUERY"
@@ -70,6 +71,8 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
         return _fail(str(error))
     except MemoryStoreError as error:
         return _fail(f"memory: {error}")
+    except BrokenPipeError:
+        raise  # stdout closed (`| head`): not a file that could not be read
     except OSError as error:
         return _fail(f"cannot read {name}: {safe_read.describe(error)}")
     return 0
@@ -151,17 +154,10 @@ def _edit(memories: MemoryScopes, name: str) -> int:
 def _remove(memories: MemoryScopes, name: str, *, yes: bool) -> int:
     memory = resolve(memories, name, list_command=LIST_COMMAND)
     if not yes:
-        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        if not can_ask():
             shown = visible_path(memory.file_name)
             return _fail(f"not deleting {shown}: no terminal to ask on; add --yes to delete it", EXIT_USAGE)
-        sys.stderr.write(f"{delete_question(memory)} [y/N]: ")
-        sys.stderr.flush()
-        try:
-            answer = sys.stdin.readline()
-        except KeyboardInterrupt:
-            answer = ""
-            sys.stderr.write("\n")
-        if answer.strip().lower() not in ("y", "yes"):
+        if not confirmed(delete_question(memory)):
             print("Kept it.")
             return 0
     delete_memory(memories, memory)

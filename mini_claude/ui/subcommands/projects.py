@@ -20,6 +20,7 @@ from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory import identity
 from mini_claude.memory.project_record import ProjectSummary, list_projects
+from mini_claude.ui.subcommands.confirm import can_ask, confirmed
 
 COUNT_WIDTH = 5
 EXIT_FAILED = 1
@@ -92,16 +93,9 @@ def _chosen(projects: list[ProjectSummary], given: str) -> ProjectSummary | None
 def _remove(project: ProjectSummary, *, yes: bool) -> int:
     shown = f"{project.folder.name} ({visible_path(project.record.root or '?')})"
     if not yes:
-        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        if not can_ask():
             return _fail(f"not removing {shown}: no terminal to ask on; add --yes to remove it", EXIT_USAGE)
-        sys.stderr.write(f"Remove {shown}: its {project.memories or 0} memories and saved sessions? [y/N]: ")
-        sys.stderr.flush()
-        try:
-            answer = sys.stdin.readline()
-        except KeyboardInterrupt:
-            answer = ""
-            sys.stderr.write("\n")
-        if answer.strip().lower() not in ("y", "yes"):
+        if not confirmed(f"Remove {shown}: its {project.memories or 0} memories and saved sessions?"):
             print("Kept it.")
             return 0
     try:

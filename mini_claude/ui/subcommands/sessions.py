@@ -43,7 +43,7 @@ def session_line(summary: SessionSummary) -> str:
         count, text = "-", f"(cannot be resumed: {visible_text(summary.problem)})"
     else:
         count = "?" if summary.message_count is None else str(summary.message_count)
-        text = one_line(summary.first_message)
+        text = one_line(summary.title)
     return f"{summary.id}  {last_used}  {count:>{COUNT_WIDTH}}  {text}"
 
 

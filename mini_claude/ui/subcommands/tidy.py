@@ -11,7 +11,7 @@ from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.untrusted import visible_lines, visible_text
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.memory_store import MemoryStore
-from mini_claude.ui.commands.tidy_review import (
+from mini_claude.ui.commands.memory.tidy_review import (
     ReviewIO,
     apply_and_report,
     build_proposal,

@@ -1,9 +1,9 @@
-"""`/memory tidy [focus]` in the REPL (the flow itself: ui/commands/tidy_review.py)."""
+"""`/memory tidy [focus]` in the REPL (the flow itself: ui/commands/memory/tidy_review.py)."""
 
 from __future__ import annotations
 
+from mini_claude.ui.commands.memory.tidy_review import ReviewIO, build_proposal, review_and_apply
 from mini_claude.ui.commands.registry import CommandContext
-from mini_claude.ui.commands.tidy_review import ReviewIO, build_proposal, review_and_apply
 
 DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 

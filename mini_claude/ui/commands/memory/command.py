@@ -25,16 +25,16 @@ from mini_claude.memory.listing import (
 from mini_claude.memory.moves import move
 from mini_claude.memory.recall.search import hit_lines, search_memories
 from mini_claude.memory.recall.terms import terms
-from mini_claude.ui.commands.memory_actions import (
+from mini_claude.ui.commands.memory.actions import (
     delete_memory,
     delete_question,
     deleted_line,
     edit_memory,
     undo_last_change,
 )
+from mini_claude.ui.commands.memory.tidy import tidy_action
 from mini_claude.ui.commands.registry import CommandContext, command
 from mini_claude.ui.commands.status import instruction_lines
-from mini_claude.ui.commands.tidy import tidy_action
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session

@@ -101,7 +101,7 @@ def review_and_apply(store: MemoryStore, proposal: Proposal, io: ReviewIO) -> bo
 def _accepted(changes: Sequence[FileChange], io: ReviewIO) -> list[FileChange]:
     if len(changes) == 1:
         return list(changes) if _ask(io, "Apply this change?") else []
-    if _ask(io, f"Apply all {len(changes)} changes?"):
+    if _ask(io, f"Apply all {len(changes)} changes?" if len(changes) > 1 else "Apply the change?"):
         return list(changes)
     if not _ask(io, "Go through them one by one?"):
         return []

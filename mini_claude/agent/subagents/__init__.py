@@ -1,0 +1,1 @@
+"""Sub-agents: the `agent` tool, and running one task in a fresh context."""

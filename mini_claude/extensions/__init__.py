@@ -1,0 +1,1 @@
+"""Extensions users write: skills, custom commands and hooks, loaded from their files and settings."""

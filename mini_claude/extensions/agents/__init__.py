@@ -1,0 +1,1 @@
+"""Sub-agent types: built in, and from Claude Code's agent files."""

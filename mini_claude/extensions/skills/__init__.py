@@ -1,0 +1,1 @@
+"""Skills and custom commands: Markdown files that become `/name` and, for skills, a tool."""

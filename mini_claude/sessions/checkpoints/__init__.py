@@ -1,0 +1,1 @@
+"""Beside a transcript: file checkpoints for /rewind, and the name /rename gives a session."""

@@ -1,0 +1,1 @@
+"""Looking back on the conversation: the transcript view (Ctrl+O), /export, /rewind."""
