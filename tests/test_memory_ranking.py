@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.memory.recall import ranking_sync
 from mini_claude.memory.recall.ranking import RecallRanking
 from mini_claude.memory.recall.ranking_index import INDEX_FILE
 from mini_claude.memory.recall.terms import (
     MAX_QUERY_TERMS,
     MAX_TERMS_WEIGHED,
-    match_expression,
     query_parts,
     terms,
 )
@@ -277,10 +277,12 @@ def test_terms_split_words_and_pair_cjk_characters() -> None:
      "deploy\x00tests", "^deploy", "deploy AND NOT tests", "(((deploy", "deploy + tests",
      LOG + '"deploy* NEAR(x'],
 )  # fmt: skip
-def test_a_query_is_only_quoted_terms_whatever_the_message_holds(query: str) -> None:
-    for part in query_parts(query):
-        for quoted in match_expression(part).split(" OR "):
-            assert quoted.startswith('"') and quoted.endswith('"') and quoted[1:-1].isalnum()
+def test_query_syntax_in_a_message_is_only_words(store: MemoryStore, query: str) -> None:
+    """Quotes, operators, column filters and NUL reach the index as words, never as its syntax."""
+    write(store, "project_deploy.md", "deploy checklist", "how we deploy the api", days=30)
+    write(store, "project_lunch.md", "lunch menu", "sandwiches for the team", days=1)
+
+    assert offered(store, query)[0] == "project_deploy.md"
 
 
 def test_a_huge_paste_is_weighed_by_a_bounded_number_of_terms() -> None:
@@ -359,12 +361,51 @@ def test_a_memory_that_says_little_is_found_through_the_day_the_message_is_about
 
 def test_a_day_never_brings_in_a_memory_that_matches_no_word(store: MemoryStore) -> None:
     write(store, "project_deal.md", "endorsement deal", "signed the beverage endorsement deal", days=40)
-    write(store, "project_lunch.md", "lunch order", "sandwiches for the team", days=40)
+    write(store, "project_lunch.md", "lunch order", "sandwiches for the team", days=40.01)  # 14 min before
     write(store, "project_other.md", "old contract", "a beverage supplier contract", days=300)
 
     found = [memory.file_name for memory, _ in RecallRanking(store).search("beverage endorsement", 10)]
 
     assert found == ["project_deal.md", "project_other.md"]
+
+
+def test_a_memory_saved_a_minute_after_a_strong_match_is_found_through_it(store: MemoryStore) -> None:
+    """The follow-up shares no word with the message, but was saved right after the memory that
+    does: it is ranked, above memories that share a common word only."""
+    fill(store, 30, days=5)
+    write(
+        store, "project_accident.md", "the accident", "asked how the kids handled the car accident", days=40
+    )
+    write(
+        store,
+        "project_after.md",
+        "follow-up",
+        "they were scared, but we reassured them",
+        days=40 - 60 / 86_400,
+    )
+    write(store, "project_alone.md", "reassurance", "we reassured the client", days=40 - 3600 / 86_400)
+
+    found = [
+        m.file_name for m, _ in RecallRanking(store).search("how did the children handle the accident?", 10)
+    ]
+
+    assert found[:2] == ["project_accident.md", "project_after.md"]
+    assert "project_alone.md" not in found
+
+
+def test_memories_saved_in_one_burst_are_not_each_others_moment(store: MemoryStore) -> None:
+    """A checkout or a copy gives dozens of memories the same time: that says nothing about them."""
+    write(
+        store, "project_accident.md", "the accident", "asked how the kids handled the car accident", days=40
+    )
+    for i in range(12):
+        write(store, f"project_copied_{i}.md", f"copied {i}", "notes on other things", days=40)
+
+    found = [
+        m.file_name for m, _ in RecallRanking(store).search("how did the children handle the accident?", 10)
+    ]
+
+    assert found == ["project_accident.md"]
 
 
 def test_irregular_word_forms_meet_their_base_form(store: MemoryStore) -> None:
@@ -375,6 +416,29 @@ def test_irregular_word_forms_meet_their_base_form(store: MemoryStore) -> None:
     assert terms("we went and bought the children toys") == ["go", "buy", "child", "toys"]
     assert offered(store, "why do we go with this database?")[0] == "project_db.md"
     assert offered(store, "what did the child buy?")[0] == "project_kids.md"
+
+
+def test_a_word_nearly_every_memory_of_a_big_folder_holds_is_left_out(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It says nothing about which memory is meant (and costs the most to weigh): the search goes
+    by the words that do. Ten memories stand for a folder of thousands here."""
+    monkeypatch.setattr(ranking_sync, "COMMON_MIN_HOLDERS", 5)
+    for i in range(9):
+        write(store, f"project_deploy_{i}.md", f"deploy note {i}", f"how we deploy service {i}", days=i + 1)
+    write(store, "project_rollback.md", "rollback", "deploy rollback steps", days=30)
+
+    found = [m.file_name for m, _ in RecallRanking(store).search("deploy rollback", 20)]
+
+    assert found == ["project_rollback.md"]
+
+
+def test_everyday_synonyms_meet(store: MemoryStore) -> None:
+    fill(store, 30)
+    write(store, "project_pics.md", "trip", "the kids took pics at the lake", days=100)
+
+    assert terms("my kid's fave pics") == ["child", "favorite", "photo"]
+    assert offered(store, "which photographs did the children take?")[0] == "project_pics.md"
 
 
 def test_search_scores_are_best_first_and_a_changed_day_is_seen_at_once(store: MemoryStore) -> None:

@@ -20,6 +20,9 @@ from mini_claude.memory.store.naming import memory_file_name
 DATA_FILE = "locomo-dev.json"
 DIR_VARIABLE = "MINI_CLAUDE_LOCOMO_DIR"
 DESCRIPTION_TEXT_CHARS = 100
+# Each turn's file time: its session's date plus this much per turn before it, so the turns of a
+# session are written in dialog order, a minute apart, as memories saved during a chat would be.
+TURN_SECONDS = 60
 _EVIDENCE_ID = re.compile(r"D\d+:\d+")
 _SEPARATORS = re.compile(r"[;,\s]+")
 _SESSION = re.compile(r"session_(\d+)")
@@ -35,7 +38,7 @@ class Question:
 @dataclass(frozen=True)
 class Conversation:
     sample_id: str
-    memories: dict[str, tuple[str, float]]  # file name -> (file text, mtime: its session's date)
+    memories: dict[str, tuple[str, float]]  # file name -> (file text, mtime: when it was said)
     questions: list[Question]
 
 
@@ -71,11 +74,11 @@ def _conversation(sample: dict[str, object]) -> Conversation:
         if session is None or not isinstance(turns, list):
             continue
         date = conversation[f"{key}_date_time"]
-        for turn in turns:
+        for number, turn in enumerate(turns):
             file_name = memory_file_name("project", turn["dia_id"], taken)
             taken.add(file_name.casefold())
             file_of[turn["dia_id"]] = file_name
-            memories[file_name] = (_memory_text(turn, date), session_time(date))
+            memories[file_name] = (_memory_text(turn, date), session_time(date) + number * TURN_SECONDS)
     questions = []
     qa = sample["qa"]
     assert isinstance(qa, list)
@@ -105,7 +108,7 @@ def _memory_text(turn: dict[str, str], date: str) -> str:
 
 
 def write_memories(conversation: Conversation, root: Path) -> None:
-    """The conversation's turns as memory files in `root`, each dated by its session."""
+    """The conversation's turns as memory files in `root`, each dated when it was said."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     for file_name, (text, mtime) in conversation.memories.items():
         path = root / file_name

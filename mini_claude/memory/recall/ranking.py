@@ -24,25 +24,11 @@ from collections.abc import Collection, Iterator
 
 from mini_claude.memory.recall.ranking_index import INDEX_FILE, IndexUnusable, write_index
 from mini_claude.memory.recall.ranking_sync import IndexMirror
-from mini_claude.memory.recall.scoring import Match, fused_scores
-from mini_claude.memory.recall.terms import MAX_QUERY_TERMS, match_expression, query_parts
+from mini_claude.memory.recall.scoring import scores
+from mini_claude.memory.recall.terms import MAX_QUERY_TERMS, query_parts
 from mini_claude.memory.store.memory_store import FileStat, MemoryFile, MemoryStore
 
 log = logging.getLogger("mini_claude.recall")
-
-# BM25 weight of a term found in the name, description, type, body.
-COLUMN_WEIGHTS = (3.0, 2.0, 0.5, 1.0)
-_NS_PER_DAY = 86_400 * 10**9
-# Of the memories a query matches, the best this many by their own words are ranked further (with
-# their days): thousands of memories matching a common word cost milliseconds, not a tenth of a second.
-MATCHES_RANKED = 1000
-# bm25() is lower for better matches: negated, higher is better.
-_MATCHED = (
-    f"SELECT rowid, -bm25(terms, {', '.join(map(str, COLUMN_WEIGHTS))}) AS relevance FROM terms"
-    " WHERE terms MATCH ? ORDER BY relevance DESC LIMIT ?"
-)
-_MATCHED_DAYS = "SELECT rowid, -bm25(days) FROM days WHERE days MATCH ?"
-_HOLDERS = "SELECT count(*) FROM terms WHERE terms MATCH ?1"
 
 Scored = tuple[str, float]  # (file name, score)
 
@@ -130,8 +116,8 @@ class RecallRanking:
         changed = index.sync(stats)
         results = []
         for part in query_parts(query):
-            if telling := _telling(index.db, part):
-                results.append(_scored(index, match_expression(telling), now_ns, limit))
+            if telling := _telling(index, index.stems(part)):
+                results.append(_scored(index, telling, now_ns))
         ranked = _in_turn(results, limit)
         if changed or (not self._save_failed and not os.path.lexists(self.path)):
             self._save(index.db)
@@ -173,25 +159,24 @@ def ranking_for(store: MemoryStore) -> RecallRanking:
         return ranking
 
 
-def _scored(index: IndexMirror, expression: str, now_ns: int, limit: int) -> list[Scored]:
-    """The memories `expression` matches, best first (ties: newer, then by file name)."""
-    matches, mtimes = [], {}
-    for row_id, relevance in index.db.execute(_MATCHED, (expression, max(MATCHES_RANKED, 2 * limit))):
-        known = index.files[index.by_row[row_id]]
-        mtimes[row_id] = known.mtime_ns
-        matches.append(Match(row_id, relevance, known.day, (now_ns - known.mtime_ns) / _NS_PER_DAY))
-    days = dict(index.db.execute(_MATCHED_DAYS, (expression,)).fetchall())
-    scores = fused_scores(matches, days)
-    order = sorted(scores, key=lambda row: (-scores[row], -mtimes[row], index.by_row[row]))
-    return [(index.by_row[row], scores[row]) for row in order]
+def _scored(index: IndexMirror, stems: list[str], now_ns: int) -> list[Scored]:
+    """The memories holding any of `stems` (and their neighbours), best first (ties: newer, then
+    by file name)."""
+    postings = index.postings(stems)
+    if not postings:
+        return []  # (the corpus's statistics are not even needed)
+    found = scores(postings, index.corpus(), now_ns)
+    memories = index.corpus().memories
+    order = sorted(found, key=lambda row: (-found[row], -memories[row].mtime_ns, index.by_row[row]))
+    return [(index.by_row[row], found[row]) for row in order]
 
 
-def _telling(db: sqlite3.Connection, part: list[str]) -> list[str]:
+def _telling(index: IndexMirror, part: list[str]) -> list[str]:
     """At most MAX_QUERY_TERMS of `part`: all when they fit, else the rarest in the index (a term
     few memories hold says most about which is meant; one that none holds matches nothing)."""
     if len(part) <= MAX_QUERY_TERMS:
         return part
-    held = {term: db.execute(_HOLDERS, (match_expression([term]),)).fetchone()[0] for term in part}
+    held = {term: index.holders(term) for term in part}
     rarest = set(sorted((term for term in part if held[term]), key=held.__getitem__)[:MAX_QUERY_TERMS])
     return [term for term in part if term in rarest]
 

@@ -19,7 +19,7 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import replace_through_temp
 
 INDEX_FILE = ".recall-index.sqlite3"
-INDEX_FORMAT = 2  # bump when the schema or the terms change: older files are then rebuilt
+INDEX_FORMAT = 3  # bump when the schema or the terms change: older files are then rebuilt
 # A saved index larger than this is not one we wrote (ours take ~2.5 KB a memory): rebuilt, not read.
 INDEX_MIN_CAP_BYTES = 16 << 20
 INDEX_CAP_BYTES_PER_MEMORY = 16 << 10
@@ -27,14 +27,20 @@ INDEX_FILE_MODE = 0o600  # it holds words of every memory
 
 _SQLITE_HEADER_BYTES = 100
 _SCHEMA = (
-    # `day`: the local calendar day of the file's mtime (a proleptic ordinal, as `date.toordinal`).
+    # `day`: the local calendar day of the file's mtime (a proleptic ordinal, as `date.toordinal`);
+    # `length`: how many terms its four fields hold together.
     "CREATE TABLE files(id INTEGER PRIMARY KEY, file_name TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL,"
-    " size INTEGER NOT NULL, inode INTEGER NOT NULL, usable INTEGER NOT NULL, day INTEGER NOT NULL)",
-    "CREATE INDEX files_by_day ON files(day)",
+    " size INTEGER NOT NULL, inode INTEGER NOT NULL, usable INTEGER NOT NULL, day INTEGER NOT NULL,"
+    " length INTEGER NOT NULL)",
     # `ascii` splits only where we put spaces (our terms), `porter` makes "deploys" find "deploy".
     "CREATE VIRTUAL TABLE terms USING fts5(name, description, type, body, tokenize='porter ascii')",
-    # One row per day (rowid = the day): the terms of every usable memory of that day, together.
-    "CREATE VIRTUAL TABLE days USING fts5(text, tokenize='porter ascii')",
+)
+# Not saved (the temp schema): where each term is (its postings), and the stemmer for queries.
+_LOOKUPS = (
+    "CREATE VIRTUAL TABLE temp.term_instances USING fts5vocab(main, terms, instance)",
+    "CREATE VIRTUAL TABLE temp.term_rows USING fts5vocab(main, terms, row)",
+    "CREATE VIRTUAL TABLE temp.stemmer USING fts5(text, tokenize='porter ascii')",
+    "CREATE VIRTUAL TABLE temp.stems USING fts5vocab(temp, stemmer, instance)",
 )
 
 
@@ -46,6 +52,12 @@ def create_schema(db: sqlite3.Connection) -> None:
     """Make `db` an empty index of this format."""
     db.execute(f"PRAGMA user_version = {INDEX_FORMAT}")
     for statement in _SCHEMA:
+        db.execute(statement)
+
+
+def create_lookups(db: sqlite3.Connection) -> None:
+    """The read-only views of the index that ranking asks (after the schema is created or checked)."""
+    for statement in _LOOKUPS:
         db.execute(statement)
 
 

@@ -1,8 +1,9 @@
-"""The ranking index kept in step with the memory files: one row of terms per memory, one per day
-(all that day's memories together), brought up to date from the files' stats at every ranking.
+"""The ranking index kept in step with the memory files: one row of terms per memory, brought up to
+date from the files' stats at every ranking, and what ranking asks of it: a query's terms as the
+index stems them, and where each term is (its postings).
 
-Apart from ranking.py, which asks the index; this is what fills it. The index lives in memory
-(SQLite `:memory:`) and is loaded from and saved to its file by ranking_index.py.
+Apart from ranking.py, which ranks; this is what fills and reads the index. The index lives in
+memory (SQLite `:memory:`) and is loaded from and saved to its file by ranking_index.py.
 """
 
 from __future__ import annotations
@@ -17,18 +18,23 @@ from typing import NamedTuple
 
 from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.frontmatter import codec as frontmatter
-from mini_claude.memory.recall.ranking_index import check_schema, create_schema, read_index
-from mini_claude.memory.recall.terms import document_text
+from mini_claude.memory.recall.ranking_index import check_schema, create_lookups, create_schema, read_index
+from mini_claude.memory.recall.scoring import COLUMN_WEIGHTS, Corpus, Indexed, Postings
+from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.store.memory_store import FileStat, MemoryFile, MemoryStore
 
 BODY_INDEXED_CHARS = 600  # a body's first lines name what it is about; the rest adds size, not recall
+# A word held by more than this share of the memories, in a folder of more than COMMON_MIN_HOLDERS
+# of them, says next to nothing about which is meant (BM25 gives it almost no weight) and costs the
+# most to weigh: left out of the ranking.
+COMMON_SHARE = 0.8
+COMMON_MIN_HOLDERS = 2000
 # The frontmatter block, to skip it cheaply (the store has parsed it already; a near miss only
 # puts a few header words in the body column too).
 _FRONT_BLOCK = re.compile(r"\A\s*---[ \t]*\r?\n.*?^[ \t]*---[ \t]*$", re.DOTALL | re.MULTILINE)
-_DAY_TEXT = (
-    "SELECT terms.name, terms.description, terms.type, terms.body FROM files"
-    " JOIN terms ON terms.rowid = files.id WHERE files.day = ?"
-)
+_POSTINGS = "SELECT doc, col, count(*) FROM temp.term_instances WHERE term = ? GROUP BY doc, col"
+_HOLDERS = "SELECT doc FROM temp.term_rows WHERE term = ?"
+_COLUMN_WEIGHT = dict(zip(("name", "description", "type", "body"), COLUMN_WEIGHTS, strict=True))
 
 _StatKey = tuple[int, int, int]
 
@@ -39,6 +45,7 @@ class IndexedFile(NamedTuple):
     usable: bool  # offered at all (a broken file is known, so it is not read again, but not offered)
     day: int
     mtime_ns: int
+    length: int  # its terms, in all four fields
 
 
 class IndexMirror:
@@ -51,11 +58,13 @@ class IndexMirror:
         self.db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         self.files: dict[str, IndexedFile] = {}
         self.by_row: dict[int, str] = {}
+        self._corpus: Corpus | None = None
         try:
             if load:
                 self._load(path, memories)
             else:
                 create_schema(self.db)
+            create_lookups(self.db)
         except BaseException:
             self.db.close()
             raise
@@ -67,14 +76,52 @@ class IndexMirror:
             return
         self.db.deserialize(data)
         check_schema(self.db)
-        for row_id, name, mtime_ns, size, inode, usable, day in self.db.execute(
-            "SELECT id, file_name, mtime_ns, size, inode, usable, day FROM files"
+        for row_id, name, mtime_ns, size, inode, usable, day, length in self.db.execute(
+            "SELECT id, file_name, mtime_ns, size, inode, usable, day, length FROM files"
         ):
-            self.files[name] = IndexedFile((mtime_ns, size, inode), row_id, bool(usable), day, mtime_ns)
+            key = (mtime_ns, size, inode)
+            self.files[name] = IndexedFile(key, row_id, bool(usable), day, mtime_ns, length)
             self.by_row[row_id] = name
 
     def close(self) -> None:
         self.db.close()
+
+    def corpus(self) -> Corpus:
+        """What BM25 needs to know of all the usable memories (kept until the next change)."""
+        if self._corpus is None:
+            usable = [Indexed(f.row_id, f.mtime_ns, f.day, f.length) for f in self.files.values() if f.usable]
+            self._corpus = Corpus(usable)
+        return self._corpus
+
+    def stems(self, query_terms: list[str]) -> list[str]:
+        """`query_terms` as the index holds them (stemmed), in order, without repeats."""
+        self.db.execute("INSERT INTO temp.stemmer(rowid, text) VALUES (1, ?)", (" ".join(query_terms),))
+        try:
+            found = [term for (term,) in self.db.execute("SELECT term FROM temp.stems ORDER BY offset")]
+        finally:
+            self.db.execute("DELETE FROM temp.stemmer")
+        return list(dict.fromkeys(found))
+
+    def holders(self, stem: str) -> int:
+        """How many memories hold `stem`."""
+        row = self.db.execute(_HOLDERS, (stem,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def postings(self, stems: list[str]) -> Postings:
+        """Where each of `stems` is: per memory row, its weighted and its plain count. A word most
+        memories of a big folder hold is left out (COMMON_SHARE)."""
+        common = max(COMMON_MIN_HOLDERS, COMMON_SHARE * len(self.files))
+        found: Postings = {}
+        for stem in stems:
+            if self.holders(stem) > common:
+                continue
+            counts: dict[int, tuple[float, int]] = {}
+            for row, column, count in self.db.execute(_POSTINGS, (stem,)):
+                weighted, plain = counts.get(row, (0.0, 0))
+                counts[row] = (weighted + _COLUMN_WEIGHT[column] * count, plain + count)
+            if counts:
+                found[stem] = counts
+        return found
 
     def sync(self, stats: dict[str, FileStat]) -> bool:
         """Bring the index up to the files' stats; True when anything changed."""
@@ -82,22 +129,20 @@ class IndexMirror:
         stale = [stat for stat in stats.values() if self._changed(stat)]
         if not gone and not stale:
             return False
-        days: set[int] = set()
+        self._corpus = None
         self.db.execute("BEGIN")
         try:
             for name in gone:
                 known = self.files.pop(name)
                 del self.by_row[known.row_id]
-                days.add(known.day)
                 self.db.execute("DELETE FROM files WHERE id = ?", (known.row_id,))
                 self.db.execute("DELETE FROM terms WHERE rowid = ?", (known.row_id,))
             for stat in stale:
-                days.update(self._index(stat))
-            for day in days:
-                self._rebuild_day(day)
+                self._index(stat)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
+            self._corpus = None
             raise
         return True
 
@@ -105,36 +150,33 @@ class IndexMirror:
         known = self.files.get(stat.file_name)
         return known is None or known.key != _key(stat)
 
-    def _index(self, stat: FileStat) -> set[int]:
-        """Index one new or changed file; returns the days whose text changed."""
+    def _index(self, stat: FileStat) -> None:
+        """Index one new or changed file."""
         memory = self.store.header(stat)
         usable = memory.problem is None
         previous = self.files.get(stat.file_name)
         if previous is not None:
             self.db.execute("DELETE FROM terms WHERE rowid = ?", (previous.row_id,))
+        texts = (memory.name, memory.description, memory.type, _body_start(memory)) if usable else ()
+        fields = [terms(text) for text in texts]
+        length = sum(map(len, fields))
         day = day_of(stat.mtime_ns)
-        row = (stat.file_name, stat.mtime_ns, stat.size, stat.inode, usable, day)
+        row = (stat.file_name, stat.mtime_ns, stat.size, stat.inode, usable, day, length)
         row_id = self.db.execute(
-            "INSERT INTO files(file_name, mtime_ns, size, inode, usable, day) VALUES (?, ?, ?, ?, ?, ?)"
+            "INSERT INTO files(file_name, mtime_ns, size, inode, usable, day, length)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(file_name) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size,"
-            " inode = excluded.inode, usable = excluded.usable, day = excluded.day RETURNING id",
+            " inode = excluded.inode, usable = excluded.usable, day = excluded.day,"
+            " length = excluded.length RETURNING id",
             row,
         ).fetchone()[0]
         if usable:
-            fields = (memory.name, memory.description, memory.type, _body_start(memory))
             self.db.execute(
                 "INSERT INTO terms(rowid, name, description, type, body) VALUES (?, ?, ?, ?, ?)",
-                (row_id, *map(document_text, fields)),
+                (row_id, *(" ".join(field) for field in fields)),
             )
-        self.files[stat.file_name] = IndexedFile(_key(stat), row_id, usable, day, stat.mtime_ns)
+        self.files[stat.file_name] = IndexedFile(_key(stat), row_id, usable, day, stat.mtime_ns, length)
         self.by_row[row_id] = stat.file_name
-        return {day} if previous is None else {day, previous.day}
-
-    def _rebuild_day(self, day: int) -> None:
-        self.db.execute("DELETE FROM days WHERE rowid = ?", (day,))
-        text = " ".join(field for row in self.db.execute(_DAY_TEXT, (day,)) for field in row if field)
-        if text:
-            self.db.execute("INSERT INTO days(rowid, text) VALUES (?, ?)", (day, text))
 
 
 def day_of(mtime_ns: int) -> int:

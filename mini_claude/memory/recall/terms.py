@@ -53,11 +53,6 @@ def terms(text: str) -> list[str]:
     return found
 
 
-def document_text(text: str) -> str:
-    """`text` as the index stores it: its terms, space-separated (the index splits on spaces)."""
-    return " ".join(terms(text))
-
-
 def query_parts(text: str) -> list[list[str]]:
     """The term lists recall ranks `text` by: one query each, their results taken in turn.
 
@@ -75,14 +70,6 @@ def query_parts(text: str) -> list[list[str]]:
         if part and (part := _bounded(part)) not in parts:
             parts.append(part)
     return parts
-
-
-def match_expression(query_terms: list[str]) -> str:
-    """An FTS5 query matching any of `query_terms` (as `terms` makes them).
-
-    Each term is a quoted string of letters and digits only, so nothing a user types (quotes,
-    `*`, `NEAR`, `-`, `col:`, NUL) can reach the query syntax."""
-    return " OR ".join(f'"{term}"' for term in query_terms)
 
 
 def _distinct(found: list[str]) -> list[str]:
