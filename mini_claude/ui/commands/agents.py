@@ -16,8 +16,9 @@ def _agents(ctx: CommandContext, argument: str) -> None:
     lines = [f"Agent types ({len(types)}):"]
     for kind in types:
         description = visible_text(" ".join(kind.description.split()))
-        if len(description) > DESCRIPTION_SHOWN_CHARS:
-            description = description[: DESCRIPTION_SHOWN_CHARS - 1] + "…"
+        room = min(DESCRIPTION_SHOWN_CHARS, max(20, ctx.console.width - len(kind.name) - 4))  # one row
+        if len(description) > room:
+            description = description[: room - 1] + "…"
         tools = "read-only tools" if kind.name == "explore" and kind.scope == "built-in" else (
             ", ".join(visible_text(tool) for tool in kind.tools) if kind.tools is not None else "all tools"
         )  # fmt: skip
