@@ -22,7 +22,7 @@ from typing import Any
 
 from mini_claude.core.errors import ToolError
 from mini_claude.core.frontmatter.block import locate_block, scan_lines
-from mini_claude.core.frontmatter.scalars import unquote_double, unquote_single
+from mini_claude.core.frontmatter.scalars import split_outside, unquote_double, unquote_single
 from mini_claude.tools.patterns import compile_glob
 
 RULES_FOLDERS = (".claude/rules", ".mini-claude/rules")
@@ -140,16 +140,7 @@ def _inline_values(value: str) -> list[str]:
     """`a, b`, `["a", "b"]` or `a` after `paths:`; commas inside `{…}` belong to the glob."""
     if value.startswith("[") and value.endswith("]"):
         value = value[1:-1]
-    parts, depth, current = [], 0, ""
-    for char in value:
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        depth += (char == "{") - (char == "}")
-        current += char
-    parts.append(current)
-    return [part.strip() for part in parts if part.strip()]
+    return split_outside(value, lambda char: char == ",", "{}")
 
 
 def _unquoted(value: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 # Plain values starting with these, or containing ": " / " #", are quoted on write. Our parser would
 # read most of them fine; quoting keeps the block loadable as YAML by other tools too.
@@ -58,3 +59,19 @@ def format_value(value: str) -> str:
         return value
     quoted = json.dumps(value, ensure_ascii=False)
     return "".join(ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in quoted)
+
+
+def split_outside(value: str, is_separator: Callable[[str], bool], brackets: str) -> list[str]:
+    """The non-empty parts of a frontmatter list value, split at separators that are not inside
+    the `brackets` pair (`{}`: `a/{b,c}` is one glob; `()`: `Bash(git diff:*)` is one rule)."""
+    opening, closing = brackets[0], brackets[1]
+    parts, current, depth = [], "", 0
+    for char in value:
+        if is_separator(char) and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += (char == opening) - (char == closing)
+        current += char
+    parts.append(current)
+    return [part.strip() for part in parts if part.strip()]

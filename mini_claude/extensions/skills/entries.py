@@ -11,6 +11,7 @@ from typing import Literal
 
 from mini_claude.core.frontmatter.codec import Frontmatter
 from mini_claude.core.frontmatter.fields import split_list
+from mini_claude.core.frontmatter.scalars import split_outside
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.rules import RuleEntry, RuleError, parse_rule
 
@@ -127,13 +128,4 @@ def _valid_rules(texts: tuple[str, ...], root: Path, notes: list[str]) -> tuple[
 
 
 def _space_separated(value: str) -> list[str]:
-    items, current, depth = [], "", 0
-    for char in value:
-        if char.isspace() and depth == 0:
-            items.append(current)
-            current = ""
-            continue
-        depth += (char == "(") - (char == ")")
-        current += char
-    items.append(current)
-    return [item for item in items if item]
+    return split_outside(value, str.isspace, "()")
