@@ -31,7 +31,7 @@ from mini_claude.core.events import (
     TextDone,
     TurnEnded,
 )
-from mini_claude.core.hook_points import NoHooks, TurnHooks
+from mini_claude.core.hook_points import TurnHooks
 from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.core.untrusted import encodable, encodable_value
 from mini_claude.llm.client import ModelClient
@@ -73,7 +73,7 @@ class Agent:
         self.build_system_prompt = build_system_prompt
         self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
         self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
-        self.hooks: TurnHooks = hooks or NoHooks()
+        self.hooks: TurnHooks = hooks or TurnHooks()
         self.thinking, self.spend = thinking, spend_cap or SpendCap(None, llm)
         self.conversation = Conversation(save, lambda event: self.sink(event))
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)
