@@ -18,8 +18,9 @@ import hashlib
 import json
 from typing import Any
 
+from mini_claude.llm.streamed_response import THINKING_TYPES
+
 Message = dict[str, Any]
-THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 def has_thinking(message: Message) -> bool:

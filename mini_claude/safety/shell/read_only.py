@@ -147,4 +147,3 @@ _CHECKS: dict[str, Callable[[Args], bool]] = {
     "tree": _tree,
     "uniq": _uniq,  # Codex's list, checked: its second file is written
 }
-READ_ONLY_NAMES = tuple(sorted({*_PLAIN, *_LINUX_ONLY, *_CHECKS}))  # for /permissions and the docs

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import encodable_value
+from mini_claude.llm.tool_calls import refuse_constant
 from mini_claude.sessions.checkpoints.file_checkpoints import Checkpoint, checkpoint_from_record
 from mini_claude.sessions.loading.content import ContentProblem, checked_content, checked_summary
 from mini_claude.sessions.loading.repair import repair_conversation
@@ -96,7 +97,7 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
         if not raw or raw.isspace():  # isspace() stops at the first "{": no copy of a long line
             continue
         try:
-            record = encodable_record(json.loads(raw, parse_constant=_refuse_constant))
+            record = encodable_record(json.loads(raw, parse_constant=refuse_constant))
         except (ValueError, RecursionError) as error:
             if index != torn_index:  # else: cut off by a crash mid-write; nothing of it is usable
                 problems.append(f"{shown}: line {index + 1}: {_json_problem(error)}; skipped")
@@ -254,12 +255,6 @@ def _text_or_empty(value: Any) -> str:
 
 def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _refuse_constant(name: str) -> None:
-    """NaN and Infinity: Python's json reads them, but a request holding one is not JSON at all,
-    so a conversation keeping one could never be sent again."""
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _json_problem(error: ValueError | RecursionError) -> str:
