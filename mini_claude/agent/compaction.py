@@ -12,16 +12,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from mini_claude.agent.conversation import Message, is_turn_start
 from mini_claude.agent.endings import TurnStopped
 from mini_claude.agent.request_view import (
     BYTES_PER_TOKEN,
     CLEAR_STEP,
     COMPACT_AT,
     Compaction,
-    Message,
     RequestParts,
     RequestView,
-    is_turn_start,
     size_of,
     with_cache_mark,
 )

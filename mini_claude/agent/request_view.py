@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mini_claude.agent.conversation import Message, has_tool_results
 from mini_claude.agent.thinking_prefix import ThinkingPrefixes
 from mini_claude.core import prompts
 from mini_claude.core.events import ContextStatus, UsageReport
 from mini_claude.core.untrusted import wrap
 
-Message = dict[str, Any]
 Block = dict[str, Any]
 CACHE_MARK = {"type": "ephemeral"}
 BYTES_PER_TOKEN = 4  # code and English average about 4 bytes a token (sizes are of the JSON sent)
@@ -70,15 +70,6 @@ class RequestParts:
 
 def size_of(value: object) -> int:
     return len(json.dumps(value, separators=(",", ":")))  # ASCII-only: its length is its bytes
-
-
-def has_tool_results(message: Message) -> bool:
-    return message["role"] == "user" and any(b.get("type") == "tool_result" for b in message["content"])
-
-
-def is_turn_start(message: Message) -> bool:
-    """A user message that answers no tool call: what the user typed (with reminders or notices)."""
-    return message["role"] == "user" and not has_tool_results(message)
 
 
 def result_text(block: Block) -> str:
