@@ -110,15 +110,15 @@ def summarize(sessions_dir: Path, dir_fd: int, name: str, info: os.stat_result) 
     base = SessionSummary(session_id, path, info.st_mtime, info.st_size)
     if not stat.S_ISREG(info.st_mode):
         kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-        return _broken(base, f"{name} is {kind}: not read")
+        return replace(base, problem=f"{name} is {kind}: not read")
     try:
         fd, opened = open_transcript_for_reading(path, dir_fd=dir_fd)
     except TranscriptError as error:
-        return _broken(base, str(error))
+        return replace(base, problem=str(error))
     try:
         summary = _read_summary(base, fd, opened.st_size)
     except OSError as error:
-        return _broken(base, f"cannot read {name}: {error.strerror}")
+        return replace(base, problem=f"cannot read {name}: {error.strerror}")
     finally:
         os.close(fd)
     if summary.problem is None and os.path.lexists(sessions_dir / (session_id + SIDE_SUFFIX)):
@@ -166,7 +166,7 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
     try:
         return replace(summary, message_count=_message_count(base.path, fd, size))
     except TranscriptError as error:
-        return _broken(base, str(error))
+        return replace(base, problem=str(error))
 
 
 def _message_count(path: Path, fd: int, size: int) -> int | None:
@@ -260,7 +260,3 @@ def _text(value: object) -> str:
 
 def _count(value: object) -> int:
     return value if type(value) is int and value >= 0 else 0
-
-
-def _broken(base: SessionSummary, problem: str) -> SessionSummary:
-    return SessionSummary(base.id, base.path, base.last_used, base.size, problem=problem)

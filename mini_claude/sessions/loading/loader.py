@@ -90,14 +90,14 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
     lines = _lines(data)
     torn_index = len(lines) - 1  # the part after the last newline: b"" in a whole file
     read = _header(shown, path.stem, lines[0])
-    conversation = _Conversation(read.header)
+    conversation = RecordedConversation(read.header.model, read.header.cwd)
     problems = [] if read.problem is None else [f"{shown}: line 1: {read.problem}"]
     for index in range(0 if read.is_record else 1, len(lines)):
         raw = lines[index]
         if not raw or raw.isspace():  # isspace() stops at the first "{": no copy of a long line
             continue
         try:
-            record = encodable_record(json.loads(raw, parse_constant=refuse_constant))
+            record = parse_record(raw)
         except (ValueError, RecursionError) as error:
             if index != torn_index:  # else: cut off by a crash mid-write; nothing of it is usable
                 problems.append(f"{shown}: line {index + 1}: {_json_problem(error)}; skipped")
@@ -121,17 +121,17 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
     )  # fmt: skip
 
 
-class _Conversation:
+class RecordedConversation:
     """The messages rebuilt record by record, merging same-role records as the agent merges them."""
 
-    def __init__(self, header: SessionHeader) -> None:
+    def __init__(self, model: str, cwd: str) -> None:
         self.messages: list[Message] = []
         self.records = 0  # records taken
         self.recalled: list[str] = []
         self._recalled_set: set[str] = set()
         self.compaction: Compaction | None = None
         self.checkpoints: list[Checkpoint] = []
-        self.model, self.cwd = header.model, header.cwd
+        self.model, self.cwd = model, cwd
 
     def add(self, record: Any) -> str | None:
         """Take one record; the reason it was not usable, or None."""
@@ -188,11 +188,13 @@ class _Conversation:
             self.messages.append({"role": role, "content": list(content)})
 
 
-def encodable_record(record: Any) -> Any:
-    """A message or compaction record with its content cleaned as the server's strings now are
-    where they enter (`untrusted.encodable`): a transcript saved by an older version may hold a
-    lone surrogate that would break every request it is sent in. Other fields (a cwd that is not
-    UTF-8) are kept as they are. Raises RecursionError on content nested too deeply."""
+def parse_record(line: bytes) -> Any:
+    """One line's JSON (ValueError, RecursionError when it is none), a message or compaction
+    record's content cleaned as the server's strings now are where they enter
+    (`untrusted.encodable`): a transcript saved by an older version may hold a lone surrogate that
+    would break every request it is sent in. Other fields (a cwd that is not UTF-8) are kept as
+    they are."""
+    record = json.loads(line, parse_constant=refuse_constant)
     if isinstance(record, dict) and record.get("type") in (*RECORD_ROLES, COMPACTION_TYPE):
         return {**record, "content": encodable_value(record.get("content"))}
     return record
