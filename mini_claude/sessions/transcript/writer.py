@@ -36,7 +36,7 @@ from mini_claude.sessions.transcript.records import (
     new_session_id,
     now_iso,
 )
-from mini_claude.sessions.transcript.reopen import SessionInUse, reopen_transcript
+from mini_claude.sessions.transcript.reopen import reopen_transcript
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError, create_transcript
 
 log = logging.getLogger("mini_claude.sessions")
@@ -90,9 +90,7 @@ class TranscriptWriter:
         writer = cls(path.parent, cwd=cwd, project=project, model=model, warn=warn, session_id=path.stem)
         try:
             writer._fd, writer._size, writer._message_count, writer._last_role = reopen_transcript(path, fd)
-        except SessionInUse:
-            raise
-        except (OSError, SessionsFolderError) as error:
+        except (OSError, SessionsFolderError) as error:  # SessionInUse goes to the caller
             writer._stop(f"Session not saved: cannot append to {visible_path(str(path))}: {_reason(error)}")
         return writer
 
