@@ -19,6 +19,7 @@ from mini_claude.sessions.transcript.records import (
     TRANSCRIPT_SUFFIX,
     is_transcript_name,
     json_object,
+    text_or_empty,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import (
@@ -156,9 +157,10 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
         records_start = header_end + 1 if header_end >= 0 else len(head)
     summary = SessionSummary(
         base.id, base.path, base.last_used, base.size,
-        started=_text(header.get("started")), project=_text(header.get("project")),
+        started=text_or_empty(header.get("started")), project=text_or_empty(header.get("project")),
         first_message=_first_message(fd, head, records_start),
-        copied_from=_text(header.get("copied_from")), copied_messages=_count(header.get("copied_messages")),
+        copied_from=text_or_empty(header.get("copied_from")),
+        copied_messages=_count(header.get("copied_messages")),
         print_mode=header.get(PRINT_MODE_KEY) is True,
     )  # fmt: skip
     if size > MAX_TRANSCRIPT_BYTES:
@@ -252,10 +254,6 @@ def _text_prefix(line: bytes) -> str:
         except ValueError:
             continue
     return ""
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _count(value: object) -> int:

@@ -32,6 +32,7 @@ from mini_claude.sessions.transcript.records import (
     RECORD_TYPES,
     SETTINGS_TYPE,
     SUBAGENT_TYPE,
+    text_or_empty,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError, read_transcript
@@ -160,8 +161,7 @@ class RecordedConversation:
             if summary is None or type(replaced) is not int or replaced < 0:
                 return "a compaction record without a summary or a count of replaced messages"
             focus = focus if isinstance(focus, str) else None
-            at = record.get("at")
-            at = at if isinstance(at, str) else ""
+            at = text_or_empty(record.get("at"))
             self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus, at)
         elif kind == CHECKPOINT_TYPE:
             checkpoint = checkpoint_from_record(record)
@@ -240,7 +240,7 @@ def _header(shown: str, file_id: str, line: bytes) -> _HeaderRead:
     fields = {name: "" if name in missing else header[name] for name in HEADER_FIELDS}
     fields["id"] = fields["id"] or file_id
     parsed = SessionHeader(
-        **fields, project=_text_or_empty(header.get("project")), version=_text_or_empty(header.get("version"))
+        **fields, project=text_or_empty(header.get("project")), version=text_or_empty(header.get("version"))
     )
     problem = f"the session header lacks {', '.join(missing)} (taken as unknown)" if missing else None
     return _HeaderRead(parsed, problem, True, False)
@@ -249,10 +249,6 @@ def _header(shown: str, file_id: str, line: bytes) -> _HeaderRead:
 def _is_field(header: dict[str, Any], name: str) -> bool:
     value = header.get(name)
     return type(value) is int if name == "format" else isinstance(value, str)
-
-
-def _text_or_empty(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _is_strings(value: Any) -> bool:
