@@ -73,15 +73,15 @@ class ContextKeeper:
         llm: ModelClient,
         emit: Callable[[Event], None],
         view: RequestView,
-        before: Callable[[str, str | None], None] | None = None,
-        spend: SpendCap | None = None,
+        before: Callable[[str, str | None], None],
+        spend: SpendCap,
     ) -> None:
         """`before` hears each compaction about to be made: its trigger and focus (PreCompact)."""
         self.llm = llm
         self.emit = emit
         self.view = view
         self.before = before
-        self.spend = spend or SpendCap(None, llm)
+        self.spend = spend
         self._auto_failed_at: int | None = None  # tokens when an automatic compaction last failed
 
     def before_call(self, parts: RequestParts) -> int:
@@ -153,8 +153,8 @@ class ContextKeeper:
             summarised = "is already summarised" if self.view.compaction else "is empty"
             raise NothingToCompact(f"Nothing to compact: the conversation {summarised}.")
         cut = self._cut(messages, start)
-        if self.before is not None:  # Claude Code's triggers: manual, or auto (too long is automatic)
-            self.before("manual" if trigger == "manual" else "auto", focus)
+        # Claude Code's triggers: manual, or auto (too long is automatic)
+        self.before("manual" if trigger == "manual" else "auto", focus)
         max_tokens = min(SUMMARY_MAX_TOKENS, parts.max_tokens, int(SUMMARY_WINDOW_SHARE * self.view.window))
         request = self._summary_request(parts, start, cut, focus, max_tokens)
         self.spend.before_call(

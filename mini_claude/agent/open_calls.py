@@ -32,12 +32,12 @@ class OpenToolCalls:
     """The calls of the stored reply without an answer yet, their results so far, the call on screen."""
 
     def __init__(
-        self, tools: ToolRegistry, tool_context: ToolContext, sink: EventSink, hooks: TurnHooks | None = None
+        self, tools: ToolRegistry, tool_context: ToolContext, sink: EventSink, hooks: TurnHooks
     ) -> None:
         self.tools = tools
         self.tool_context = tool_context
         self.sink = sink
-        self.hooks: TurnHooks = hooks or TurnHooks()
+        self.hooks = hooks
         self.stopped: str | None = None  # a hook's `continue: false` during the last call: why
         self.calls: list[dict[str, Any]] = []
         self.limit = DEFAULT_MAX_TOOL_CALLS  # calls of one reply that are run (maxToolCallsPerReply)
