@@ -18,7 +18,6 @@ from mini_claude.ui.commands.registry import CommandContext, command
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
 
-ORIGIN_NAMES = {"flag": "flag", "default": "default"}
 VALUES = (  # shown by /status: (label, Settings origin key)
     ("Model", "model"),
     ("Permission mode", "permission_mode"),

@@ -26,9 +26,7 @@ def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
         "Trust this folder? Then they take effect in every session here (its instruction files are",
         "read either way). [y]es, [n]o, Esc: not now",
     ]
-    return yes_no_or_not_now(
-        lines, "Trust it? ", {"y": ("yes", "trusted"), "n": ("no", "not trusted")}, plain
-    )
+    return yes_no_or_not_now(lines, "Trust it? ", ANSWERS, plain)
 
 
 def yes_no_or_not_now(
