@@ -114,7 +114,7 @@ def _mcp(ctx: CommandContext, argument: str) -> None:
         lines = _reconnect(ctx.session, name)
     else:
         lines = [f"Unknown /mcp action {visible_text(action)!r}: /mcp, /mcp reconnect NAME, /mcp tools NAME"]
-    ctx.console.print("\n".join(lines), markup=False, highlight=False)
+    ctx.say("\n".join(lines))
 
 
 def _reconnect(session: Session, name: str) -> list[str]:
@@ -144,14 +144,13 @@ def run_prompt(ctx: CommandContext, name: str, argument: str) -> bool:
         arguments = prompt_arguments(prompt, argument)
         result = ctx.session.mcp.manager.get_prompt(server, str(prompt.name), arguments, GET_TIMEOUT_S)
     except KeyboardInterrupt:
-        ctx.console.print("Interrupted.", style="dim", markup=False)
+        ctx.say("Interrupted.", "dim")
         return True
     except Exception as error:  # missing arguments, the server's refusal: one line, made visible
-        ctx.console.print(f"/{name}: {visible_text(str(error) or type(error).__name__)[:300]}",
-                          style="red", markup=False, highlight=False)  # fmt: skip
+        ctx.say(f"/{name}: {visible_text(str(error) or type(error).__name__)[:300]}", "red")
         return True
     text = results.prompt_text(result, server, str(prompt.name))
-    ctx.console.print(f"Sending the prompt {prompt.name} of {server}…", style="dim", markup=False)
+    ctx.say(f"Sending the prompt {prompt.name} of {server}…", "dim")
     if ctx.run_turn is not None:
         ctx.run_turn(text)
     return True

@@ -26,7 +26,7 @@ RULE_COLUMN = 32
 
 
 def _say(ctx: CommandContext, text: str, style: str = "") -> None:
-    ctx.console.print(text, markup=False, highlight=False, style=style, soft_wrap=True)
+    ctx.say(text, style, soft_wrap=True)  # a rule and its source stay on one line
 
 
 def _complete(session: Session, typed: str) -> Iterator[Completion]:

@@ -122,4 +122,4 @@ def _size(size: int) -> str:
 
 @command("status", "Show the model, server, mode, and every settings and instruction file in effect")
 def _status(ctx: CommandContext, argument: str) -> None:
-    ctx.console.print("\n".join(status_lines(ctx.session)), markup=False, highlight=False)
+    ctx.say("\n".join(status_lines(ctx.session)))
