@@ -196,13 +196,12 @@ class Renderer:
         still_running = list(self._pending_tools.values())
         self._spinner_label = call_label(*still_running[-1]) if still_running else None
         self._sync_live()
-        result = first_line(event.summary)
-        argument, wraps = self._tool_argument(event, argument, result)
+        argument, wraps = self._tool_argument(event, argument, event.summary)
         self._print_line(
             # A mark, not only a colour, tells an error apart (NO_COLOR, plain output).
             ("✗ " if event.is_error else "● ", "red" if event.is_error else "green"),
             (call_label(event.name, argument), "bold"),
-            (f" → {result}" if result else "", "red" if event.is_error else "dim"),
+            (f" → {event.summary}" if event.summary else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
         # A command's output collapsed, a change made without a question, a memory saved (what,
@@ -278,11 +277,6 @@ def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool
     return last is not None and not (joins and last == "text") and (kind == "text" or last != kind)
 
 
-def first_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
-
-
 def is_change_line(line: str) -> bool:
     """A line of a change under a tool line (`+ added`, `- removed`, `… +3 changed lines`)."""
     return line[:2] in ("+ ", "- ") or (line.startswith("… ") and "changed line" in line)
@@ -296,5 +290,5 @@ def retry_label(event: Retrying) -> str:
 
 
 def call_label(name: str, argument: str) -> str:
-    argument = first_line(argument)
+    """`name(argument)`; the argument is one line already (`visible_event`)."""
     return f"{name}({argument})" if argument else name
