@@ -36,10 +36,7 @@ def yes_no_or_not_now(
     (a yes and a no): True, False, or None for Esc, Ctrl+C, Ctrl+D or no terminal."""
     print("\n".join(marked_text(line) for line in lines), flush=True)  # a question: nothing unseen
     drop_keys_typed_ahead()
-    try:
-        answer = read_key_answer(prompt, answers, cancel=NOT_NOW, plain=plain)
-    except (EOFError, OSError):  # no terminal to answer on: nothing decided
-        answer = NOT_NOW[0]
+    answer = read_key_answer(prompt, answers, cancel=NOT_NOW, plain=plain)  # no terminal: not now
     return None if answer == NOT_NOW[0] else answer == "yes"
 
 
