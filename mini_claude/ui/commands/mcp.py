@@ -16,7 +16,7 @@ from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import count_noun
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
-from mini_claude.ui.commands.registry import CommandContext, command, extra_commands, fallback
+from mini_claude.ui.commands.registry import CommandContext, command, completions, extra_commands, fallback
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -86,13 +86,8 @@ def tool_lines(session: Session, name: str) -> list[str]:
 def _complete(session: Session, typed: str) -> Iterator[Completion]:
     action, space, name = typed.partition(" ")
     if not space:
-        for candidate in ACTIONS:
-            if candidate.startswith(action):
-                yield Completion(candidate, start_position=-len(action))
-        return
-    for server in session.mcp.manager.names:
-        if action in ACTIONS and server.startswith(name):
-            yield Completion(server, start_position=-len(name))
+        return completions(ACTIONS, action)
+    return completions(session.mcp.manager.names if action in ACTIONS else [], name)
 
 
 @command(

@@ -89,6 +89,11 @@ def command(
     return register
 
 
+def completions(words: Iterable[str], typed: str) -> Iterator[Completion]:
+    """Those of `words` that start with `typed`, each completing it (an ArgumentCompleter's part)."""
+    return (Completion(word, start_position=-len(typed)) for word in words if word.startswith(typed))
+
+
 def fallback(handler: Fallback) -> Fallback:
     """Register what runs a name no built-in command has."""
     _FALLBACKS.append(handler)
