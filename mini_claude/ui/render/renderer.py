@@ -116,8 +116,7 @@ class Renderer:
                 case ContextStatus() if self.context_line.wanted(event):
                     self._print_line((context_indicator(event), "dim"))
                 case MemoriesRecalled(file_names=names) if names:
-                    noun = "memory" if len(names) == 1 else "memories"
-                    self._print_line((f"recalled {len(names)} {noun}: {', '.join(names)}", "dim"))
+                    self._print_line((recalled_line(names), "dim"))
                 case TurnEnded():
                     self._end_text()
                     self._spinner_label = None
@@ -287,6 +286,11 @@ def retry_label(event: Retrying) -> str:
     delay = event.delay_s
     seconds = f"{delay:.0f}" if delay >= 10 else f"{delay:.1f}".removesuffix(".0")
     return f"{event.reason}: retrying in {seconds} s (retry {event.attempt} of {event.max_retries})…"
+
+
+def recalled_line(names: tuple[str, ...]) -> str:
+    """`recalled 2 memories: a.md, b.md` (REPL and print mode alike)."""
+    return f"recalled {len(names)} {'memory' if len(names) == 1 else 'memories'}: {', '.join(names)}"
 
 
 def call_label(name: str, argument: str) -> str:
