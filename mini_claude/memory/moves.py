@@ -15,10 +15,11 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
-from mini_claude.memory.store.changes import Change, ChangesNotApplied, current_bytes
+from mini_claude.memory.store.changes import Change, ChangesNotApplied
 from mini_claude.memory.store.memory_file import SCOPES, MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE, memory_file_name, name_key
+from mini_claude.memory.store.reverting import current_bytes
 from mini_claude.safety.secrets.check import find_secret
 
 # Where each move takes a memory of each scope.

@@ -12,7 +12,7 @@ from mini_claude.core.untrusted import REMINDER_TAG as REMINDER_TAG  # tidy read
 from mini_claude.core.untrusted import attribute, contained, neutralize, wrap
 from mini_claude.llm.client import ModelClient
 from mini_claude.memory.store.index import clean_inline
-from mini_claude.memory.store.memory_store import MemoryFile
+from mini_claude.memory.store.memory_file import MemoryFile
 
 MANIFEST_MAX_MEMORIES = 100  # the most relevant to the message (see ranking.py)
 MANIFEST_DESCRIPTION_MAX_BYTES = 120

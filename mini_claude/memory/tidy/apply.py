@@ -21,9 +21,10 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.provenance import Provenance, stamped
-from mini_claude.memory.store.changes import Change, ChangesNotApplied, digest_of
+from mini_claude.memory.store.changes import Change, ChangesNotApplied
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE
+from mini_claude.memory.store.reverting import digest_of
 from mini_claude.memory.store.trash import COPY_MAX_BYTES
 from mini_claude.memory.store.validation import memory_fields
 from mini_claude.memory.tidy.hint import note_tidied

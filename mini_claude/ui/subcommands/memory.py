@@ -129,9 +129,9 @@ def _fail(text: str, status: int = EXIT_FAILED) -> int:
 
 def _list(memories: MemoryScopes, settings: Settings) -> None:
     store = memories.project
-    store.use_saved_headers()
+    store.headers.use_saved()  # read once here: the headers an earlier listing saved
     lines = list_lines(memories)
-    store.save_headers()
+    store.headers.save()
     if unloaded := memories.unloaded_team_memories():
         lines.append(_unloaded_line(unloaded))
     if lines == [NO_MEMORIES]:
