@@ -13,10 +13,14 @@ from mini_claude.core import prompts
 from mini_claude.core.untrusted import attribute, wrap
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.staleness import expired
-from mini_claude.memory.store.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, index_line
+from mini_claude.memory.store.index import (
+    INDEX_TAG,
+    PROMPT_INDEX_MAX_BYTES,
+    PROMPT_INDEX_MAX_LINES,
+    index_line,
+)
 from mini_claude.memory.store.memory_store import MemoryStore
 
-INDEX_TAG = "memory-index"
 SCOPE_TITLES = {
     "project": "This project's memories",
     "team": "Team memories (in the repository, shared with everyone working on it)",

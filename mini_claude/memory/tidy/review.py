@@ -26,9 +26,10 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import contained, wrap
+from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.history import UNUSED_DAYS, RecallHistory, recall_note
 from mini_claude.memory.recall.ranking import ranking_for
-from mini_claude.memory.recall.selection import SideQuery, age_text
+from mini_claude.memory.recall.selection import age_text
 from mini_claude.memory.staleness import doubts
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -71,7 +72,7 @@ class TidyReview:
     def __init__(
         self,
         store: MemoryStore,
-        llm: SideQuery,
+        llm: ModelClient,
         *,
         sessions_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
