@@ -22,11 +22,11 @@ from mini_claude.core import prompts
 from mini_claude.core.paths import is_within
 from mini_claude.memory import repository
 from mini_claude.memory.provenance import parse_time
+from mini_claude.memory.recall.history import DAY_SECONDS
 from mini_claude.memory.store.memory_file import MemoryFile
 
 PATHS_CHECKED_MAX = 10  # of one memory; a memory about more files is about none in particular
 FOLDER_ENTRIES_MAX = 1000  # outside git, a folder changed when one of its first entries did
-DAY_SECONDS = 86_400
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 

@@ -21,7 +21,6 @@ import shutil
 import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
@@ -146,7 +145,7 @@ class ChangeSetFolder:
         the first change); ValueError (one line) when it is not usable."""
         data = self.read("", MANIFEST)
         try:
-            value = json.loads(data, parse_constant=_refuse_constant)
+            value = json.loads(data)  # NaN or Infinity fits no field: each is checked below
             form, label, at = value["format"], value["label"], value["at"]
             entries = [_entry(**item) for item in value["entries"]]
         except (ValueError, RecursionError, TypeError, KeyError) as error:
@@ -256,7 +255,3 @@ def _digest(value: object) -> str | None:
 
 def _is_time(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")

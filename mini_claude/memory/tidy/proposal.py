@@ -95,9 +95,7 @@ def checked_memory_text(content: object) -> tuple[str, dict[str, str]] | str:
     if _CONTROL.search(content):
         return "the text holds control characters"
     parsed = frontmatter.parse(content)
-    if problem := memory_problem(parsed):
-        return problem
-    fields = {key: parsed.fields[key] for key in ("name", "description", "type")}
+    fields = {key: parsed.fields.get(key, "") for key in ("name", "description", "type")}
     header = frontmatter.format(fields, "")
     if problem := memory_problem(parsed, header_bytes=len(header.encode("utf-8"))):
         return problem

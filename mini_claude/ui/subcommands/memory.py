@@ -24,7 +24,6 @@ from mini_claude.memory.recall.search import DEFAULT_LIMIT, hit_json, hit_lines,
 from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.ui.commands.memory.actions import (
-    delete_memory,
     delete_question,
     deleted_line,
     edit_memory,
@@ -153,6 +152,6 @@ def _remove(memories: MemoryScopes, name: str, *, yes: bool) -> int:
         if not confirmed(delete_question(memory)):
             print("Kept it.")
             return 0
-    delete_memory(memories, memory)
+    memories.store_of(memory).delete(memory)  # kept in the trash: undo brings it back
     print(deleted_line(memory))
     return 0

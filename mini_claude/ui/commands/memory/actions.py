@@ -78,11 +78,6 @@ def delete_question(memory: MemoryFile) -> str:
     return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)}){where}?"
 
 
-def delete_memory(memories: MemoryScopes | MemoryStore, memory: MemoryFile) -> None:
-    """Delete it from its scope's folder, kept in the trash (`/memory undo` brings it back)."""
-    MemoryScopes.of(memories).store_of(memory).delete(memory)
-
-
 def deleted_line(memory: MemoryFile) -> str:
     return f"Deleted {visible_path(memory.file_name)}; the index was updated."
 

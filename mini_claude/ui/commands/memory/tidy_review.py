@@ -57,11 +57,9 @@ def build_proposal(
             side_query_timeout=llm.settings.side_query_timeout,
             project_root=project_root,
         ).propose(focus)
-    except TidyFailed as error:
-        io.say(f"Tidy stopped: {visible_text(str(error))}. {NOTHING_CHANGED}")
     except KeyboardInterrupt:
         io.say(f"Tidy cancelled. {NOTHING_CHANGED}")
-    except (MemoryStoreError, OSError) as error:
+    except (TidyFailed, MemoryStoreError, OSError) as error:
         reason = safe_read.describe(error) if isinstance(error, OSError) else str(error)
         io.say(f"Tidy stopped: {visible_text(reason)}. {NOTHING_CHANGED}")
     return None
@@ -101,7 +99,7 @@ def review_and_apply(store: MemoryStore, proposal: Proposal, io: ReviewIO) -> bo
 def _accepted(changes: Sequence[FileChange], io: ReviewIO) -> list[FileChange]:
     if len(changes) == 1:
         return list(changes) if _ask(io, "Apply this change?") else []
-    if _ask(io, f"Apply all {len(changes)} changes?" if len(changes) > 1 else "Apply the change?"):
+    if _ask(io, f"Apply all {len(changes)} changes?"):
         return list(changes)
     if not _ask(io, "Go through them one by one?"):
         return []
