@@ -8,10 +8,8 @@ problems to stderr (exit 1; 2 for a usage problem)."""
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
-from pathlib import Path
 
 from mini_claude.core.config import Settings, memory_project_root, project_folder_name, projects_dir
 from mini_claude.core.files import safe_read
@@ -96,15 +94,8 @@ def _remove(project: ProjectSummary, *, yes: bool) -> int:
             print("Kept it.")
             return 0
     try:
-        _remove_folder(project.folder)
+        shutil.rmtree(project.folder)  # never through a symlink: rmtree refuses one
     except OSError as error:
         return fail(f"could not remove {shown}: {safe_read.describe(error)}")
     print(f"Removed {shown}.")
     return 0
-
-
-def _remove_folder(folder: Path) -> None:
-    """The project's folder and all it holds; never through a symlink (rmtree refuses one)."""
-    if folder.is_symlink() or not folder.is_dir():
-        raise OSError(errno.ENOTDIR, "not a project folder", str(folder))
-    shutil.rmtree(folder)
