@@ -86,7 +86,6 @@ class MemoryRecall:
         enabled: bool = True,
     ) -> None:
         self.memories = MemoryScopes.of(memories)
-        self.store = self.memories.project
         self.llm = llm
         self.ready = ready  # waited for before the first recall (memory start-up: whose memories)
         self.enabled = enabled  # False: automatic memory is off (MINI_CLAUDE_MEMORY=off)

@@ -58,12 +58,10 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
             return _remove(memories, name, yes=yes)
         elif action in TARGETS:
             print("\n".join(move(memories, resolve(memories, name, list_command=LIST_COMMAND), action).lines))
-        elif action == "undo":
+        else:  # undo: argparse allows only the actions above
             undone, lines = undo_last_change(memories, None)
             print("\n".join(lines))
             return 0 if undone else EXIT_FAILED
-        else:  # argparse allows only the actions above
-            raise ValueError(f"unknown memory action {action!r}")
     except NameNotFound as error:
         return fail(str(error))
     except MemoryStoreError as error:

@@ -19,6 +19,7 @@ from mini_claude.memory.tidy.apply import ApplyResult, apply_tidy
 from mini_claude.memory.tidy.diff import change_diff, change_line, summary_lines
 from mini_claude.memory.tidy.proposal import FileChange, Proposal
 from mini_claude.memory.tidy.review import TidyFailed, TidyReview
+from mini_claude.tools.base import count_noun
 
 NOTHING_CHANGED = "Nothing was changed."
 
@@ -134,8 +135,7 @@ def apply_and_report(store: MemoryStore, changes: Sequence[FileChange], io: Revi
 def result_lines(result: ApplyResult) -> list[str]:
     lines = []
     if result.applied:
-        count = len(result.applied)
-        lines.append(f"Applied {count} change{'' if count == 1 else 's'}; the index was updated:")
+        lines.append(f"Applied {count_noun(len(result.applied), 'change')}; the index was updated:")
         lines.extend("  " + change_line(change) for change in result.applied)
     if result.skipped:
         lines.append(f"Not applied ({len(result.skipped)}):")
