@@ -37,10 +37,6 @@ class PathCheck:
     gone: bool = False
     outside: bool = False  # outside the project: not checked
 
-    @property
-    def stale(self) -> bool:
-        return self.gone or self.changed_after is not None
-
     def line(self) -> str:
         """One line for the model (the recall reminder)."""
         if self.outside:
@@ -125,7 +121,7 @@ def doubts(memories: Sequence[MemoryFile], project_root: Path | None, now: float
     found: dict[str, list[str]] = {}
     for memory in memories:
         why = [f"expired {memory.expires.strip()}"] if expired(memory, now) else []
-        why += [check.mark() for check in changed.get(memory.key, []) if check.stale]
+        why += [check.mark() for check in changed.get(memory.key, []) if not check.outside]
         if why:
             found[memory.key] = why
     return found
