@@ -51,7 +51,8 @@ def move(scopes: MemoryScopes, memory: MemoryFile, action: str) -> Moved:
         raise MemoryStoreError(f"{visible_path(memory.key)} is broken ({memory.problem}): fix it first")
     data = _checked(source, memory, action)
     _free_file_name(target, memory)  # a clash is said before any folder is made or locked
-    stores = sorted({id(s): s for s in (scopes.project, source, target)}.values(), key=_lock_order)
+    involved = {id(s): s for s in (scopes.project, source, target)}.values()
+    stores = sorted(involved, key=lambda store: SCOPES.index(store.scope))  # the lock order
     with contextlib.ExitStack() as locks:
         for store in stores:
             locks.enter_context(store.locked())
@@ -137,7 +138,3 @@ def _told(scopes: MemoryScopes, memory: MemoryFile, path: Path, action: str) -> 
 def _in_project(scope: str) -> str:
     """A change's scope as the project's change set names it ("" its own folder)."""
     return "" if scope == "project" else scope
-
-
-def _lock_order(store: MemoryStore) -> int:
-    return SCOPES.index(store.scope)
