@@ -18,7 +18,6 @@ from mini_claude.agent.request_view import (
     BYTES_PER_TOKEN,
     CLEAR_STEP,
     COMPACT_AT,
-    Compaction,
     RequestParts,
     RequestView,
     size_of,
@@ -34,6 +33,7 @@ from mini_claude.core.untrusted import wrap
 from mini_claude.llm.client import ModelClient
 from mini_claude.llm.model_errors import ModelError
 from mini_claude.llm.streamed_response import StreamedResponse
+from mini_claude.sessions.loading.loader import Compaction
 
 KEEP_TURNS = 2  # the latest user turns stay verbatim after a compaction…
 KEEP_SHARE = 0.25  # …as long as they fit in this share of the window

@@ -18,7 +18,7 @@ from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
 from mini_claude.agent.conversation import Conversation, Message, text_blocks
 from mini_claude.agent.endings import CUT_OFF, Ending
 from mini_claude.agent.open_calls import OpenToolCalls
-from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
+from mini_claude.agent.request_view import CACHE_MARK, RequestParts, RequestView
 from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOOL_CALLS
@@ -38,6 +38,7 @@ from mini_claude.llm.client import ModelClient
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.streamed_response import StreamedResponse
 from mini_claude.llm.thinking import with_room_for
+from mini_claude.sessions.loading.loader import Compaction
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
 

@@ -18,6 +18,7 @@ from mini_claude.agent.thinking_prefix import ThinkingPrefixes
 from mini_claude.core import prompts
 from mini_claude.core.events import ContextStatus, UsageReport
 from mini_claude.core.untrusted import wrap
+from mini_claude.sessions.loading.loader import Compaction
 
 Block = dict[str, Any]
 CACHE_MARK = {"type": "ephemeral"}
@@ -34,16 +35,6 @@ MIN_OUTPUT_TOKENS = 1_024  # a reply is never asked to be shorter, however full 
 OUTPUT_MARGIN = 0.05  # of the window, left beside the estimated prompt and max_tokens
 SUMMARY_TAG = "conversation-summary"
 MEMORY_INDEX_TAG = "memory-index"
-
-
-@dataclass(frozen=True)
-class Compaction:
-    """Requests hold `summary` (the model's words, as text blocks) instead of the stored
-    conversation's first `replaced` messages."""
-
-    summary: list[Block]
-    replaced: int
-    focus: str | None = None
 
 
 @dataclass(frozen=True)

@@ -55,10 +55,12 @@ class SessionHeader:
 
 @dataclass(frozen=True)
 class Compaction:
+    """Requests hold `summary` (the model's words, as text blocks) instead of the conversation's
+    first `replaced` messages (agent/request_view.py); a transcript keeps it as a record."""
+
     summary: list[Block]
-    replaced: int  # the summary stands for `messages[:replaced]` of the loaded conversation
-    focus: str | None
-    at: str
+    replaced: int
+    focus: str | None = None
 
 
 @dataclass
@@ -115,7 +117,7 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
     compaction = conversation.compaction
     if compaction is not None:
         moved = repaired.new_index(compaction.replaced)
-        compaction = Compaction(compaction.summary, moved, compaction.focus, compaction.at)
+        compaction = Compaction(compaction.summary, moved, compaction.focus)
     return LoadedTranscript(
         path, read.header, repaired.messages, conversation.recalled, compaction, conversation.model,
         conversation.cwd, problems, repaired.repairs, repaired.appended, conversation.checkpoints,
@@ -161,8 +163,7 @@ class RecordedConversation:
             if summary is None or type(replaced) is not int or replaced < 0:
                 return "a compaction record without a summary or a count of replaced messages"
             focus = focus if isinstance(focus, str) else None
-            at = text_or_empty(record.get("at"))
-            self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus, at)
+            self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus)
         elif kind == CHECKPOINT_TYPE:
             checkpoint = checkpoint_from_record(record)
             if checkpoint is None:
