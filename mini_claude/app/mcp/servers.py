@@ -36,8 +36,7 @@ class SessionServers:
         self.sink = sink
         project = Path(os.path.realpath(settings.project_dir))
         self.root = git_work_tree_root(project) or project
-        home = Path(os.path.realpath(Path.home()))
-        configured = configured_servers(self.root, home)
+        configured = configured_servers(self.root)
         self.notes = list(configured.problems)
         # Configured servers that do not start, and why.
         self.skipped: dict[str, str] = {
