@@ -109,7 +109,10 @@ def changed_json(
     """`read()`'s object to change in the block, written back atomically (every key it does not
     touch kept) when the block ends without an error and changed it. The folder holding `path` is
     locked meanwhile, which leaves no lock file in a repository: two sessions changing the file
-    at once both keep their change. OSError when the folder cannot be opened or the file written."""
+    at once both keep their change. OSError when the folder cannot be opened or the file written,
+    or is a symlink (replacing it with a file would undo a dotfile manager's link)."""
+    if os.path.islink(path):
+        raise safe_read.UnreadableFile(f"{visible_path(str(path))} is a symlink: change it by hand")
     fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
