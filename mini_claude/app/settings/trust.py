@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,27 +47,25 @@ def gated_parts(values: FileValues) -> list[str]:
     parts = []
     allow = [rule for kind, rule in values.rules if kind == "allow"]
     if allow:
-        parts.append("allow without asking: " + _few(allow))
+        parts.append("allow without asking: " + few(allow))
     mode = values.scalars.get("permission_mode")
     if mode not in UNGATED_MODES:
         parts.append(f"start in {mode} mode" + (" (nothing asks first)" if mode == "bypass" else ""))
     if values.additional_dirs:
-        parts.append("treat as part of the project: " + _few(values.additional_dirs))
+        parts.append("treat as part of the project: " + few(values.additional_dirs))
     if values.scalars.get("read_only_commands") is True:
         parts.append("run read-only commands without asking (ls, cat, git status, …)")
     if values.env:
-        parts.append(
-            "set environment variables: " + _few([f"{k}={_short(v)}" for k, v in values.env.items()])
-        )
+        parts.append("set environment variables: " + few([f"{k}={_short(v)}" for k, v in values.env.items()]))
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
     for key, what in MCP_APPROVALS.items():
         value = values.scalars.get(key)
         if value:
-            parts.append(what + (": " + _few(list(value)) if isinstance(value, tuple) else ""))
+            parts.append(what + (": " + few(list(value)) if isinstance(value, tuple) else ""))
     if values.hooks:
         parts.append(
-            "run commands on events (hooks): " + _few([f"{h.event} {h.command}" for h in values.hooks])
+            "run commands on events (hooks): " + few([f"{h.event} {h.command}" for h in values.hooks])
         )
     return parts
 
@@ -187,7 +185,8 @@ def folder_key(folder: Path) -> str:
     return os.path.realpath(folder)
 
 
-def _few(items: list[str]) -> str:
+def few(items: Sequence[str]) -> str:
+    """The first SHOWN_ITEMS of `items`, made visible, and how many more there are."""
     shown = ", ".join(visible_text(item) for item in items[:SHOWN_ITEMS])
     return shown + (f" and {len(items) - SHOWN_ITEMS} more" if len(items) > SHOWN_ITEMS else "")
 
