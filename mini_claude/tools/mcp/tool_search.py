@@ -7,22 +7,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.tools.base import ToolResult, count_noun
 
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
-class McpTool(Protocol):
-    """What a search needs of a tool (adapter.McpTool)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def definition(self) -> dict[str, Any]: ...
-    @property
-    def about(self) -> str: ...
+@dataclass(frozen=True)
+class McpTool:
+    """An MCP server's tool as ours (built by adapter.py)."""
+
+    name: str  # ours: mcp__server__tool
+    server: str
+    tool: str  # as the server names it
+    definition: dict[str, Any]  # name, description, input_schema: as sent to the model
+    validator: Validator
+    about: str  # the description as the server wrote it (searched, never shown raw)
+    read_only: bool = False  # its server says it changes nothing (readOnlyHint): plan mode asks
 
 
 SEARCH_TOOL = "mcp_tool_search"
