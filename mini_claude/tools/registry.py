@@ -171,10 +171,6 @@ class ToolRegistry:
             log.exception("tool %s failed", name)
             text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
             return ToolResult(text, f"internal error: {type(error).__name__}", is_error=True)
-        if not isinstance(result, ToolResult):
-            log.error("tool %s returned %r instead of a ToolResult", name, type(result))
-            text = prompts.notice("tool_internal_error", tool=name, kind="TypeError", message="bad result")
-            return ToolResult(text, "internal error", is_error=True)
         if ctx.tool_used is not None and not result.is_error:
             try:
                 ctx.tool_used(name, tool_input)
