@@ -67,7 +67,8 @@ def _picked(
         group: list[str] = []
         for name in item:
             if not isinstance(name, str):
-                left_out.append(f"{named} names {_shown(name)}, which is not a file name")
+                shown = visible_path(json.dumps(name)[:60])
+                left_out.append(f"{named} names {shown}, which is not a file name")
             elif name not in allowed_set:
                 left_out.append(f"{named} names {visible_path(name)}, which is not a memory shown")
             elif name in seen:
@@ -143,7 +144,3 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _shown(value: object) -> str:
-    return visible_path(json.dumps(value)[:60])
