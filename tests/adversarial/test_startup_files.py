@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mini_claude.app.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_system_prompt
+from mini_claude.app.instructions.reading import INSTRUCTION_FILE_MAX_BYTES as PROJECT_INSTRUCTIONS_MAX_BYTES
+from mini_claude.app.system_prompt import build_system_prompt
 from mini_claude.core import config
 from mini_claude.core.events import Notice
 from mini_claude.safety.protections import HOME_DOTFILE_REASON

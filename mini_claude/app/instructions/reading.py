@@ -129,7 +129,7 @@ def read_instruction(path: Path, places: Places, chosen: Chosen) -> FileText:
         if refusal is not None:
             if not os.path.lexists(named):
                 raise FileNotFoundError(named)
-            raise NotRead(f"{named.name} not read: {_shown(named)}: {refusal}")
+            raise NotRead(f"{named.name} not read: {shown_path(named)}: {refusal}")
     if (private_place(named.parent) or private_place(real)) and (foreign := foreign_entry(named)):
         raise NotRead(f"{named.name} not read: {foreign}")  # in our own folders: it may have been swapped in
     root = Path("/") if chosen != "project" or places.root == Path("/") else places.root
@@ -146,16 +146,12 @@ def read_instruction(path: Path, places: Places, chosen: Chosen) -> FileText:
     except OSError as error:
         raise NotRead(f"{named.name} not read: {safe_read.describe(error)}") from None
     if PRIVATE_KEY_MARK in found.data:
-        raise NotRead(f"{named.name} not read: {_shown(named)} holds a private key")
+        raise NotRead(f"{named.name} not read: {shown_path(named)} holds a private key")
     decoded = decode_text(found.data, complete=not found.was_cut)
     if decoded.text is None:
-        raise NotRead(f"{named.name} not read: {_shown(named)}: {decoded.warning}")
-    warning = f"{_shown(named)}: {decoded.warning}" if decoded.warning else None
+        raise NotRead(f"{named.name} not read: {shown_path(named)}: {decoded.warning}")
+    warning = f"{shown_path(named)}: {decoded.warning}" if decoded.warning else None
     return FileText(named, decoded.text.removeprefix("\ufeff"), found.size, found.was_cut, warning)
-
-
-def _shown(path: Path) -> str:
-    return shown_path(path)
 
 
 def shown_path(path: Path) -> str:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.core.errors import ToolError
-from mini_claude.core.frontmatter.block import locate_block, scan_lines
-from mini_claude.core.frontmatter.scalars import split_outside, unquote_double, unquote_single
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.frontmatter.fields import split_list
 from mini_claude.tools.patterns import compile_glob
 
 RULES_FOLDERS = (".claude/rules", ".mini-claude/rules")
@@ -72,22 +72,15 @@ def rule_files(folder: Path) -> tuple[list[Path], bool]:
 def parse_rule(text: str) -> RuleText:
     """The rule's body and its `paths:` globs (a list, a `[…]` list, or one value, commas
     separating several); a block without `paths:` leaves the rule always loaded."""
-    block = locate_block(text, at_eof=True)
-    if block.status != "closed":
+    parsed = frontmatter.parse(text)
+    if not parsed.has_block:
         return RuleText(text, ())
-    raw: list[str] = []
-    in_paths = False
-    for content, _, _, _ in scan_lines(text[: block.inner_end], block.inner_start):
-        stripped = content.strip()
-        if in_paths and stripped.startswith("- "):
-            raw.append(stripped[2:].strip())
-            continue
-        in_paths = False
-        key, colon, value = stripped.partition(":")
-        if colon and key.strip().lower() in ("paths", "globs"):
-            in_paths = True
-            raw.extend(_inline_values(value.strip()))
-    globs = [glob for glob in (_unquoted(value) for value in raw) if glob]
+    raw = [
+        value.split(" #", 1)[0].strip()  # a YAML comment after a plain value
+        for key in ("paths", "globs")
+        for value in parsed.lists.get(key) or split_list(parsed.fields.get(key, ""))
+    ]
+    globs = [glob for glob in raw if glob]
     problem = None
     if len(globs) > GLOBS_MAX:
         problem, globs = f"more than {GLOBS_MAX} paths: the rest are ignored", globs[:GLOBS_MAX]
@@ -97,7 +90,7 @@ def parse_rule(text: str) -> RuleText:
         globs = [glob for glob in globs if len(glob) <= GLOB_MAX_CHARS]
     if raw and not globs:
         problem = problem or "its paths: names no file pattern: it is loaded always"
-    return RuleText(text[block.block_end :], tuple(globs), problem)
+    return RuleText(parsed.body, tuple(globs), problem)
 
 
 class RuleGlobs:
@@ -134,18 +127,3 @@ class RuleGlobs:
                 with contextlib.suppress(ToolError):  # an unusable glob matches nothing
                     self._patterns.append(compile_glob(anchored, "paths"))
         return self._patterns
-
-
-def _inline_values(value: str) -> list[str]:
-    """`a, b`, `["a", "b"]` or `a` after `paths:`; commas inside `{…}` belong to the glob."""
-    if value.startswith("[") and value.endswith("]"):
-        value = value[1:-1]
-    return split_outside(value, lambda char: char == ",", "{}")
-
-
-def _unquoted(value: str) -> str:
-    if value.startswith('"'):
-        return unquote_double(value) or ""
-    if value.startswith("'"):
-        return unquote_single(value) or ""
-    return value.split(" #", 1)[0].strip()  # a YAML comment after a plain value

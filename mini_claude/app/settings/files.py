@@ -14,8 +14,11 @@ Invalid JSON names the file, line and column; that file is skipped and the other
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import app_home
 from mini_claude.core.config_sources import Scope
 from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.paths import visible_path
 
@@ -59,7 +63,7 @@ def settings_locations(root: Path, home: Path) -> list[tuple[Path, Scope]]:
     ]
 
 
-def read_settings_file(path: Path, scope: Scope, root: Path, home: Path) -> SettingsFile | None:
+def read_settings_file(path: Path, scope: Scope, root: Path) -> SettingsFile | None:
     """The file's JSON object; None when there is no file; SettingsError when it cannot be used."""
     shown = shown_setting_path(path, root)
     within = Path("/") if scope == "user" else root  # the user's own may lead anywhere (stow, nix)
@@ -96,6 +100,29 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
     if _depth(value) > MAX_NESTING:
         raise SettingsError(f"{shown}: skipped: nested more than {MAX_NESTING} levels deep")
     return value
+
+
+@contextlib.contextmanager
+def changed_json(
+    path: Path, read: Callable[[], dict[str, Any]], mode: int | None
+) -> Iterator[dict[str, Any]]:
+    """`read()`'s object to change in the block, written back atomically (every key it does not
+    touch kept) when the block ends without an error and changed it. The folder holding `path` is
+    locked meanwhile, which leaves no lock file in a repository: two sessions changing the file
+    at once both keep their change. OSError when the folder cannot be opened or the file written,
+    or is a symlink (replacing it with a file would undo a dotfile manager's link)."""
+    if os.path.islink(path):
+        raise safe_read.UnreadableFile(f"{visible_path(str(path))} is a symlink: change it by hand")
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        data = read()
+        before = json.dumps(data, sort_keys=True)
+        yield data
+        if json.dumps(data, sort_keys=True) != before:
+            write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=mode)
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def shown_setting_path(path: Path, root: Path) -> str:

@@ -136,7 +136,7 @@ def _state(view: ServerView, servers: SessionServers) -> str:
 
 
 def _servers(scope: Scope, root: Path) -> dict[str, object]:
-    data = read_config(scope, root, Path(os.path.realpath(Path.home())))
+    data = read_config(scope, root)
     servers = data.get(SERVERS_KEY, {})
     return servers if isinstance(servers, dict) else {}
 
