@@ -32,7 +32,7 @@ def parse_tool_input(raw: str) -> dict[str, Any] | None:
     if not raw.strip():
         return {}
     try:
-        parsed = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        parsed = json.loads(raw, parse_constant=refuse_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):  # JSONDecodeError, a refused number, nesting too deep
         return None
     if not isinstance(parsed, dict) or _nesting_depth(parsed) > MAX_TOOL_INPUT_DEPTH:
@@ -53,7 +53,9 @@ def _nesting_depth(value: object) -> int:
     return deepest
 
 
-def _refuse_constant(name: str) -> Any:
+def refuse_constant(name: str) -> Any:
+    """NaN and Infinity: Python's json reads them, but a request holding one is not JSON at all,
+    so a conversation keeping one could never be sent again."""
     raise ValueError(f"{name} is not a JSON number")
 
 

@@ -13,13 +13,14 @@ from typing import BinaryIO
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.safety import change_preview
 from mini_claude.safety.change_preview import ChangePreview
 from mini_claude.tools import numbered_read
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
-from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, open_regular, sniff, wide_text_as_utf8
+from mini_claude.tools.file_kinds import SNIFF_BYTES, open_regular, sniff, wide_text_as_utf8
 from mini_claude.tools.numbered_read import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES, read_numbered
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "edit_file", "read_file", "write_file"]
@@ -259,7 +260,7 @@ def _check_write_target(path: Path, shown: str) -> int:
     if stat.S_ISDIR(info.st_mode):
         raise ToolError(prompts.notice("file_is_directory", path=shown))
     if not stat.S_ISREG(info.st_mode):
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=safe_read.kind(info.st_mode)))
     return info.st_size
 
 

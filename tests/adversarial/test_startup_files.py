@@ -24,7 +24,7 @@ from mini_claude.app.instructions.reading import INSTRUCTION_FILE_MAX_BYTES as P
 from mini_claude.app.system_prompt import build_system_prompt
 from mini_claude.core import config
 from mini_claude.core.events import Notice
-from mini_claude.safety.permissions import HOME_DOTFILE_REASON
+from mini_claude.safety.protections import HOME_DOTFILE_REASON
 from mini_claude.ui.commands.memory import command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.registry import CommandContext, dispatch
 from mini_claude.ui.render.console import make_renderer

@@ -100,14 +100,18 @@ def _write_whole(fd: int, payload: bytes, *, exact_mode: int | None, durable: bo
     try:
         if exact_mode is not None:
             os.fchmod(fd, exact_mode)
-        view = memoryview(payload)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, payload)
         if durable:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_all(fd: int, payload: bytes) -> None:
+    """All of `payload` to `fd` (a regular file takes it in one call unless the disk fills up)."""
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _fsync_dir(folder: Path) -> None:

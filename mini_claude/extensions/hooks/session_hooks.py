@@ -18,7 +18,7 @@ from typing import Any
 from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.events import EventSink, Notice
-from mini_claude.core.hook_points import PASS, HookVerdict
+from mini_claude.core.hook_points import PASS, HookVerdict, TurnHooks
 from mini_claude.core.untrusted import attribute, visible_text, wrap
 from mini_claude.extensions.approvals import HOOK_SOURCE, Approvals
 from mini_claude.extensions.hooks.outcome import Outcome, first_line, shown_command
@@ -39,7 +39,7 @@ log = logging.getLogger("mini_claude")
 SessionInfo = Callable[[], dict[str, Any]]
 
 
-class SessionHooks:
+class SessionHooks(TurnHooks):
     def __init__(
         self, runner: HookRunner, *, sink: EventSink, info: SessionInfo, approvals: Approvals
     ) -> None:
