@@ -26,7 +26,7 @@ from typing import Any
 from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import app_home
 from mini_claude.core.config_sources import Scope
-from mini_claude.core.files import safe_read
+from mini_claude.core.files import safe_read, strict_json
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.paths import visible_path
@@ -88,7 +88,7 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise SettingsError(f"{shown}: skipped: it is not UTF-8 text") from None
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as error:
         raise SettingsError(
             f"{shown}: invalid JSON at line {error.lineno}, column {error.colno} ({error.msg}): skipped"
@@ -131,10 +131,6 @@ def shown_setting_path(path: Path, root: Path) -> str:
     if absolute.is_relative_to(root) and absolute != root:
         return visible_path(str(absolute.relative_to(root)))
     return shown_path(absolute)
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _kind(value: object) -> str:
