@@ -97,7 +97,7 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
         raise SettingsError(f"{shown}: invalid JSON ({error}): skipped") from None
     if not isinstance(value, dict):
         raise SettingsError(f"{shown}: skipped: it holds a JSON {_kind(value)}, not an object of settings")
-    if _depth(value) > MAX_NESTING:
+    if strict_json.nesting_depth(value) > MAX_NESTING:
         raise SettingsError(f"{shown}: skipped: nested more than {MAX_NESTING} levels deep")
     return value
 
@@ -135,14 +135,3 @@ def shown_setting_path(path: Path, root: Path) -> str:
 
 def _kind(value: object) -> str:
     return {list: "list", str: "string", bool: "true or false", type(None): "null"}.get(type(value), "number")
-
-
-def _depth(value: object, level: int = 1) -> int:
-    """How deeply `value` nests, counted without recursion (a hostile file may nest deeply)."""
-    deepest, stack = level, [(value, level)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest
