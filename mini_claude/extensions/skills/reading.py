@@ -14,11 +14,10 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.frontmatter.block import locate_block
 from mini_claude.core.prompts import extension_text
-from mini_claude.safety.protections import private_reason
+from mini_claude.safety.protections import PRIVATE_KEY_MARK, private_reason
 
 HEADER_MAX_BYTES = 16 * 1024
 BODY_MAX_BYTES = 100_000  # about 25,000 tokens: past that, the file says so where it was cut
-PRIVATE_KEY_MARK = b"PRIVATE KEY-----"
 FIRST_LINE_CHARS = 200
 
 
