@@ -34,7 +34,6 @@ CLEAR_STEP = 0.1
 MIN_OUTPUT_TOKENS = 1_024  # a reply is never asked to be shorter, however full the window
 OUTPUT_MARGIN = 0.05  # of the window, left beside the estimated prompt and max_tokens
 SUMMARY_TAG = "conversation-summary"
-MEMORY_INDEX_TAG = "memory-index"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from mini_claude.core.config import (
     memory_project_root,
     project_folder_name,
 )
-from mini_claude.core.files import safe_read
+from mini_claude.core.files import safe_read, strict_json
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, make_private
 from mini_claude.core.paths import visible_path
@@ -106,7 +106,7 @@ def read_record(state_dir: Path) -> ProjectRecord:
     if found.was_cut:
         return ProjectRecord(None, f"{RECORD_FILE} is over {safe_read.format_size(RECORD_MAX_BYTES)}")
     try:
-        data = json.loads(found.data.decode("utf-8"), parse_constant=_not_json)
+        data = strict_json.loads(found.data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return ProjectRecord(None, f"{RECORD_FILE} is not valid JSON ({type(error).__name__})")
     root = data.get("root") if isinstance(data, dict) else None
@@ -121,10 +121,6 @@ def read_record(state_dir: Path) -> ProjectRecord:
     if not (isinstance(commits, list) and all(isinstance(c, str) and _COMMIT.fullmatch(c) for c in commits)):
         return ProjectRecord(None, f"{RECORD_FILE} names a repository that is no list of commits")
     return ProjectRecord(root, repository=tuple(commits[:ROOT_COMMITS_MAX]))
-
-
-def _not_json(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
 
 
 @dataclass(frozen=True)

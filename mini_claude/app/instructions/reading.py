@@ -22,7 +22,7 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.paths import is_within, visible_path
-from mini_claude.safety.protections import private_reason
+from mini_claude.safety.protections import PRIVATE_KEY_MARK, private_reason
 
 INSTRUCTION_FILE_MAX_BYTES = 40_000  # each file; the total is capped in hierarchy.py
 # File names that hold keys and passwords: never instructions, whoever names them.
@@ -33,7 +33,6 @@ SECRET_NAMES = (
 )  # fmt: skip
 SECRET_REASON = "its name says it holds a secret"
 GIT_FOLDER = ".git"
-PRIVATE_KEY_MARK = b"PRIVATE KEY-----"
 INSTRUCTION_HOMES = (".claude", ".mini-claude")  # in home: their Markdown files may be imported
 STATE_FOLDER = "projects"  # in those: other projects' memories and transcripts, never imported
 

@@ -26,7 +26,7 @@ from typing import Any
 from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import app_home
 from mini_claude.core.config_sources import Scope
-from mini_claude.core.files import safe_read
+from mini_claude.core.files import safe_read, strict_json
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.paths import visible_path
@@ -88,7 +88,7 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise SettingsError(f"{shown}: skipped: it is not UTF-8 text") from None
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as error:
         raise SettingsError(
             f"{shown}: invalid JSON at line {error.lineno}, column {error.colno} ({error.msg}): skipped"
@@ -97,7 +97,7 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
         raise SettingsError(f"{shown}: invalid JSON ({error}): skipped") from None
     if not isinstance(value, dict):
         raise SettingsError(f"{shown}: skipped: it holds a JSON {_kind(value)}, not an object of settings")
-    if _depth(value) > MAX_NESTING:
+    if strict_json.nesting_depth(value) > MAX_NESTING:
         raise SettingsError(f"{shown}: skipped: nested more than {MAX_NESTING} levels deep")
     return value
 
@@ -133,20 +133,5 @@ def shown_setting_path(path: Path, root: Path) -> str:
     return shown_path(absolute)
 
 
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _kind(value: object) -> str:
     return {list: "list", str: "string", bool: "true or false", type(None): "null"}.get(type(value), "number")
-
-
-def _depth(value: object, level: int = 1) -> int:
-    """How deeply `value` nests, counted without recursion (a hostile file may nest deeply)."""
-    deepest, stack = level, [(value, level)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest

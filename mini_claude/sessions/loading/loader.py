@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from mini_claude.core.files import strict_json
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import encodable_value
-from mini_claude.llm.tool_calls import refuse_constant
 from mini_claude.sessions.checkpoints.file_checkpoints import Checkpoint, checkpoint_from_record
 from mini_claude.sessions.loading.content import ContentProblem, checked_content, checked_summary
 from mini_claude.sessions.loading.repair import repair_conversation
@@ -195,7 +195,7 @@ def parse_record(line: bytes) -> Any:
     (`untrusted.encodable`): a transcript saved by an older version may hold a lone surrogate that
     would break every request it is sent in. Other fields (a cwd that is not UTF-8) are kept as
     they are."""
-    record = json.loads(line, parse_constant=refuse_constant)
+    record = strict_json.loads(line)
     if isinstance(record, dict) and record.get("type") in (*RECORD_ROLES, COMPACTION_TYPE):
         return {**record, "content": encodable_value(record.get("content"))}
     return record
