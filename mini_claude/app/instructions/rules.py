@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 
 from mini_claude.core.errors import ToolError
 from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.frontmatter.block import locate_block
 from mini_claude.core.frontmatter.fields import split_list
 from mini_claude.tools.patterns import compile_glob
 
@@ -33,6 +35,8 @@ RULES_MAX_ENTRIES = 2_000  # entries of a rules folder and its subfolders looked
 GLOBS_MAX = 50  # per rule
 GLOB_MAX_CHARS = 300
 GLOB_MATCH_TIMEOUT_S = 0.05  # a glob from a cloned repository must not stall a tool call
+# A quoted value (kept whole: `"issue #12/*"` names a folder) or a YAML comment after a plain one.
+_QUOTED_OR_COMMENT = re.compile(r"""(?<![^\s\[,])("(?:[^"\\\r\n]|\\.)*"|'(?:[^'\r\n]|'')*')|[ \t]#[^\r\n]*""")
 
 
 @dataclass(frozen=True)
@@ -72,11 +76,13 @@ def rule_files(folder: Path) -> tuple[list[Path], bool]:
 def parse_rule(text: str) -> RuleText:
     """The rule's body and its `paths:` globs (a list, a `[…]` list, or one value, commas
     separating several); a block without `paths:` leaves the rule always loaded."""
-    parsed = frontmatter.parse(text)
-    if not parsed.has_block:
+    block = locate_block(text, at_eof=True)
+    if block.status != "closed":
         return RuleText(text, ())
+    head = _QUOTED_OR_COMMENT.sub(lambda found: found.group(1) or "", text[: block.inner_end])
+    parsed = frontmatter.parse(head + text[block.inner_end :])
     raw = [
-        value.split(" #", 1)[0].strip()  # a YAML comment after a plain value
+        value.strip()
         for key in ("paths", "globs")
         for value in parsed.lists.get(key) or split_list(parsed.fields.get(key, ""))
     ]
