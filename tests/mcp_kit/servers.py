@@ -12,11 +12,17 @@ or schemas no client can use).
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__":  # forked from a warm server when the tests run one (warm.py)
+    from warm import hand_over
+
+    hand_over()
+
 import asyncio
 import base64
 import os
 import socket
-import sys
 import threading
 import time
 
