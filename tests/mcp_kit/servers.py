@@ -200,6 +200,7 @@ def serve_http(server: MCPServer, *, sse: bool) -> None:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
+    listener.listen()  # before saying the port: a client may connect the moment it reads it
     app = server.sse_app() if sse else server.streamable_http_app()
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
