@@ -93,12 +93,12 @@ def preload() -> None:
 
 # Imported on first use by the program or the SDK (a third of a child's CPU went to these and to
 # the caches below): the folders' library, the Unicode-property regex engine, the SDK's tracing;
-# the MCP client (half a second a child that configures a server), schemas, web pages.
+# the MCP client and its schemas' validator (half a second a child that configures a server; its
+# 30 MB make every fork about 2 ms dearer, twenty times less than that over the suite).
 FIRST_USE_MODULES = (
     "platformdirs", "regex", "opentelemetry.propagate", "encodings.idna", "ctypes", "tty",
     "rich.live", "rich.ansi", "rich.spinner", "prompt_toolkit.input.vt100",
     "mcp", "mcp.client.stdio", "mcp.client.sse", "mcp.client.streamable_http", "jsonschema",
-    "html_to_markdown",
 )  # fmt: skip
 SSE_EVENTS = (
     ("message_start", {"type": "message_start", "message": {
