@@ -180,17 +180,15 @@ def _main(argv: list[str]) -> int:
         options, command = parser.parse_args(argv[:index]), build_command_parser().parse_args(argv[index:])
         return _run_command(parser, options, command)
     # After `--` everything is the prompt; argparse's intermixed parsing gets `--` wrong (3.11).
-    before, dashes, after = _split_at_dashes(argv)
-    options = parser.parse_intermixed_args(before)
-    words = [*options.prompt, *after] if dashes else options.prompt
-    return _run_prompt(parser, options, " ".join(words) if words else None)
+    at = argv.index("--") if "--" in argv else len(argv)
+    options = parser.parse_intermixed_args(argv[:at])
+    words = [*options.prompt, *argv[at + 1 :]]
+    from mini_claude.core.interrupts import Terminated
 
-
-def _split_at_dashes(argv: list[str]) -> tuple[list[str], bool, list[str]]:
-    if "--" not in argv:
-        return argv, False, []
-    at = argv.index("--")
-    return argv[:at], True, argv[at + 1 :]
+    try:
+        return _run_conversation(parser, options, " ".join(words) if words else None)
+    except Terminated as terminated:  # SIGTERM or SIGHUP during a turn: its reply is saved
+        return terminated.exit_status
 
 
 def _permission_mode(parser: argparse.ArgumentParser, options: argparse.Namespace) -> str | None:
@@ -236,7 +234,7 @@ def _settings(parser: argparse.ArgumentParser, options: argparse.Namespace, *, i
 
 
 def _visible(text: str) -> str:
-    from mini_claude.core.untrusted import visible_text
+    from mini_claude.core.untrusted import visible_text  # not imported for --help and --version
 
     return visible_text(text)
 
@@ -254,15 +252,6 @@ def _run_command(
     from mini_claude.ui.subcommands.parser import run_command
 
     return run_command(settings, command)
-
-
-def _run_prompt(parser: argparse.ArgumentParser, options: argparse.Namespace, prompt: str | None) -> int:
-    from mini_claude.core.interrupts import Terminated
-
-    try:
-        return _run_conversation(parser, options, prompt)
-    except Terminated as terminated:  # SIGTERM or SIGHUP during a turn: its reply is saved
-        return terminated.exit_status
 
 
 def _run_conversation(

@@ -17,6 +17,7 @@ import pytest
 from tests.agent_harness import Harness
 from tests.cli_harness import Cli, program_env
 from tests.fake_api import FakeAnthropic
+from tests.mcp_kit import share_warm_servers, stop_warm_servers
 from tests.warm_client import share_warm_starter, stop_warm_starter, warm_for
 from tests.warm_start import interpreter_settings, share_tls_contexts
 
@@ -40,13 +41,15 @@ RAM_DISK_MIN_FREE = 2 << 30  # bytes: three workers' scratch at once, with room 
 def pytest_configure(config: pytest.Config) -> None:
     """What every test process shares: scratch folders on a RAM disk, the SDK's TLS contexts made
     once rather than by each test's client (`share_tls_contexts`), and under pytest-xdist one warm
-    start server, which the controller launches for all its workers (`share_warm_starter`)."""
+    start server and one the MCP test servers fork from, which the controller launches for all its
+    workers (`share_warm_starter`, `share_warm_servers`)."""
     share_tls_contexts()
     _scratch_on_the_ram_disk()
     settings = interpreter_settings(program_env())
     warm_for(settings)
     if config.getoption("numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
         share_warm_starter(settings)
+        share_warm_servers()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -57,8 +60,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The warm start server goes with the process that launched it (tests/warm_start.py)."""
+    """The warm servers go with the process that launched them (tests/warm_start.py)."""
     stop_warm_starter()
+    stop_warm_servers()
 
 
 def _scratch_on_the_ram_disk() -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.agent.request_view import Compaction
 from mini_claude.core.config import load_settings
 from mini_claude.core.env_values import ConfigError
 from mini_claude.core.events import CompactionStarted, ContextCompacted, ContextStatus, Notice
+from mini_claude.sessions.loading.loader import Compaction
 from tests.agent_harness import Harness, ctrl_c_after, interrupt_on, talk
 from tests.fake_api import FakeAnthropic, RecordedRequest, error_reply, text_reply, tool_reply
 from tests.kit import result_text

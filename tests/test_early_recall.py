@@ -4,6 +4,7 @@ request (against the fake server, through the real model client)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -367,8 +368,22 @@ def test_in_the_repl_a_paused_draft_is_recalled_before_enter(
 ) -> None:
     cli = Cli(project_dir)
     cli.env["MINI_CLAUDE_EARLY_RECALL"] = early
-    api_env.plain_replies.extend([choose(deploys), choose(deploys)])
     api_env.stream_replies.append(text_reply("On Thursdays."))
+    if early == "on":
+        api_env.plain_replies.extend([choose(deploys), choose(deploys)])
+    else:
+        # The recall started by Enter answers only once the reply's call is out: a loaded machine
+        # could otherwise finish it first, and the test would be about timing, not the draft.
+        main_call_sent = threading.Event()
+
+        def side_model(request):  # type: ignore[no-untyped-def]
+            if request.stream:
+                main_call_sent.set()
+                return None
+            main_call_sent.wait(10)
+            return choose(deploys)
+
+        api_env.responder = side_model
 
     with cli.terminal() as term:
         term.wait_until_ready()

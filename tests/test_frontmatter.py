@@ -170,11 +170,6 @@ def test_parse_accepts_any_str_or_bytes_like():
     assert parse(memoryview(MEMORY.encode())) == parse(MEMORY)
 
 
-def test_parse_rejects_non_text_types():
-    with pytest.raises(TypeError):
-        parse(None)  # type: ignore[arg-type]
-
-
 # --- format: examples ----------------------------------------------------------------------------
 
 

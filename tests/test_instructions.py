@@ -349,3 +349,26 @@ def test_a_conversation_with_reminders_resumes_whole(api_env: FakeAnthropic, rep
 
     assert resumed.returncode == 0 and "skipped" not in resumed.stderr, resumed.stderr
     assert any("pkg notes" in r for r in reminders_in(main_calls(api_env)[-1]))
+
+
+def test_a_quoted_path_keeps_its_hash_and_a_plain_one_loses_its_comment(
+    api_env: FakeAnthropic, repo: Path
+) -> None:
+    # YAML: ` #` starts a comment only outside quotes; "issue #12" is a folder's name.
+    write(repo / ".claude/rules/a.md", '---\npaths: "a/issue #1/*.md"\n---\nrule a\n')
+    write(repo / ".claude/rules/b.md", '---\npaths:\n  - "b/issue #2/*.md"\n---\nrule b\n')
+    write(repo / ".claude/rules/c.md", '---\npaths: ["c/issue #3/*.md"]\n---\nrule c\n')
+    write(repo / ".claude/rules/d.md", "---\npaths: d/*.md # the docs\n---\nrule d\n")
+    for name in ("a/issue #1", "b/issue #2", "c/issue #3", "d"):
+        write(repo / name / "x.md", "x\n")
+    harness = Harness().start()
+    reads = [
+        tool_reply("read_file", {"file_path": f"{name}/x.md"})
+        for name in ("a/issue #1", "b/issue #2", "c/issue #3", "d")
+    ]
+    api_env.stream_replies.extend([*reads, text_reply("done")])
+    assert harness.turn("read them").reason == "done"
+    calls = main_calls(api_env)
+
+    for call, rule in zip(calls[1:], ("rule a", "rule b", "rule c", "rule d"), strict=True):
+        assert any(rule in r for r in reminders_in(call)), rule

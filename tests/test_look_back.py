@@ -34,8 +34,10 @@ def test_ctrl_o_shows_every_tool_input_and_output_then_the_prompt_as_it_was(
         term.type(CTRL_O)
         view = term.expect("Esc or q back to the prompt")
         assert '"file_path": "a.txt"' in view and "UNIQUE-FILE-LINE" in view and "> read a.txt" in view
+        term.type_and_wait_until_read("x\r")  # keys the view does not use: no bell, no effect
         term.type("q")
-        term.expect("half typed")  # the prompt is back, with what was typed in it
+        back = term.expect("half typed")  # the prompt is back, with what was typed in it
+        assert "\x07" not in back, repr(term.child.before)
         term.submit(" and more")
         term.expect("Yes.")
         term.expect_prompt()

@@ -135,7 +135,7 @@ def test_a_file_that_is_not_valid_json_is_never_overwritten(tmp_path: Path, isol
     with pytest.raises(McpFileError, match=r"line 1, column .*fix it by hand first"):
         add_server("project", tmp_path, "db", {"command": "db"})
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": {"a": {"command": "x"},}}'
-    found = configured_servers(tmp_path, isolated_env)
+    found = configured_servers(tmp_path)
     assert found.servers == {} and "invalid JSON at line 1" in found.problems[0]
 
 
@@ -156,7 +156,7 @@ def test_the_projects_server_wins_a_name_both_files_use(tmp_path: Path, isolated
     add_server("user", tmp_path, "db", {"command": "mine"})
     add_server("user", tmp_path, "other", {"command": "o"})
     add_server("project", tmp_path, "db", {"command": "theirs"})
-    found = configured_servers(tmp_path, isolated_env)
+    found = configured_servers(tmp_path)
     assert (found.servers["db"].command, found.servers["db"].scope) == ("theirs", "project")
     assert found.shadowed == ["db"] and found.servers["other"].scope == "user"
 
@@ -275,7 +275,7 @@ def test_reading_follows_the_settings_rules_for_a_project_file(project_dir: Path
     outside = isolated_env / "elsewhere.json"
     outside.write_text(json.dumps({"mcpServers": {"x": {"command": "x"}}}))
     os.symlink(outside, project_dir / ".mcp.json")  # a project's file may not lead out of it
-    found = configured_servers(project_dir, isolated_env)
+    found = configured_servers(project_dir)
     assert found.servers == {} and len(found.problems) == 1
 
 

@@ -178,3 +178,21 @@ def test_a_change_made_while_the_question_is_open_is_not_undone_in_its_place(mem
     ]
     assert not (memory_dir / "user_role.md").exists()
     assert "on fridays" in (memory_dir / "project_deploys.md").read_text()
+
+
+def test_on_a_filesystem_without_hard_links_the_old_version_is_still_kept_and_undone(
+    memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # vfat and some network shares answer link(2) with EPERM: the trash writes its copy in place.
+    def no_hard_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_hard_links)
+    store = MemoryStore(memory_dir)
+    store.save(name="role", description="backend engineer", memory_type="user", body="Rust now.\n")
+
+    [kept] = (memory_dir / ".trash").glob("*/before/user_role.md")
+    assert kept.read_text() == ROLE and os.stat(kept).st_mode & 0o777 == 0o600
+    assert not [p for p in kept.parent.iterdir() if p.name.endswith(".tmp")]
+    undone, _ = undo_last_change(store, lambda question: True)
+    assert undone and (memory_dir / "user_role.md").read_text() == ROLE

@@ -32,7 +32,7 @@ from typing import IO, Any
 from pexpect.fdpexpect import fdspawn
 
 import mini_claude
-from tests.warm_start import SHARED_SERVER, connect, interpreter_settings
+from tests.warm_start import SHARED_SERVER, connect, current_umask, interpreter_settings
 
 SERVER = Path(__file__).with_name("warm_start.py")
 MAIN = str(Path(mini_claude.__file__).with_name("__main__.py"))
@@ -116,7 +116,7 @@ class WarmStarter:
         conn = self._connect()
         request = {
             "argv": argv, "env": dict(env), "cwd": str(cwd), "tty": tty, "main": MAIN,
-            "file_size_limit": file_size_limit,
+            "file_size_limit": file_size_limit, "umask": current_umask(),
         }  # fmt: skip
         socket.send_fds(conn, [json.dumps(request).encode()], fds)
         pid = json.loads(conn.recv(4096))["pid"]

@@ -4,8 +4,8 @@ Starting `python -m mini_claude` costs one to three seconds on a loaded two-CPU 
 of it importing the SDK, and the suite starts the program hundreds of times. This server imports
 everything once; for each request it forks a child that becomes the program as a fresh start would:
 its own session (and controlling terminal, for a pseudo-terminal), the test's stdin/stdout/stderr,
-working directory, environment and argv, new `sys.std*` objects, then `mini_claude.cli.main`, and
-the exit a program can notice (`_exit_as_the_interpreter_would`). Only what an import leaves behind
+working directory, umask, environment and argv, new `sys.std*` objects, then `mini_claude.cli.main`,
+and the exit a program can notice (`_exit_as_the_interpreter_would`). Only what an import leaves behind
 is shared (and the SDK's TLS contexts, `share_tls_contexts`), so tests that depend on a fresh
 interpreter (locale, `PYTHON*` variables, what is imported at start) start cold instead (see
 `cli_harness`).
@@ -67,6 +67,13 @@ def connect(path: str, server_alive: Callable[[], bool]) -> socket.socket | None
     return None
 
 
+def current_umask() -> int:
+    """This process's umask, which a program it starts inherits (read from /proc: setting it to
+    read it back would, for a moment, give another thread's new files the wrong mode)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+
+
 def preload() -> None:
     import anthropic  # (what makes a cold start slow)
 
@@ -85,10 +92,13 @@ def preload() -> None:
 
 
 # Imported on first use by the program or the SDK (a third of a child's CPU went to these and to
-# the caches below): the folders' library, the Unicode-property regex engine, the SDK's tracing.
+# the caches below): the folders' library, the Unicode-property regex engine, the SDK's tracing;
+# the MCP client and its schemas' validator (half a second a child that configures a server; its
+# 30 MB make every fork about 2 ms dearer, twenty times less than that over the suite).
 FIRST_USE_MODULES = (
     "platformdirs", "regex", "opentelemetry.propagate", "encodings.idna", "ctypes", "tty",
     "rich.live", "rich.ansi", "rich.spinner", "prompt_toolkit.input.vt100",
+    "mcp", "mcp.client.stdio", "mcp.client.sse", "mcp.client.streamable_http", "jsonschema",
 )  # fmt: skip
 SSE_EVENTS = (
     ("message_start", {"type": "message_start", "message": {
@@ -117,11 +127,13 @@ def warm_first_use_caches() -> None:
         with contextlib.suppress(ImportError):
             import_module(module)
     from mini_claude.core import prompts, untrusted
+    from mini_claude.safety.shell import parse
 
     for path in prompts.prompts_dir().iterdir():
         if path.is_file():
             (prompts.load_toml if path.suffix == ".toml" else prompts.load)(path.name)
     untrusted.visible_text("preload")  # compiles the terminal filter's patterns
+    parse.parse_line("true", "/")  # loads the bash grammar
     _warm_sdk_validators()
     _warm_prompt_toolkit()
 
@@ -280,6 +292,7 @@ def become_the_program(request: dict, fds: list[int]) -> None:
     if request["tty"]:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     os.chdir(request["cwd"])
+    os.umask(request["umask"])  # the test's, as a child of its own process would have
     os.environ.clear()
     os.environ.update(request["env"])
     if request.get("file_size_limit") is not None:

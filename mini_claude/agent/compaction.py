@@ -12,16 +12,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from mini_claude.agent.conversation import Message, is_turn_start
 from mini_claude.agent.endings import TurnStopped
 from mini_claude.agent.request_view import (
     BYTES_PER_TOKEN,
     CLEAR_STEP,
     COMPACT_AT,
-    Compaction,
-    Message,
     RequestParts,
     RequestView,
-    is_turn_start,
     size_of,
     with_cache_mark,
 )
@@ -35,6 +33,7 @@ from mini_claude.core.untrusted import wrap
 from mini_claude.llm.client import ModelClient
 from mini_claude.llm.model_errors import ModelError
 from mini_claude.llm.streamed_response import StreamedResponse
+from mini_claude.sessions.loading.loader import Compaction
 
 KEEP_TURNS = 2  # the latest user turns stay verbatim after a compaction…
 KEEP_SHARE = 0.25  # …as long as they fit in this share of the window
@@ -74,15 +73,15 @@ class ContextKeeper:
         llm: ModelClient,
         emit: Callable[[Event], None],
         view: RequestView,
-        before: Callable[[str, str | None], None] | None = None,
-        spend: SpendCap | None = None,
+        before: Callable[[str, str | None], None],
+        spend: SpendCap,
     ) -> None:
         """`before` hears each compaction about to be made: its trigger and focus (PreCompact)."""
         self.llm = llm
         self.emit = emit
         self.view = view
         self.before = before
-        self.spend = spend or SpendCap(None, llm)
+        self.spend = spend
         self._auto_failed_at: int | None = None  # tokens when an automatic compaction last failed
 
     def before_call(self, parts: RequestParts) -> int:
@@ -154,8 +153,8 @@ class ContextKeeper:
             summarised = "is already summarised" if self.view.compaction else "is empty"
             raise NothingToCompact(f"Nothing to compact: the conversation {summarised}.")
         cut = self._cut(messages, start)
-        if self.before is not None:  # Claude Code's triggers: manual, or auto (too long is automatic)
-            self.before("manual" if trigger == "manual" else "auto", focus)
+        # Claude Code's triggers: manual, or auto (too long is automatic)
+        self.before("manual" if trigger == "manual" else "auto", focus)
         max_tokens = min(SUMMARY_MAX_TOKENS, parts.max_tokens, int(SUMMARY_WINDOW_SHARE * self.view.window))
         request = self._summary_request(parts, start, cut, focus, max_tokens)
         self.spend.before_call(

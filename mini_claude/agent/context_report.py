@@ -13,12 +13,12 @@ from mini_claude.agent.request_view import (
     BYTES_PER_TOKEN,
     CLEAR_AT,
     COMPACT_AT,
-    MEMORY_INDEX_TAG,
     RequestParts,
     RequestView,
     size_of,
     summary_block,
 )
+from mini_claude.memory.store.index import INDEX_TAG
 
 PART_NAMES = ("system prompt", "memory index", "tool definitions", "summary", "conversation", "tool results")
 
@@ -37,7 +37,7 @@ class ContextBreakdown:
 
 def context_breakdown(view: RequestView, parts: RequestParts) -> ContextBreakdown:
     system_text = "".join(block.get("text", "") for block in parts.system)
-    index = _tagged_span(system_text, MEMORY_INDEX_TAG)
+    index = _tagged_span(system_text, INDEX_TAG)
     messages = view.view(parts.messages)
     results = sum(
         size_of(block)

@@ -47,5 +47,14 @@ class Conversation:
         return {block["id"] for content in replies for block in content if block.get("type") == "tool_use"}
 
 
+def has_tool_results(message: Message) -> bool:
+    return message["role"] == "user" and any(b.get("type") == "tool_result" for b in message["content"])
+
+
+def is_turn_start(message: Message) -> bool:
+    """A user message that answers no tool call: what the user typed (with reminders or notices)."""
+    return message["role"] == "user" and not has_tool_results(message)
+
+
 def text_blocks(texts: Iterable[str]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text} for text in texts]

@@ -18,7 +18,7 @@ from mini_claude.agent.compaction import CompactionFailed, ContextKeeper
 from mini_claude.agent.conversation import Conversation, Message, text_blocks
 from mini_claude.agent.endings import CUT_OFF, Ending
 from mini_claude.agent.open_calls import OpenToolCalls
-from mini_claude.agent.request_view import CACHE_MARK, Compaction, RequestParts, RequestView
+from mini_claude.agent.request_view import CACHE_MARK, RequestParts, RequestView
 from mini_claude.agent.spend_cap import SpendCap
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOOL_CALLS
@@ -31,13 +31,14 @@ from mini_claude.core.events import (
     TextDone,
     TurnEnded,
 )
-from mini_claude.core.hook_points import NoHooks, TurnHooks
+from mini_claude.core.hook_points import TurnHooks
 from mini_claude.core.interrupts import sigint_deferred, terminations_end_the_turn
 from mini_claude.core.untrusted import encodable, encodable_value
 from mini_claude.llm.client import ModelClient
 from mini_claude.llm.model_errors import ModelError, PromptTooLong
 from mini_claude.llm.streamed_response import StreamedResponse
 from mini_claude.llm.thinking import with_room_for
+from mini_claude.sessions.loading.loader import Compaction
 from mini_claude.tools.base import ToolContext
 from mini_claude.tools.registry import ToolRegistry
 
@@ -73,7 +74,7 @@ class Agent:
         self.build_system_prompt = build_system_prompt
         self.model, self.max_tokens, self.max_turns = model, max_tokens, max_turns
         self.recall, self.reminders, self.turn_reminders = recall, reminders, turn_reminders
-        self.hooks: TurnHooks = hooks or NoHooks()
+        self.hooks: TurnHooks = hooks or TurnHooks()
         self.thinking, self.spend = thinking, spend_cap or SpendCap(None, llm)
         self.conversation = Conversation(save, lambda event: self.sink(event))
         self._context: list[dict[str, Any]] = []  # blocks for the next user message (add_context)

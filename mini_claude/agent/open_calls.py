@@ -17,7 +17,7 @@ from mini_claude.agent.side_by_side import run_side_by_side
 from mini_claude.core import prompts
 from mini_claude.core.config import DEFAULT_MAX_TOOL_CALLS
 from mini_claude.core.events import EventSink, Notice, ToolFinished, ToolOutput, ToolStarted
-from mini_claude.core.hook_points import NoHooks, TurnHooks
+from mini_claude.core.hook_points import TurnHooks
 from mini_claude.tools.base import RUNNING_CALL_ID, ToolContext, ToolResult
 from mini_claude.tools.registry import ToolRegistry
 
@@ -32,12 +32,12 @@ class OpenToolCalls:
     """The calls of the stored reply without an answer yet, their results so far, the call on screen."""
 
     def __init__(
-        self, tools: ToolRegistry, tool_context: ToolContext, sink: EventSink, hooks: TurnHooks | None = None
+        self, tools: ToolRegistry, tool_context: ToolContext, sink: EventSink, hooks: TurnHooks
     ) -> None:
         self.tools = tools
         self.tool_context = tool_context
         self.sink = sink
-        self.hooks: TurnHooks = hooks or NoHooks()
+        self.hooks = hooks
         self.stopped: str | None = None  # a hook's `continue: false` during the last call: why
         self.calls: list[dict[str, Any]] = []
         self.limit = DEFAULT_MAX_TOOL_CALLS  # calls of one reply that are run (maxToolCallsPerReply)

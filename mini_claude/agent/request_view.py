@@ -13,12 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mini_claude.agent.conversation import Message, has_tool_results
 from mini_claude.agent.thinking_prefix import ThinkingPrefixes
 from mini_claude.core import prompts
 from mini_claude.core.events import ContextStatus, UsageReport
 from mini_claude.core.untrusted import wrap
+from mini_claude.sessions.loading.loader import Compaction
 
-Message = dict[str, Any]
 Block = dict[str, Any]
 CACHE_MARK = {"type": "ephemeral"}
 BYTES_PER_TOKEN = 4  # code and English average about 4 bytes a token (sizes are of the JSON sent)
@@ -33,17 +34,6 @@ CLEAR_STEP = 0.1
 MIN_OUTPUT_TOKENS = 1_024  # a reply is never asked to be shorter, however full the window
 OUTPUT_MARGIN = 0.05  # of the window, left beside the estimated prompt and max_tokens
 SUMMARY_TAG = "conversation-summary"
-MEMORY_INDEX_TAG = "memory-index"
-
-
-@dataclass(frozen=True)
-class Compaction:
-    """Requests hold `summary` (the model's words, as text blocks) instead of the stored
-    conversation's first `replaced` messages."""
-
-    summary: list[Block]
-    replaced: int
-    focus: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,15 +60,6 @@ class RequestParts:
 
 def size_of(value: object) -> int:
     return len(json.dumps(value, separators=(",", ":")))  # ASCII-only: its length is its bytes
-
-
-def has_tool_results(message: Message) -> bool:
-    return message["role"] == "user" and any(b.get("type") == "tool_result" for b in message["content"])
-
-
-def is_turn_start(message: Message) -> bool:
-    """A user message that answers no tool call: what the user typed (with reminders or notices)."""
-    return message["role"] == "user" and not has_tool_results(message)
 
 
 def result_text(block: Block) -> str:

@@ -5,7 +5,7 @@ Spent: every call of this run (the conversation's, compaction's, the side querie
 (llm/pricing.py). What a call could cost is judged before it is made, at the model's price: its
 prompt as the context window's estimate counts it, all of it as uncached input, and the whole of
 its max_tokens as output. So the cap holds unless a price is unknown: a model not in the price
-table cannot be held to it, which `unchecked_models` finds for a line at start.
+table cannot be held to it, which `unchecked_warning` says in a line at start.
 """
 
 from __future__ import annotations
@@ -23,14 +23,9 @@ def spent(llm: ModelClient) -> float:
     return sum(dollars for dollars in (*with_prices, side) if dollars is not None)
 
 
-def unchecked_models(models: list[str]) -> list[str]:
-    """Those of `models` whose calls the cap cannot count: no price is known for them."""
-    return [model for model in dict.fromkeys(models) if estimate_cost(model, UsageReport()) is None]
-
-
 def unchecked_warning(cap: float, models: list[str]) -> str | None:
     """One line when some of `models` have no known price, so the cap cannot hold for them."""
-    unknown = unchecked_models(models)
+    unknown = [model for model in dict.fromkeys(models) if estimate_cost(model, UsageReport()) is None]
     if not unknown:
         return None
     return (

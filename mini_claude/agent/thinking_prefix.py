@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
-Message = dict[str, Any]
-THINKING_TYPES = ("thinking", "redacted_thinking")
+from mini_claude.agent.conversation import Message, is_turn_start
+from mini_claude.llm.streamed_response import THINKING_TYPES
 
 
 def has_thinking(message: Message) -> bool:
@@ -45,7 +44,7 @@ class ThinkingPrefixes:
         """`view` (what a request holds; `view[k]` stands for stored message `first_stored + k`,
         the first one may hold a summary too) without the stale thinking of earlier turns. Its hash
         is remembered as the prefix of the reply it asks for (stored message `stored_count`)."""
-        current_turn = max((k for k, message in enumerate(view) if _is_turn_start(message)), default=0)
+        current_turn = max((k for k, message in enumerate(view) if is_turn_start(message)), default=0)
         digest = hashlib.sha256()
         sent = []
         for k, message in enumerate(view):
@@ -56,7 +55,3 @@ class ThinkingPrefixes:
             digest.update(json.dumps(message, sort_keys=True, separators=(",", ":")).encode())
         self._prefixes[stored_count] = digest.hexdigest()
         return sent
-
-
-def _is_turn_start(message: Message) -> bool:
-    return message["role"] == "user" and not any(b.get("type") == "tool_result" for b in message["content"])

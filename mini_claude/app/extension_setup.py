@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mini_claude.app.settings.trust import few
 from mini_claude.core.config import PERMISSION_MODE_ALIASES, Settings, memory_project_root
 from mini_claude.core.events import EventSink
-from mini_claude.core.untrusted import visible_text
 from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.hooks.runner import HookRunner
 from mini_claude.extensions.hooks.session_hooks import SessionHooks
@@ -69,15 +69,10 @@ def project_allowances(root: Path, home: Path) -> list[str]:
     catalog = Catalog(root, home, trusted=False)
     catalog.refresh()
     return [
-        f"{entry.source}: allow without asking while it runs: {_few(entry.allowed_tools)}"
+        f"{entry.source}: allow without asking while it runs: {few(entry.allowed_tools)}"
         for entry in catalog.listing.entries
         if entry.scope == "project" and entry.allowed_tools
     ]
-
-
-def _few(items: tuple[str, ...], shown: int = 4) -> str:
-    listed = ", ".join(visible_text(item) for item in items[:shown])
-    return listed + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
 def add_skill_tool(tools: ToolRegistry, extensions: Extensions) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mini_claude.app.mentions import attach, find_mentions
-from mini_claude.core import prompts
+from mini_claude.core.prompts import extension_text
 from mini_claude.core.untrusted import attribute, visible_text, wrap
 from mini_claude.extensions.skills.arguments import fill_placeholders, substitute, with_arguments_line
 from mini_claude.extensions.skills.entries import Entry
@@ -85,7 +85,7 @@ def prepare(session: Session, entry: Entry, arguments: str) -> Prepared:
         approvals.end_turn()
         return prepared
     args = f" {arguments.strip()}" if arguments.strip() else ""
-    prepared.text = _fill(
+    prepared.text = extension_text(
         "user_ran", name=entry.name, arguments=attribute(args), kind=KINDS[entry.kind],
         source=attribute(entry.source), body=wrap(entry.kind, text, name=entry.name),
     )  # fmt: skip
@@ -141,7 +141,3 @@ def _run_commands(session: Session, body: str, arguments: str, prepared: Prepare
         done = match.end()
     pieces.append(filled(body[done:]))
     return with_arguments_line("".join(pieces), placeholders, arguments)
-
-
-def _fill(key: str, **values: object) -> str:
-    return prompts.fill(prompts.load_toml("extensions.toml")[key].strip(), **values)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mini_claude.core.config import Settings
+from mini_claude.core.frontmatter.scalars import split_outside
 from mini_claude.safety.decision import RuleSet
 from mini_claude.safety.rules import Rule, RuleEntry, RuleError, parse_rule
 
@@ -23,18 +24,12 @@ DISALLOWED_FLAG = "--disallowedTools"
 def split_flag_rules(values: Sequence[str]) -> list[str]:
     """`--allowedTools "Bash(git log:*) Read,Edit"` (repeatable): each rule once, in order. A
     comma or space inside parentheses is part of the rule; an unclosed one runs to the end."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, ""
-        for char in value:
-            if depth == 0 and (char == "," or char.isspace()):
-                rules.append(current)
-                current = ""
-                continue
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            current += char
-        rules.append(current)
-    return list(dict.fromkeys(rule for rule in rules if rule))
+    rules = [rule for value in values for rule in split_outside(value, _separates, "()")]
+    return list(dict.fromkeys(rules))
+
+
+def _separates(char: str) -> bool:
+    return char == "," or char.isspace()
 
 
 def flag_entries(allowed: Sequence[str], disallowed: Sequence[str], cwd: Path) -> list[RuleEntry]:

@@ -15,7 +15,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mini_claude.agent.request_view import Compaction
 from mini_claude.core.config import Settings, memory_project_root
 from mini_claude.core.paths import visible_path
 from mini_claude.sessions.catalog import SessionSummary, most_recent_session
@@ -193,8 +192,6 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     writer = opened.writer
     try:
         loaded = load_transcript(writer.path)
-        saved = loaded.last_compaction
-        compaction = None if saved is None else Compaction(saved.summary, saved.replaced, saved.focus)
     except Exception as error:  # a bug of ours in reading a damaged file must not end the session
         writer.close()
         if opened.copied_from is not None:
@@ -215,7 +212,7 @@ def finish_resume(session: Session, opened: Opened) -> Resumed:
     recorder.switch_to(writer)
     session.permissions.new_conversation()  # the grants of the conversation left end with it
     session.agent.continue_conversation(
-        loaded.messages, compaction=compaction, recalled=loaded.recalled_files
+        loaded.messages, compaction=loaded.last_compaction, recalled=loaded.recalled_files
     )
     recorder.checkpoints.continue_with(loaded.checkpoints, len(user_turns(loaded.messages)))
     if loaded.appended:

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mini_claude.app.instructions.hierarchy import InstructionSet, load_instructions
-from mini_claude.app.instructions.reading import INSTRUCTION_FILE_MAX_BYTES
 from mini_claude.app.instructions.reminders import InstructionReminders
 from mini_claude.app.instructions.section import instructions_section
 from mini_claude.core import prompts
@@ -18,8 +17,6 @@ from mini_claude.core.untrusted import attribute
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.section import memory_section
 from mini_claude.memory.store.memory_store import MemoryStore
-
-PROJECT_INSTRUCTIONS_MAX_BYTES = INSTRUCTION_FILE_MAX_BYTES  # each instruction file
 
 Warn = Callable[[str], None]
 

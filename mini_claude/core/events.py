@@ -207,7 +207,6 @@ Event = (
     | Retrying
     | Notice
     | MessageAdded
-    | ContextCompacted
     | MemoriesRecalled
     | CompactionStarted
     | ContextCompacted

@@ -5,7 +5,7 @@ them; the agent never imports extensions). Plain values only, so both sides impo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -20,62 +20,36 @@ class HookVerdict:
 PASS = HookVerdict()
 
 
-class TurnHooks(Protocol):
+class TurnHooks:
+    """The points, each passing when no hook runs there: used as it is, it is a session without
+    hooks; extensions/hooks overrides every point, a sub-agent's (agent/subagents) a few."""
+
     def prompt_submitted(self, prompt: str) -> HookVerdict:
         """Before a message joins the conversation: a block keeps it out (its reason is the user's)."""
-        ...
+        return PASS
 
     def before_tool(self, call_id: str, name: str, tool_input: dict[str, Any]) -> HookVerdict:
         """Before a tool call runs: a block answers it with the reason, unrun."""
-        ...
+        return PASS
 
     def after_tool(
         self, call_id: str, name: str, tool_input: dict[str, Any], response: dict[str, Any] | None
     ) -> HookVerdict:
         """After it (`response` None: it was stopped, or never ran): what the model should read
         with its result. Always called once after `before_tool`."""
-        ...
+        return PASS
 
     def runs_for(self, tool: str) -> bool:
         """Whether hooks run before or after a call of `tool` (such calls run one at a time)."""
-        ...
+        return False
 
     def stopping(self, again: bool) -> HookVerdict:
         """The model ended its turn (`again`: it went on before because of a block here): a block
         makes it go on, its reason the model's next instruction."""
-        ...
+        return PASS
 
     def before_compaction(self, trigger: str, focus: str | None) -> None:
         """The conversation is about to be summarised (`manual` or `auto`)."""
-        ...
 
     def turn_ended(self) -> None:
         """The turn is over, however it ended (what was allowed for it ends too)."""
-        ...
-
-
-class NoHooks:
-    """No hooks at all: every point passes."""
-
-    def prompt_submitted(self, prompt: str) -> HookVerdict:
-        return PASS
-
-    def before_tool(self, call_id: str, name: str, tool_input: dict[str, Any]) -> HookVerdict:
-        return PASS
-
-    def after_tool(
-        self, call_id: str, name: str, tool_input: dict[str, Any], response: dict[str, Any] | None
-    ) -> HookVerdict:
-        return PASS
-
-    def runs_for(self, tool: str) -> bool:
-        return False
-
-    def stopping(self, again: bool) -> HookVerdict:
-        return PASS
-
-    def before_compaction(self, trigger: str, focus: str | None) -> None:
-        return None
-
-    def turn_ended(self) -> None:
-        return None

@@ -53,3 +53,8 @@ def render(name: str, **values: object) -> str:
 def notice(key: str, **values: object) -> str:
     """A short message the model reads in a tool result or a notice (see notices.toml)."""
     return fill(load_toml("notices.toml")[key].strip(), **values)
+
+
+def extension_text(key: str, **values: object) -> str:
+    """A text about the skills, commands and hooks the user configured (see extensions.toml)."""
+    return fill(load_toml("extensions.toml")[key].strip(), **values)

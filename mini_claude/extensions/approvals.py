@@ -64,8 +64,3 @@ class Approvals:
         for rule in self._turn:
             self.permissions.remove_rule(rule.text, rule.entry.source)
         self._turn = []
-
-    @property
-    def turn_rules(self) -> tuple[str, ...]:
-        """The allow rules `allowed-tools` added for this turn, as written."""
-        return tuple(rule.text for rule in self._turn)

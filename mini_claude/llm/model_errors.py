@@ -101,9 +101,8 @@ def reported_mid_response(body: Any, data: str) -> str:
 
 def not_a_message(body: bytes) -> str:
     """A 200 answer to a side query that holds no message content."""
-    snippet = " ".join(body.decode("utf-8", "replace").split())[:BODY_SNIPPET_CHARS]
     return (
-        f"The model server's answer is not a message ({snippet!r}): "
+        f"The model server's answer is not a message ({_snippet(body)!r}): "
         "is ANTHROPIC_BASE_URL an Anthropic Messages API server?"
     )
 
@@ -148,7 +147,7 @@ def not_found(detail: str, error_message: str, url: str, *, settings: Settings, 
 def not_a_stream(content_type: str, body: bytes, url: str) -> str:
     """A 200 answer to a streamed request that is no event stream: a proxy's page, a server that
     ignores `stream`, an endpoint that is not the Messages API."""
-    snippet = " ".join(body.decode("utf-8", "replace").split())[:BODY_SNIPPET_CHARS]
+    snippet = _snippet(body)
     shown = f" ({snippet!r})" if snippet else " (an empty body)"
     kind = content_type.split(";")[0].strip() or "no content type"
     return (
@@ -193,6 +192,11 @@ def root_cause(error: BaseException) -> str:
     error = innermost(error)
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0][:200]}" if text else type(error).__name__
+
+
+def _snippet(body: bytes) -> str:
+    """The start of a body that is not what was asked for, on one line."""
+    return " ".join(body.decode("utf-8", "replace").split())[:BODY_SNIPPET_CHARS]
 
 
 def _error_fields(body: Any) -> tuple[str | None, str | None]:

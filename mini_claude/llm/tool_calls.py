@@ -13,6 +13,7 @@ import re
 import uuid
 from typing import Any
 
+from mini_claude.core.files import strict_json
 from mini_claude.core.untrusted import encodable_value
 
 # What the API accepts as a tool_use id; other characters are replaced.
@@ -32,29 +33,13 @@ def parse_tool_input(raw: str) -> dict[str, Any] | None:
     if not raw.strip():
         return {}
     try:
-        parsed = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        parsed = json.loads(raw, parse_constant=strict_json.refuse_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):  # JSONDecodeError, a refused number, nesting too deep
         return None
-    if not isinstance(parsed, dict) or _nesting_depth(parsed) > MAX_TOOL_INPUT_DEPTH:
+    if not isinstance(parsed, dict) or strict_json.nesting_depth(parsed) > MAX_TOOL_INPUT_DEPTH:
         return None
     safe: dict[str, Any] = encodable_value(parsed)
     return safe
-
-
-def _nesting_depth(value: object) -> int:
-    """How deeply lists and objects nest in `value` (iteratively: the point is a hostile depth)."""
-    deepest, pending = 0, [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is not None:
-            deepest = max(deepest, depth)
-            pending.extend((child, depth + 1) for child in children)
-    return deepest
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _finite_float(text: str) -> float:

@@ -15,10 +15,11 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.scopes import SCOPE_NAMES, MemoryScopes
-from mini_claude.memory.store.changes import Change, ChangesNotApplied, current_bytes
+from mini_claude.memory.store.changes import Change, ChangesNotApplied
 from mini_claude.memory.store.memory_file import SCOPES, MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE, memory_file_name, name_key
+from mini_claude.memory.store.reverting import current_bytes
 from mini_claude.safety.secrets.check import find_secret
 
 # Where each move takes a memory of each scope.
@@ -50,7 +51,8 @@ def move(scopes: MemoryScopes, memory: MemoryFile, action: str) -> Moved:
         raise MemoryStoreError(f"{visible_path(memory.key)} is broken ({memory.problem}): fix it first")
     data = _checked(source, memory, action)
     _free_file_name(target, memory)  # a clash is said before any folder is made or locked
-    stores = sorted({id(s): s for s in (scopes.project, source, target)}.values(), key=_lock_order)
+    involved = {id(s): s for s in (scopes.project, source, target)}.values()
+    stores = sorted(involved, key=lambda store: SCOPES.index(store.scope))  # the lock order
     with contextlib.ExitStack() as locks:
         for store in stores:
             locks.enter_context(store.locked())
@@ -136,7 +138,3 @@ def _told(scopes: MemoryScopes, memory: MemoryFile, path: Path, action: str) -> 
 def _in_project(scope: str) -> str:
     """A change's scope as the project's change set names it ("" its own folder)."""
     return "" if scope == "project" else scope
-
-
-def _lock_order(store: MemoryStore) -> int:
-    return SCOPES.index(store.scope)

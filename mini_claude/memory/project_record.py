@@ -25,10 +25,11 @@ from mini_claude.core.config import (
     memory_project_root,
     project_folder_name,
 )
-from mini_claude.core.files import safe_read
+from mini_claude.core.files import safe_read, strict_json
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, make_private
 from mini_claude.core.paths import visible_path
+from mini_claude.memory.repository import ROOT_COMMITS_MAX
 from mini_claude.memory.store.headers import stat_memory_files
 from mini_claude.memory.store.memory_folder import escape_problem
 
@@ -37,7 +38,6 @@ log = logging.getLogger("mini_claude")
 RECORD_FILE = "project.json"
 RECORD_MAX_BYTES = 64_000  # a path and a version: anything near this size was not written by us
 RECORD_VERSION = 2  # 1 had no repository
-COMMITS_MAX = 20
 RECORD_MODE = FILE_MODE
 _HASH_NAME = re.compile(f"[0-9a-f]{{{PROJECT_HASH_CHARS}}}")
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -106,7 +106,7 @@ def read_record(state_dir: Path) -> ProjectRecord:
     if found.was_cut:
         return ProjectRecord(None, f"{RECORD_FILE} is over {safe_read.format_size(RECORD_MAX_BYTES)}")
     try:
-        data = json.loads(found.data.decode("utf-8"), parse_constant=_not_json)
+        data = strict_json.loads(found.data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return ProjectRecord(None, f"{RECORD_FILE} is not valid JSON ({type(error).__name__})")
     root = data.get("root") if isinstance(data, dict) else None
@@ -120,11 +120,7 @@ def read_record(state_dir: Path) -> ProjectRecord:
     commits = data.get("repository", [])
     if not (isinstance(commits, list) and all(isinstance(c, str) and _COMMIT.fullmatch(c) for c in commits)):
         return ProjectRecord(None, f"{RECORD_FILE} names a repository that is no list of commits")
-    return ProjectRecord(root, repository=tuple(commits[:COMMITS_MAX]))
-
-
-def _not_json(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+    return ProjectRecord(root, repository=tuple(commits[:ROOT_COMMITS_MAX]))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.frontmatter.codec import Frontmatter
 
-SOURCES = ("user", "model", "tidy", "import")
 MACHINE_SOURCES = ("model", "tidy", "import")  # their fingerprint says whether a person edited since
 FINGERPRINT_KEY = "fingerprint"
 PROVENANCE_KEYS = ("source", "created", "updated", "session", "from-files", FINGERPRINT_KEY)
@@ -37,7 +36,7 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 class Provenance:
     """Who writes this version of a memory."""
 
-    source: str  # one of SOURCES
+    source: str  # user, model, tidy or import
     session: str = ""
     from_files: tuple[str, ...] = ()
 

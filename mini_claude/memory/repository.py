@@ -2,49 +2,35 @@
 (its first commits) and when files last changed in its history.
 
 Only commands that run nothing of the repository's own: no hooks, no filters, no fsmonitor, no
-pager, no signature check (`log.showSignature` would start gpg.program), each bounded in time and
-output. A repository git cannot answer for (no git, not a repository, a timeout) answers None.
+pager, no signature check (`log.showSignature` would start gpg.program), each bounded in time. A
+repository git cannot answer for (no git, not a repository, a timeout) answers None.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from mini_claude.safety.git import GitUnanswered, run_git
+
 log = logging.getLogger("mini_claude")
 
-GIT_TIMEOUT_SECONDS = 5.0
-GIT_OUTPUT_MAX_BYTES = 4 * 2**20
 ROOT_COMMITS_MAX = 20  # a history joined from more unrelated ones than this keeps the first few
-# Settings a repository's config could use to run a program from commands we run.
-_SAFE_CONFIG = ("core.fsmonitor=false", "log.showSignature=false", "core.pager=cat", "diff.external=")
+# Settings a repository's config could use to run a program from the commands asked here (run_git
+# already turns off the pager and fsmonitor).
+_SAFE_CONFIG = ("-c", "log.showSignature=false", "-c", "diff.external=")
 
 
-def git(root: Path, *args: str, stdin: str | None = None) -> str | None:
-    """`git -C root args…`'s output; None when it failed, took too long or said too much."""
-    command = ["git", "-C", str(root), "--no-pager"]
-    for setting in _SAFE_CONFIG:
-        command += ["-c", setting]
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+def git(root: Path, *args: str) -> str | None:
+    """`git -C root args…`'s output, asked through safety.git.run_git (no prompt, no optional lock,
+    no GIT_* variable pointing at another repository); None when git failed or took too long."""
     try:
-        done = subprocess.run(
-            [*command, *args],
-            input=stdin.encode("utf-8", "surrogateescape") if stdin is not None else None,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            env=env,
-            stdin=subprocess.DEVNULL if stdin is None else None,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as error:
+        out = run_git(root, *_SAFE_CONFIG, *args)
+    except GitUnanswered as error:
         log.info("git %s: %s", args[:1], error)
         return None
-    if done.returncode != 0 or len(done.stdout) > GIT_OUTPUT_MAX_BYTES:
-        return None
-    return done.stdout.decode("utf-8", "surrogateescape")
+    return None if out is None else out.decode("utf-8", "surrogateescape")
 
 
 def root_commits(root: Path) -> list[str] | None:
@@ -66,12 +52,9 @@ def holds_any(root: Path, commits: Sequence[str]) -> bool | None:
     shallow = git(root, "rev-parse", "--is-shallow-repository")
     if shallow is None or shallow.strip() == "true":
         return None
-    answer = git(
-        root, "cat-file", "--batch-check", stdin="".join(f"{commit}^{{commit}}\n" for commit in commits)
-    )
-    if answer is None:
-        return None
-    return any(line and not line.endswith(" missing") for line in answer.splitlines())
+    wanted = [f"{commit}^{{commit}}" for commit in commits]
+    found = git(root, "rev-list", "--no-walk", "--ignore-missing", *wanted)
+    return None if found is None else bool(found.split())
 
 
 def last_commit_times(root: Path, paths: Sequence[str], since: float) -> dict[str, float]:

@@ -83,13 +83,12 @@ class MemoryScopes:
 
     def stores(self) -> list[MemoryStore]:
         """The stores whose memories are used, narrowest first."""
-        found = {
-            "project": self.project,
-            "team": self.team if self.team_loaded() else None,
-            "user": self.user,
-        }
         return [
-            store for scope in SCOPES if (store := found[scope]) is not None and store.root_problem() is None
+            store
+            for scope in SCOPES
+            if (store := self.store(scope)) is not None
+            and (scope != "team" or self.team_loaded())
+            and store.root_problem() is None
         ]
 
     def store(self, scope: str) -> MemoryStore | None:

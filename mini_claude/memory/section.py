@@ -13,11 +13,14 @@ from mini_claude.core import prompts
 from mini_claude.core.untrusted import attribute, wrap
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.staleness import expired
-from mini_claude.memory.store.index import PROMPT_INDEX_MAX_BYTES, PROMPT_INDEX_MAX_LINES, index_line
-from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.index import (
+    INDEX_TAG,
+    PROMPT_INDEX_MAX_BYTES,
+    PROMPT_INDEX_MAX_LINES,
+    index_line,
+)
 from mini_claude.memory.store.memory_store import MemoryStore
 
-INDEX_TAG = "memory-index"
 SCOPE_TITLES = {
     "project": "This project's memories",
     "team": "Team memories (in the repository, shared with everyone working on it)",
@@ -27,9 +30,7 @@ SCOPE_TITLES = {
 
 def memory_section(memories: MemoryScopes | MemoryStore, now: float | None = None) -> str:
     scopes = MemoryScopes.of(memories)
-    now = time.time() if now is None else now
-    usable = [memory for memory in scopes.usable() if not expired(memory, now)]
-    index = _index(scopes, usable) or prompts.notice("memory_index_empty")
+    index = _index(scopes, time.time() if now is None else now)
     user = scopes.user.root if scopes.user is not None else None
     team = scopes.team.root if scopes.team is not None and scopes.team_loaded() else None
     return prompts.render(
@@ -45,15 +46,14 @@ def memory_index(memories: MemoryScopes | MemoryStore, now: float | None = None)
     """The index alone, without the guidance on saving: for a sub-agent, which reads memories
     (read_file in the memory folders) but never writes them."""
     scopes = MemoryScopes.of(memories)
-    now = time.time() if now is None else now
-    usable = [memory for memory in scopes.usable() if not expired(memory, now)]
-    index = _index(scopes, usable) or prompts.notice("memory_index_empty")
+    index = _index(scopes, time.time() if now is None else now)
     return prompts.render("subagent_memory.md", memory_dir=attribute(str(scopes.project.root)), index=index)
 
 
-def _index(scopes: MemoryScopes, usable: list[MemoryFile]) -> str:
+def _index(scopes: MemoryScopes, now: float) -> str:
     """Each scope's lines in a tag of its own, narrowest first, within PROMPT_INDEX_MAX_LINES and
-    PROMPT_INDEX_MAX_BYTES in all (the narrower scopes' lines kept first)."""
+    PROMPT_INDEX_MAX_BYTES in all (the narrower scopes' lines kept first); a notice when empty."""
+    usable = [memory for memory in scopes.usable() if not expired(memory, now)]
     lines_left, bytes_left, parts, shown = PROMPT_INDEX_MAX_LINES, PROMPT_INDEX_MAX_BYTES, [], 0
     for store in scopes.stores():
         lines = [index_line(m) for m in usable if m.scope == store.scope]
@@ -79,4 +79,4 @@ def _index(scopes: MemoryScopes, usable: list[MemoryFile]) -> str:
                 max_bytes=PROMPT_INDEX_MAX_BYTES,
             )
         )
-    return "\n\n".join(parts)
+    return "\n\n".join(parts) or prompts.notice("memory_index_empty")

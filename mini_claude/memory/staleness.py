@@ -22,11 +22,11 @@ from mini_claude.core import prompts
 from mini_claude.core.paths import is_within
 from mini_claude.memory import repository
 from mini_claude.memory.provenance import parse_time
+from mini_claude.memory.recall.history import DAY_SECONDS
 from mini_claude.memory.store.memory_file import MemoryFile
 
 PATHS_CHECKED_MAX = 10  # of one memory; a memory about more files is about none in particular
 FOLDER_ENTRIES_MAX = 1000  # outside git, a folder changed when one of its first entries did
-DAY_SECONDS = 86_400
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -36,10 +36,6 @@ class PathCheck:
     changed_after: float | None = None  # seconds after the memory it changed; None: it did not
     gone: bool = False
     outside: bool = False  # outside the project: not checked
-
-    @property
-    def stale(self) -> bool:
-        return self.gone or self.changed_after is not None
 
     def line(self) -> str:
         """One line for the model (the recall reminder)."""
@@ -125,7 +121,7 @@ def doubts(memories: Sequence[MemoryFile], project_root: Path | None, now: float
     found: dict[str, list[str]] = {}
     for memory in memories:
         why = [f"expired {memory.expires.strip()}"] if expired(memory, now) else []
-        why += [check.mark() for check in changed.get(memory.key, []) if check.stale]
+        why += [check.mark() for check in changed.get(memory.key, []) if not check.outside]
         if why:
             found[memory.key] = why
     return found

@@ -12,7 +12,6 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.memory.store import trash
-from mini_claude.memory.store.memory_file import SCOPES
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.reverting import revert
 from mini_claude.memory.store.trash import ChangeSetFolder, Manifest
@@ -41,7 +40,7 @@ def undo_last(memories: MemoryScopes | MemoryStore, expected: str | None = None)
     last any more (another session changed a memory meanwhile), MemoryStoreError and nothing is done."""
     scopes = MemoryScopes.of(memories)
     with contextlib.ExitStack() as locks:
-        for store in _in_lock_order([store for store in scopes.stores() if store.root.is_dir()]):
+        for store in (s for s in scopes.stores() if s.root.is_dir()):  # SCOPES' order: the lock order
             locks.enter_context(store.locked())
         store, folder, manifest = _last(scopes)
         with folder:
@@ -61,10 +60,6 @@ def undo_last(memories: MemoryScopes | MemoryStore, expected: str | None = None)
         for each in scopes.stores():
             each.rebuild_index()
     return Reverted(manifest, restored, left)
-
-
-def _in_lock_order(stores: list[MemoryStore]) -> list[MemoryStore]:
-    return sorted(stores, key=lambda store: SCOPES.index(store.scope))
 
 
 def _last(scopes: MemoryScopes) -> tuple[MemoryStore, ChangeSetFolder, Manifest]:

@@ -24,18 +24,7 @@ from mini_claude.core.paths import display_path, stays_in_its_folder, visible_pa
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.decision import Decision, RuleSet, Scope, decide_fetch, decide_file, decide_tool
 from mini_claude.safety.home_dotfiles import SearchHiding, private_places
-from mini_claude.safety.protections import (  # noqa: F401 - the reasons, as the rest of the code names them
-    GIT_CONFIG_REASON,
-    GIT_DIR_REASON,
-    GIT_HOOKS_REASON,
-    GIT_UNANSWERED_REASON,
-    HOME_DOTFILE_REASON,
-    INSTRUCTIONS_REASON,
-    OWN_SETTINGS_REASON,
-    RUNS_REASON,
-    SETTINGS_REASON,
-    Protections,
-)
+from mini_claude.safety.protections import Protections
 from mini_claude.safety.rules import Rule, RuleEntry, parse_rule
 from mini_claude.safety.shell_decision import ShellJudge
 

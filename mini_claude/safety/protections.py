@@ -16,6 +16,8 @@ from mini_claude.core.paths import is_within
 from mini_claude.safety.git import git_write_risk
 from mini_claude.safety.home_dotfiles import is_home_dotfile
 
+# A PEM private key's armour: a start-up file holding one (an instruction, a skill) is never read.
+PRIVATE_KEY_MARK = b"PRIVATE KEY-----"
 GIT_DIR_REASON = "inside a git directory (its hooks and config run code)"
 GIT_HOOKS_REASON = "a hook git runs (its hooks folder or core.hooksPath, through any link)"
 GIT_CONFIG_REASON = "a config file git reads or includes (its settings run code)"

@@ -30,8 +30,6 @@ OUR_TOOLS = frozenset(CLAUDE_NAMES)  # Claude Code's names for them: safety/tool
 # valid) and matches nothing here.
 OTHER_CLAUDE_TOOLS = frozenset(
     {
-        "Agent",
-        "Task",
         "WebSearch",
         "NotebookEdit",
         "NotebookRead",

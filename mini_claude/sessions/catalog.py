@@ -19,6 +19,7 @@ from mini_claude.sessions.transcript.records import (
     TRANSCRIPT_SUFFIX,
     is_transcript_name,
     json_object,
+    text_or_empty,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import (
@@ -110,15 +111,15 @@ def summarize(sessions_dir: Path, dir_fd: int, name: str, info: os.stat_result) 
     base = SessionSummary(session_id, path, info.st_mtime, info.st_size)
     if not stat.S_ISREG(info.st_mode):
         kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-        return _broken(base, f"{name} is {kind}: not read")
+        return replace(base, problem=f"{name} is {kind}: not read")
     try:
         fd, opened = open_transcript_for_reading(path, dir_fd=dir_fd)
     except TranscriptError as error:
-        return _broken(base, str(error))
+        return replace(base, problem=str(error))
     try:
         summary = _read_summary(base, fd, opened.st_size)
     except OSError as error:
-        return _broken(base, f"cannot read {name}: {error.strerror}")
+        return replace(base, problem=f"cannot read {name}: {error.strerror}")
     finally:
         os.close(fd)
     if summary.problem is None and os.path.lexists(sessions_dir / (session_id + SIDE_SUFFIX)):
@@ -156,9 +157,10 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
         records_start = header_end + 1 if header_end >= 0 else len(head)
     summary = SessionSummary(
         base.id, base.path, base.last_used, base.size,
-        started=_text(header.get("started")), project=_text(header.get("project")),
+        started=text_or_empty(header.get("started")), project=text_or_empty(header.get("project")),
         first_message=_first_message(fd, head, records_start),
-        copied_from=_text(header.get("copied_from")), copied_messages=_count(header.get("copied_messages")),
+        copied_from=text_or_empty(header.get("copied_from")),
+        copied_messages=_count(header.get("copied_messages")),
         print_mode=header.get(PRINT_MODE_KEY) is True,
     )  # fmt: skip
     if size > MAX_TRANSCRIPT_BYTES:
@@ -166,7 +168,7 @@ def _read_summary(base: SessionSummary, fd: int, size: int) -> SessionSummary:
     try:
         return replace(summary, message_count=_message_count(base.path, fd, size))
     except TranscriptError as error:
-        return _broken(base, str(error))
+        return replace(base, problem=str(error))
 
 
 def _message_count(path: Path, fd: int, size: int) -> int | None:
@@ -254,13 +256,5 @@ def _text_prefix(line: bytes) -> str:
     return ""
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _count(value: object) -> int:
     return value if type(value) is int and value >= 0 else 0
-
-
-def _broken(base: SessionSummary, problem: str) -> SessionSummary:
-    return SessionSummary(base.id, base.path, base.last_used, base.size, problem=problem)

@@ -112,16 +112,7 @@ def _ambiguous(typed: str, shown: list[SessionSummary], total: int) -> str:
 def _in_other_project(sessions_dir: Path, typed: str) -> tuple[Path, str | None] | None:
     """A transcript starting with `typed` in another project's folder, if there is one, and that
     project's root as its header records it (None: unknown). A look at folder names first."""
-    projects_dir = sessions_dir.parent.parent
-    own = sessions_dir.parent.name
-    try:
-        projects = [entry.name for entry in os.scandir(projects_dir) if entry.is_dir(follow_symlinks=False)]
-    except OSError:
-        return None
-    for project in sorted(projects):
-        folder = projects_dir / project / sessions_dir.name
-        if project == own or not folder.is_dir() or folder.is_symlink():
-            continue
+    for folder in _other_projects(sessions_dir):
         try:
             names = [n for n in os.listdir(folder) if n.startswith(typed) and is_transcript_name(n)]
         except OSError:
@@ -129,6 +120,18 @@ def _in_other_project(sessions_dir: Path, typed: str) -> tuple[Path, str | None]
         if names:
             return folder / sorted(names)[0], project_root_of(folder / sorted(names)[0])
     return None
+
+
+def _other_projects(sessions_dir: Path) -> list[Path]:
+    """The sessions folders of the other projects (none reached through a symlink), by name."""
+    projects_dir = sessions_dir.parent.parent
+    try:
+        projects = [entry.name for entry in os.scandir(projects_dir) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    own = sessions_dir.parent.name
+    folders = [projects_dir / project / sessions_dir.name for project in sorted(projects) if project != own]
+    return [folder for folder in folders if folder.is_dir() and not folder.is_symlink()]
 
 
 def project_root_of(path: Path) -> str | None:
@@ -168,16 +171,8 @@ def _summary_of(path: Path) -> SessionSummary | None:
 def newest_of_a_moved_project(sessions_dir: Path) -> SessionSummary | None:
     """The newest session among other projects' whose folder no longer exists (as their headers
     record it), for a hint where this project has none: its folder was moved or renamed."""
-    projects_dir = sessions_dir.parent.parent
     newest: tuple[float, Path] | None = None
-    try:
-        projects = [entry.name for entry in os.scandir(projects_dir) if entry.is_dir(follow_symlinks=False)]
-    except OSError:
-        return None
-    for project in projects:
-        folder = projects_dir / project / sessions_dir.name
-        if project == sessions_dir.parent.name or folder.is_symlink() or not folder.is_dir():
-            continue
+    for folder in _other_projects(sessions_dir):
         try:
             dir_fd = open_sessions_dir(folder, create=False)
         except SessionsFolderError:

@@ -15,18 +15,12 @@ from typing import BinaryIO
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files import safe_read
 from mini_claude.core.files.text_decoding import SNIFF_BYTES, DecodedText, decode_text
 
-__all__ = ["SNIFF_BYTES", "file_kind", "looks_binary", "open_regular", "sniff", "wide_text_as_utf8"]
+__all__ = ["SNIFF_BYTES", "looks_binary", "open_regular", "sniff", "wide_text_as_utf8"]
 
 MAX_WIDE_TEXT_BYTES = 16 * 1024 * 1024  # a UTF-16 or UTF-32 file is decoded whole: at most this
-
-_FILE_KINDS = {
-    stat.S_IFIFO: "a named pipe (FIFO)",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-}
 
 
 def sniff(head: bytes) -> DecodedText:
@@ -57,11 +51,6 @@ def wide_text_as_utf8(handle: BinaryIO, encoding: str, shown: str) -> tuple[Bina
     return io.BytesIO((decoded.text or "").encode("utf-8", "surrogatepass")), decoded.warning
 
 
-def file_kind(mode: int) -> str:
-    """What a non-regular file is, for the `file_not_regular` notice: "a named pipe (FIFO)"…"""
-    return _FILE_KINDS.get(stat.S_IFMT(mode), "a special file")
-
-
 def open_regular(path: Path, shown: str) -> BinaryIO:
     """Open a regular file for reading; anything else (folder, FIFO, device) is a clear error.
 
@@ -72,7 +61,7 @@ def open_regular(path: Path, shown: str) -> BinaryIO:
         if stat.S_ISDIR(info.st_mode):
             raise ToolError(prompts.notice("file_is_directory", path=shown))
         if not stat.S_ISREG(info.st_mode):
-            raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
+            raise ToolError(prompts.notice("file_not_regular", path=shown, kind=safe_read.kind(info.st_mode)))
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
         raise ToolError(prompts.notice("file_not_found", path=shown)) from None
@@ -81,5 +70,5 @@ def open_regular(path: Path, shown: str) -> BinaryIO:
     opened_mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(opened_mode):  # replaced between stat and open
         os.close(fd)
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(opened_mode)))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=safe_read.kind(opened_mode)))
     return os.fdopen(fd, "rb")

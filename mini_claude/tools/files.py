@@ -13,13 +13,14 @@ from typing import BinaryIO
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.safety import change_preview
 from mini_claude.safety.change_preview import ChangePreview
 from mini_claude.tools import numbered_read
 from mini_claude.tools.base import ToolContext, ToolResult, count_noun
-from mini_claude.tools.file_kinds import SNIFF_BYTES, file_kind, open_regular, sniff, wide_text_as_utf8
+from mini_claude.tools.file_kinds import SNIFF_BYTES, open_regular, sniff, wide_text_as_utf8
 from mini_claude.tools.numbered_read import MAX_LINE_CHARS, MAX_LINES, MAX_READ_BYTES, read_numbered
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "edit_file", "read_file", "write_file"]
@@ -229,20 +230,11 @@ def _read_text_for_edit(path: Path, shown: str) -> str:
 
 def _create_with_edit(ctx: ToolContext, path: Path, shown: str, content: str, *, owned: bool) -> ToolResult:
     """Empty old_string: create the file (or fill an empty one) with new_string."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        info = None
-    except OSError as error:
-        raise ToolError(prompts.notice("file_unreadable", path=shown, error=error.strerror)) from None
-    if info is not None and stat.S_ISDIR(info.st_mode):
-        raise ToolError(prompts.notice("file_is_directory", path=shown))
-    if info is not None and info.st_size > 0:
+    if _check_write_target(path, shown) > 0:
         raise ToolError(prompts.notice("edit_empty_old_string", path=shown))
     if owned:
         assert ctx.memory_writer is not None
         return ctx.memory_writer.save(path, content, edit=False)
-    _check_write_target(path, shown)
     _write(ctx, path, content, shown)
     lines = count_lines(content)
     return ToolResult(
@@ -259,15 +251,17 @@ def _refuse_folder_path(file_path: str) -> None:
         raise ToolError(prompts.notice("write_path_is_folder", path=shown, ending="/" + ending))
 
 
-def _check_write_target(path: Path, shown: str) -> None:
+def _check_write_target(path: Path, shown: str) -> int:
+    """The size of the file a write replaces (0: none there); ToolError for a folder or a special file."""
     try:
         info = os.stat(path)
     except OSError:
-        return  # missing (fine: we create it) or unreachable (the write reports it)
+        return 0  # missing (fine: we create it) or unreachable (the write reports it)
     if stat.S_ISDIR(info.st_mode):
         raise ToolError(prompts.notice("file_is_directory", path=shown))
     if not stat.S_ISREG(info.st_mode):
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(info.st_mode)))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=safe_read.kind(info.st_mode)))
+    return info.st_size
 
 
 def _write(ctx: ToolContext, path: Path, content: str, shown: str) -> bool:

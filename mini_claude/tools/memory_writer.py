@@ -23,9 +23,9 @@ from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.listing import one_line
 from mini_claude.memory.provenance import Provenance, stamped, without_provenance, written_by_hand
 from mini_claude.memory.scopes import SCOPE_WORDS, MemoryScopes
-from mini_claude.memory.store.changes import digest_of
 from mini_claude.memory.store.memory_store import NO_FILE, MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE, MEMORY_SUFFIX
+from mini_claude.memory.store.reverting import digest_of
 from mini_claude.memory.store.validation import check_memory, memory_problem
 from mini_claude.safety import change_preview
 from mini_claude.safety.permissions import Permissions

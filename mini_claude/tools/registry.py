@@ -51,7 +51,7 @@ class ToolRegistry:
                 f"tool definitions and handlers differ: no handler for {missing_handlers}, "
                 f"no definition for {missing_definitions}, names {names}"
             )
-        self._definitions = {d["name"]: _fill_descriptions(d, limits or {}) for d in definitions}
+        self._definitions = {d["name"]: filled_descriptions(d, limits or {}) for d in definitions}
         self._handlers = dict(handlers)
         self._sources: list[ToolSource] = []
         self._offered: dict[str, Callable[[], bool]] = {}
@@ -77,7 +77,7 @@ class ToolRegistry:
         name = definition["name"]
         if name in self._definitions:
             raise ValueError(f"a tool named {name} exists already")
-        self._definitions[name] = _fill_descriptions(definition, {})
+        self._definitions[name] = filled_descriptions(definition, {})
         self._handlers[name] = handler
         self._offered[name] = offered
         if read_only:
@@ -171,10 +171,6 @@ class ToolRegistry:
             log.exception("tool %s failed", name)
             text = prompts.notice("tool_internal_error", tool=name, kind=type(error).__name__, message=error)
             return ToolResult(text, f"internal error: {type(error).__name__}", is_error=True)
-        if not isinstance(result, ToolResult):
-            log.error("tool %s returned %r instead of a ToolResult", name, type(result))
-            text = prompts.notice("tool_internal_error", tool=name, kind="TypeError", message="bad result")
-            return ToolResult(text, "internal error", is_error=True)
         if ctx.tool_used is not None and not result.is_error:
             try:
                 ctx.tool_used(name, tool_input)
@@ -224,17 +220,17 @@ def default_registry() -> ToolRegistry:
     return ToolRegistry(prompts.load_toml("tools.toml")["tool"], handlers, limits)
 
 
-def _fill_descriptions(node: Any, limits: Mapping[str, object]) -> Any:
+def filled_descriptions(node: Any, limits: Mapping[str, object]) -> Any:
     """A deep copy of a definition with every `description` stripped and its placeholders filled."""
     if isinstance(node, dict):
         return {
             key: prompts.fill(value.strip(), **limits)
             if key == "description" and isinstance(value, str)
-            else _fill_descriptions(value, limits)
+            else filled_descriptions(value, limits)
             for key, value in node.items()
         }
     if isinstance(node, list):
-        return [_fill_descriptions(item, limits) for item in node]
+        return [filled_descriptions(item, limits) for item in node]
     return node
 
 

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.files import safe_read
 from mini_claude.core.paths import display_path, resolve_path, visible_path, written_path
 from mini_claude.safety.git import GIT_DIR_NAME, GitUnanswered, run_git
 from mini_claude.safety.home_dotfiles import SearchHiding
 from mini_claude.tools.base import ToolContext
-from mini_claude.tools.file_kinds import file_kind
 
 log = logging.getLogger("mini_claude")
 
@@ -78,7 +78,7 @@ def search_root(ctx: ToolContext, tool: str, path: str | None, *, want_dir: bool
     if want_dir and not stat.S_ISDIR(mode):
         raise ToolError(prompts.notice("list_path_not_dir", path=shown))
     if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
-        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=file_kind(mode)))
+        raise ToolError(prompts.notice("file_not_regular", path=shown, kind=safe_read.kind(mode)))
     return base, shown
 
 

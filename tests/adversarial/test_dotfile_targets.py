@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.core import config
-from mini_claude.safety.permissions import HOME_DOTFILE_REASON, OWN_SETTINGS_REASON
+from mini_claude.safety.protections import HOME_DOTFILE_REASON, OWN_SETTINGS_REASON
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.cli_harness import Cli

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from mini_claude.app.instructions.reading import INSTRUCTION_FILE_MAX_BYTES as PROJECT_INSTRUCTIONS_MAX_BYTES
 from mini_claude.app.mentions import attach, find_mentions
-from mini_claude.app.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES
 from mini_claude.core.config import project_memory_dir
 from mini_claude.core.events import Notice
 from mini_claude.tools import file_kinds

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mini_claude.safety import git as git_module
-from mini_claude.safety.permissions import (
+from mini_claude.safety.protections import (
     GIT_CONFIG_REASON,
     GIT_DIR_REASON,
     GIT_HOOKS_REASON,

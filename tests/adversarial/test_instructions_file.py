@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.permissions import INSTRUCTIONS_REASON
+from mini_claude.safety.protections import INSTRUCTIONS_REASON
 from tests.adversarial.cases import case
 from tests.tool_harness import Tools
 

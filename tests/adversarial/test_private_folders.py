@@ -4,8 +4,8 @@ prompt, and one line says why. Under umask 000 an older version made `~/.mini-cl
 `projects/` world-writable: another user swapped in a memory folder, and the next session loaded
 it into the system prompt.
 
-The real program runs with `umask 000` (started cold: a warm start would bring the test server's
-umask). Tests run as root, so "someone else" is uid 65534, given with os.chown."""
+The real program runs with `umask 000` (the test's, which a warm start brings too). Tests run as
+root, so "someone else" is uid 65534, given with os.chown."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from tests.agent_harness import Harness, hold_replies_until_recall_settles
 from tests.cli_harness import Cli
 from tests.fake_api import FakeAnthropic, text_reply, tool_reply
 from tests.kit import choose, main_calls, memory_text, reminders_in, system_text
-from tests.warm_client import COLD_SWITCH
 
 SOMEONE_ELSE = 65534  # "nobody": tests run as root, who owns everything else
 SECRET = "planted-by-someone-else-5e1f"
@@ -39,12 +38,6 @@ FOREIGN = "belongs to nobody (uid 65534), not to you"
 @pytest.fixture
 def memory_dir(project_dir: Path) -> Path:
     return config.project_memory_dir()
-
-
-def cold_cli(project_dir: Path) -> Cli:
-    cli = Cli(project_dir)
-    cli.env[COLD_SWITCH] = "1"
-    return cli
 
 
 def modes_under(root: Path) -> dict[str, str]:
@@ -65,7 +58,7 @@ def modes_under(root: Path) -> dict[str, str]:
 def test_everything_made_under_umask_000_is_private(
     api_env: FakeAnthropic, project_dir: Path, isolated_env: Path, memory_dir: Path
 ) -> None:
-    cli = cold_cli(project_dir)
+    cli = Cli(project_dir)
     memory = memory_text("deploys", "how we deploy", body="Thursdays.\n")
     api_env.stream_replies.extend(
         [

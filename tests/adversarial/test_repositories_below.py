@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.permissions import GIT_CONFIG_REASON, GIT_DIR_REASON, GIT_HOOKS_REASON
+from mini_claude.safety.protections import GIT_CONFIG_REASON, GIT_DIR_REASON, GIT_HOOKS_REASON
 from tests.adversarial import test_git_dirs as layouts
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot

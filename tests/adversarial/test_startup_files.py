@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mini_claude.app.system_prompt import PROJECT_INSTRUCTIONS_MAX_BYTES, build_system_prompt
+from mini_claude.app.instructions.reading import INSTRUCTION_FILE_MAX_BYTES as PROJECT_INSTRUCTIONS_MAX_BYTES
+from mini_claude.app.system_prompt import build_system_prompt
 from mini_claude.core import config
 from mini_claude.core.events import Notice
-from mini_claude.safety.permissions import HOME_DOTFILE_REASON
+from mini_claude.safety.protections import HOME_DOTFILE_REASON
 from mini_claude.ui.commands.memory import command  # noqa: F401 - registers /memory
 from mini_claude.ui.commands.registry import CommandContext, dispatch
 from mini_claude.ui.render.console import make_renderer

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_claude.safety.permissions import HOME_DOTFILE_REASON
+from mini_claude.safety.protections import HOME_DOTFILE_REASON
 from tests.adversarial.cases import case
 from tests.adversarial.world import snapshot
 from tests.tool_harness import Tools

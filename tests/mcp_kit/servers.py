@@ -12,11 +12,17 @@ or schemas no client can use).
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__":  # forked from a warm server when the tests run one (warm.py)
+    from warm import hand_over
+
+    hand_over()
+
 import asyncio
 import base64
 import os
 import socket
-import sys
 import threading
 import time
 
@@ -194,6 +200,7 @@ def serve_http(server: MCPServer, *, sse: bool) -> None:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
+    listener.listen()  # before saying the port: a client may connect the moment it reads it
     app = server.sse_app() if sse else server.streamable_http_app()
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

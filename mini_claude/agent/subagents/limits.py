@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.core.errors import ToolError
-from mini_claude.core.hook_points import PASS, HookVerdict, TurnHooks
+from mini_claude.core.hook_points import HookVerdict, TurnHooks
 from mini_claude.tools.base import MemoryWriter, ToolResult
 
 
@@ -29,16 +29,13 @@ class ReadOnlyMemories:
             self.writer.refresh()
 
 
-class SubagentHooks:
+class SubagentHooks(TurnHooks):
     """The session's hooks, for a sub-agent: before and after each tool call as for the main
     agent's; a task is no prompt the user submitted, and its end is not the turn's (whose
-    approvals hold until the main agent's turn ends)."""
+    approvals hold until the main agent's turn ends): those points pass."""
 
     def __init__(self, hooks: TurnHooks) -> None:
         self.hooks = hooks
-
-    def prompt_submitted(self, prompt: str) -> HookVerdict:
-        return PASS
 
     def before_tool(self, call_id: str, name: str, tool_input: dict[str, Any]) -> HookVerdict:
         return self.hooks.before_tool(call_id, name, tool_input)
@@ -51,11 +48,5 @@ class SubagentHooks:
     def runs_for(self, tool: str) -> bool:
         return self.hooks.runs_for(tool)
 
-    def stopping(self, again: bool) -> HookVerdict:
-        return PASS
-
     def before_compaction(self, trigger: str, focus: str | None) -> None:
         self.hooks.before_compaction(trigger, focus)
-
-    def turn_ended(self) -> None:
-        return None

@@ -72,7 +72,7 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
     try:
         role = _role(kind)
     except NotReadable as why:
-        text = _notice("unreadable", name=kind.name, source=kind.source, reason=why)
+        text = agent_notice("unreadable", name=kind.name, source=kind.source, reason=why)
         return ToolResult(text, f"{kind.name}: its file cannot be read", is_error=True)
     model = (
         parts.side_model if kind.name == EXPLORE and kind.scope == "built-in" else (kind.model or parts.model)
@@ -82,7 +82,7 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
     progress = Progress(
         call_id, kind.name, task, lambda event: show_on_talking_thread(lambda: parts.sink(event)), model
     )
-    memories = ReadOnlyMemories(parts.tool_context.memory_writer, _notice("no_memory_writes"))
+    memories = ReadOnlyMemories(parts.tool_context.memory_writer, agent_notice("no_memory_writes"))
     context = replace(parts.tool_context, memory_writer=memories, files_read=[], present_plan=None)
     agent = Agent(
         llm=parts.llm, tools=tools_for(kind, parts.tools), tool_context=context, sink=progress,
@@ -104,13 +104,15 @@ def run_subagent(parts: SessionParts, kind: AgentType, task: str, prompt: str, c
         return ToolResult(ended.final_text, summary)
     reason = ended.problem or ended.reason
     if ended.reason == "refused_by_user":  # the user said no to it: the turn that started it ends too
-        text = _notice("ended", reason="the user refused a permission it asked for", text=ended.final_text)
+        text = agent_notice(
+            "ended", reason="the user refused a permission it asked for", text=ended.final_text
+        )
         return ToolResult(
             text, f"{kind.name}: refused", is_error=True, denied=True, ends_turn="refused_by_user"
         )
     if not ended.final_text.strip():
-        return ToolResult(_notice("no_report", reason=reason), summary, is_error=True)
-    return ToolResult(_notice("ended", reason=reason, text=ended.final_text), summary, is_error=True)
+        return ToolResult(agent_notice("no_report", reason=reason), summary, is_error=True)
+    return ToolResult(agent_notice("ended", reason=reason, text=ended.final_text), summary, is_error=True)
 
 
 def _role(kind: AgentType) -> str:
@@ -134,5 +136,6 @@ def _system_prompt(role: str, parts: SessionParts) -> str:
     ).strip()
 
 
-def _notice(key: str, **values: object) -> str:
+def agent_notice(key: str, **values: object) -> str:
+    """A notice of prompts/agents.toml, filled."""
     return prompts.fill(prompts.load_toml("agents.toml")["notices"][key].strip(), **values)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mini_claude.agent.side_by_side import MAX_SIDE_BY_SIDE
-from mini_claude.agent.subagents.spawn import SessionParts, run_subagent
+from mini_claude.agent.subagents.spawn import SessionParts, agent_notice, run_subagent
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.extensions.agents.definitions import BUILT_IN_ALIASES, GENERAL, AgentType
@@ -34,12 +34,7 @@ def agent_tool(parts: Callable[[], SessionParts], types: Sequence[AgentType]) ->
         name = BUILT_IN_ALIASES.get(subagent_type.strip(), subagent_type.strip()) or GENERAL
         kind = by_name.get(name)
         if kind is None:
-            names = ", ".join(by_name)
-            raise ToolError(
-                prompts.fill(
-                    prompts.load_toml("agents.toml")["notices"]["unknown_type"], name=repr(name), types=names
-                )
-            )
+            raise ToolError(agent_notice("unknown_type", name=repr(name), types=", ".join(by_name)))
         if not prompt.strip():
             raise ToolError("The prompt is empty: give the sub-agent its task, with what it needs to know.")
         task = " ".join(description.split())[:DESCRIPTION_CHARS] or kind.name

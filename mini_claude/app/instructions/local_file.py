@@ -6,7 +6,6 @@ to the `.gitignore` at the top of the work tree."""
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 from pathlib import Path
 
@@ -18,7 +17,7 @@ LOCAL_FILE = "CLAUDE.local.md"
 GITIGNORE = ".gitignore"
 GIT_TIMEOUT_S = 5
 GITIGNORE_MAX_BYTES = 1_000_000
-IGNORED, NOT_IGNORED = 0, 1  # `git check-ignore -q`'s exit statuses (128: it could not tell)
+NOT_IGNORED = 1  # `git check-ignore -q`'s exit status (0: ignored, 128: it could not tell)
 
 
 def unignored_local_file(cwd: Path, name: str = LOCAL_FILE) -> Path | None:
@@ -41,22 +40,14 @@ def ignore_local_file(root: Path, name: str = LOCAL_FILE) -> str:
     """Append `name` to `root`/.gitignore; a line saying what was done (or why not)."""
     path = root / GITIGNORE
     try:
-        info = os.lstat(path)
+        found = safe_read.read_bytes(path, root, GITIGNORE_MAX_BYTES, follow_symlink=False)
     except FileNotFoundError:
-        info = None
-    except OSError as error:
-        return f"{GITIGNORE} not changed: {error.strerror}"
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        return f"{GITIGNORE} is not a regular file: add {name} to it yourself"
-    before = ""
-    if info is not None:
-        try:
-            found = safe_read.read_bytes(path, root, GITIGNORE_MAX_BYTES, follow_symlink=False)
-        except OSError as error:
-            return f"{GITIGNORE} not changed: {safe_read.describe(error)}"
-        if found.was_cut:
-            return f"{GITIGNORE} is over {safe_read.format_size(GITIGNORE_MAX_BYTES)}: add {name} yourself"
-        before = found.data.decode("utf-8", "surrogateescape")
+        found = None
+    except OSError as error:  # a symlink, a FIFO, a folder: named, and left as it is
+        return f"{GITIGNORE} not changed: {safe_read.describe(error)}"
+    if found is not None and found.was_cut:
+        return f"{GITIGNORE} is over {safe_read.format_size(GITIGNORE_MAX_BYTES)}: add {name} yourself"
+    before = found.data.decode("utf-8", "surrogateescape") if found is not None else ""
     separator = "" if not before or before.endswith("\n") else "\n"
     try:
         write_atomic(path, f"{before}{separator}{name}\n")

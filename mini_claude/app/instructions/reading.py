@@ -22,7 +22,7 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.paths import is_within, visible_path
-from mini_claude.safety.protections import private_reason
+from mini_claude.safety.protections import PRIVATE_KEY_MARK, private_reason
 
 INSTRUCTION_FILE_MAX_BYTES = 40_000  # each file; the total is capped in hierarchy.py
 # File names that hold keys and passwords: never instructions, whoever names them.
@@ -33,7 +33,6 @@ SECRET_NAMES = (
 )  # fmt: skip
 SECRET_REASON = "its name says it holds a secret"
 GIT_FOLDER = ".git"
-PRIVATE_KEY_MARK = b"PRIVATE KEY-----"
 INSTRUCTION_HOMES = (".claude", ".mini-claude")  # in home: their Markdown files may be imported
 STATE_FOLDER = "projects"  # in those: other projects' memories and transcripts, never imported
 
@@ -129,7 +128,7 @@ def read_instruction(path: Path, places: Places, chosen: Chosen) -> FileText:
         if refusal is not None:
             if not os.path.lexists(named):
                 raise FileNotFoundError(named)
-            raise NotRead(f"{named.name} not read: {_shown(named)}: {refusal}")
+            raise NotRead(f"{named.name} not read: {shown_path(named)}: {refusal}")
     if (private_place(named.parent) or private_place(real)) and (foreign := foreign_entry(named)):
         raise NotRead(f"{named.name} not read: {foreign}")  # in our own folders: it may have been swapped in
     root = Path("/") if chosen != "project" or places.root == Path("/") else places.root
@@ -146,16 +145,12 @@ def read_instruction(path: Path, places: Places, chosen: Chosen) -> FileText:
     except OSError as error:
         raise NotRead(f"{named.name} not read: {safe_read.describe(error)}") from None
     if PRIVATE_KEY_MARK in found.data:
-        raise NotRead(f"{named.name} not read: {_shown(named)} holds a private key")
+        raise NotRead(f"{named.name} not read: {shown_path(named)} holds a private key")
     decoded = decode_text(found.data, complete=not found.was_cut)
     if decoded.text is None:
-        raise NotRead(f"{named.name} not read: {_shown(named)}: {decoded.warning}")
-    warning = f"{_shown(named)}: {decoded.warning}" if decoded.warning else None
+        raise NotRead(f"{named.name} not read: {shown_path(named)}: {decoded.warning}")
+    warning = f"{shown_path(named)}: {decoded.warning}" if decoded.warning else None
     return FileText(named, decoded.text.removeprefix("\ufeff"), found.size, found.was_cut, warning)
-
-
-def _shown(path: Path) -> str:
-    return shown_path(path)
 
 
 def shown_path(path: Path) -> str:

@@ -20,6 +20,7 @@ from mini_claude.app.instructions.hierarchy import (
     PathRule,
     add_folder_files,
     cut_note,
+    folders_down,
 )
 from mini_claude.app.instructions.imports import Gathered, Instruction, add_with_imports
 from mini_claude.app.instructions.reading import FileText, Places, shown_path
@@ -68,7 +69,7 @@ class InstructionReminders:
     def file_used(self, path: Path) -> None:
         """`path` (resolved) was read or written by a tool."""
         with self._lock:
-            for folder in _folders_between(self.cwd, path.parent):
+            for folder in folders_down(self.cwd, path.parent)[1:] if path.is_relative_to(self.cwd) else []:
                 if folder not in self._folders:
                     self._folders.add(folder)
                     self._give_folder(folder)
@@ -134,11 +135,3 @@ class InstructionReminders:
             return
         self._given_bytes += size
         self._pending.append(reminder_block(entries, why))
-
-
-def _folders_between(cwd: Path, folder: Path) -> list[Path]:
-    """The folders below `cwd` down to `folder` (itself included), or none when it is not below."""
-    if folder == cwd or not folder.is_relative_to(cwd):
-        return []
-    parts = folder.relative_to(cwd).parts
-    return [cwd.joinpath(*parts[:count]) for count in range(1, len(parts) + 1)]

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mini_claude.core.errors import ToolError
-from mini_claude.core.frontmatter.block import locate_block, scan_lines
-from mini_claude.core.frontmatter.scalars import split_outside, unquote_double, unquote_single
+from mini_claude.core.frontmatter import codec as frontmatter
+from mini_claude.core.frontmatter.block import locate_block
+from mini_claude.core.frontmatter.fields import split_list
 from mini_claude.tools.patterns import compile_glob
 
 RULES_FOLDERS = (".claude/rules", ".mini-claude/rules")
@@ -33,6 +35,8 @@ RULES_MAX_ENTRIES = 2_000  # entries of a rules folder and its subfolders looked
 GLOBS_MAX = 50  # per rule
 GLOB_MAX_CHARS = 300
 GLOB_MATCH_TIMEOUT_S = 0.05  # a glob from a cloned repository must not stall a tool call
+# A quoted value (kept whole: `"issue #12/*"` names a folder) or a YAML comment after a plain one.
+_QUOTED_OR_COMMENT = re.compile(r"""(?<![^\s\[,])("(?:[^"\\\r\n]|\\.)*"|'(?:[^'\r\n]|'')*')|[ \t]#[^\r\n]*""")
 
 
 @dataclass(frozen=True)
@@ -75,19 +79,14 @@ def parse_rule(text: str) -> RuleText:
     block = locate_block(text, at_eof=True)
     if block.status != "closed":
         return RuleText(text, ())
-    raw: list[str] = []
-    in_paths = False
-    for content, _, _, _ in scan_lines(text[: block.inner_end], block.inner_start):
-        stripped = content.strip()
-        if in_paths and stripped.startswith("- "):
-            raw.append(stripped[2:].strip())
-            continue
-        in_paths = False
-        key, colon, value = stripped.partition(":")
-        if colon and key.strip().lower() in ("paths", "globs"):
-            in_paths = True
-            raw.extend(_inline_values(value.strip()))
-    globs = [glob for glob in (_unquoted(value) for value in raw) if glob]
+    head = _QUOTED_OR_COMMENT.sub(lambda found: found.group(1) or "", text[: block.inner_end])
+    parsed = frontmatter.parse(head + text[block.inner_end :])
+    raw = [
+        value.strip()
+        for key in ("paths", "globs")
+        for value in parsed.lists.get(key) or split_list(parsed.fields.get(key, ""))
+    ]
+    globs = [glob for glob in raw if glob]
     problem = None
     if len(globs) > GLOBS_MAX:
         problem, globs = f"more than {GLOBS_MAX} paths: the rest are ignored", globs[:GLOBS_MAX]
@@ -97,7 +96,7 @@ def parse_rule(text: str) -> RuleText:
         globs = [glob for glob in globs if len(glob) <= GLOB_MAX_CHARS]
     if raw and not globs:
         problem = problem or "its paths: names no file pattern: it is loaded always"
-    return RuleText(text[block.block_end :], tuple(globs), problem)
+    return RuleText(parsed.body, tuple(globs), problem)
 
 
 class RuleGlobs:
@@ -134,18 +133,3 @@ class RuleGlobs:
                 with contextlib.suppress(ToolError):  # an unusable glob matches nothing
                     self._patterns.append(compile_glob(anchored, "paths"))
         return self._patterns
-
-
-def _inline_values(value: str) -> list[str]:
-    """`a, b`, `["a", "b"]` or `a` after `paths:`; commas inside `{…}` belong to the glob."""
-    if value.startswith("[") and value.endswith("]"):
-        value = value[1:-1]
-    return split_outside(value, lambda char: char == ",", "{}")
-
-
-def _unquoted(value: str) -> str:
-    if value.startswith('"'):
-        return unquote_double(value) or ""
-    if value.startswith("'"):
-        return unquote_single(value) or ""
-    return value.split(" #", 1)[0].strip()  # a YAML comment after a plain value

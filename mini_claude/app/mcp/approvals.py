@@ -9,35 +9,33 @@ refuses."""
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from mini_claude.app.settings.trust import AnswersFile, folder_key
 from mini_claude.core.config import Settings, app_home
-from mini_claude.core.files import safe_read
-from mini_claude.core.files.atomic import write_atomic
-from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, locked, private_folder
+from mini_claude.core.files.safe_read import UnreadableFile
 from mini_claude.tools.mcp.config import ServerConfig
 
 APPROVALS_FILE = "mcp-approvals.json"
-APPROVALS_LOCK = ".mcp-approvals.lock"
-APPROVALS_MAX_BYTES = 4_000_000
-APPROVALS_VERSION = 1
 Decision = Literal["approved", "refused", "ask"]
 
 
-class ApprovalStore:
+class ApprovalStore(AnswersFile):
     """The user's answers, by project root and server, each for one fingerprint of its entry."""
 
     def __init__(self, home: Path | None = None) -> None:
-        self.folder = home or app_home()
-        self.path = self.folder / APPROVALS_FILE
-        self.problem: str | None = None  # one line when the file was someone else's, so not read
+        super().__init__(home or app_home(), APPROVALS_FILE, "projects")
+        self.problem: str | None = None  # one line when the file could not be read
 
     def answer(self, root: Path, server: ServerConfig) -> bool | None:
         """True or False when the user answered for this entry as it is written now, else None."""
-        entry = self._read().get(_key(root), {}).get(server.name)
+        try:
+            servers = self.read().get(folder_key(root))
+        except UnreadableFile as error:  # everything asks again
+            self.problem = f"{error}; the project's MCP servers ask again"
+            return None
+        entry = servers.get(server.name) if isinstance(servers, dict) else None
         if not isinstance(entry, dict) or entry.get("fingerprint") != server.fingerprint():
             return None
         approved = entry.get("approved")
@@ -45,33 +43,18 @@ class ApprovalStore:
 
     def remember(self, root: Path, server: ServerConfig, approved: bool) -> None:
         """Keep the answer; OSError when it cannot be kept."""
-        private_folder(self.folder)
-        with locked(self.folder / APPROVALS_LOCK):
-            projects = self._read()
-            servers = projects.setdefault(_key(root), {})
-            servers[server.name] = {
-                "approved": approved,
-                "fingerprint": server.fingerprint(),
-                "command": server.command_line,
-                "answered": dt.datetime.now().astimezone().isoformat(),
-            }
-            record = {"version": APPROVALS_VERSION, "projects": projects}
-            write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
+        answer = {
+            "approved": approved,
+            "fingerprint": server.fingerprint(),
+            "command": server.command_line,
+            "answered": dt.datetime.now().astimezone().isoformat(),
+        }
 
-    def _read(self) -> dict[str, dict[str, object]]:
-        """The remembered answers; an unreadable file counts as none (everything asks again)."""
-        if (foreign := foreign_entry(self.path)) is not None:  # its answers may have been planted
-            self.problem = f"{foreign}: not read; the project's MCP servers ask again"
-            return {}
-        try:
-            data = safe_read.read_bytes(self.path, self.folder, APPROVALS_MAX_BYTES, follow_symlink=False)
-            record = json.loads(data.data.decode("utf-8")) if not data.was_cut else None
-        except (OSError, ValueError, RecursionError):
-            return {}
-        projects = record.get("projects") if isinstance(record, dict) else None
-        if not isinstance(projects, dict):
-            return {}
-        return {key: value for key, value in projects.items() if isinstance(value, dict)}
+        def change(projects: dict[str, Any]) -> None:
+            servers = projects.get(key := folder_key(root))
+            projects[key] = {**(servers if isinstance(servers, dict) else {}), server.name: answer}
+
+        self.change(change)
 
 
 def decision(server: ServerConfig, settings: Settings, store: ApprovalStore, root: Path) -> Decision:
@@ -87,7 +70,3 @@ def decision(server: ServerConfig, settings: Settings, store: ApprovalStore, roo
     if answered is None:
         return "ask"
     return "approved" if answered else "refused"
-
-
-def _key(root: Path) -> str:
-    return os.path.realpath(root)

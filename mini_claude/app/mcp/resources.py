@@ -5,11 +5,11 @@ args` sends a server's prompt, its arguments given in order (quotes keep spaces 
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mini_claude.app.mentions import CODE, Attached
 from mini_claude.core.untrusted import visible_text
+from mini_claude.extensions.skills.arguments import split_words
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.adapter import PREFIX, SEPARATOR
 
@@ -17,17 +17,9 @@ if TYPE_CHECKING:
     from mini_claude.app.mcp.servers import SessionServers
 
 RESOURCE_MENTION = re.compile(r"(?<!\S)@([A-Za-z0-9_-]{1,40}):(\S+)")
-CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
 TRAILING_PUNCTUATION = ",.;!?)]}'"
 MAX_RESOURCES = 10  # per message
 READ_TIMEOUT_S = 30.0
-
-
-@dataclass
-class AttachedResources:
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-    shown: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
 
 
 def find_resource_mentions(text: str, servers: SessionServers) -> list[tuple[str, str]]:
@@ -44,13 +36,13 @@ def find_resource_mentions(text: str, servers: SessionServers) -> list[tuple[str
     return found
 
 
-def attach_resources(mentions: list[tuple[str, str]], servers: SessionServers) -> AttachedResources:
-    attached = AttachedResources()
+def attach_resources(mentions: list[tuple[str, str]], servers: SessionServers, attached: Attached) -> None:
+    """Each resource read from its server, added to `attached` (or a line why not)."""
     if len(mentions) > MAX_RESOURCES:
         attached.problems.append(
             f"{len(mentions)} resources mentioned; at most {MAX_RESOURCES} go with one message."
         )
-        return attached
+        return
     for server, uri in mentions:
         shown = f"@{server}:{visible_text(uri)}"
         try:
@@ -66,7 +58,6 @@ def attach_resources(mentions: list[tuple[str, str]], servers: SessionServers) -
         blocks = results.resource_blocks(result, server, uri)
         attached.blocks += blocks
         attached.shown.append(f"{shown} ({len(blocks[0]['text']):,} characters)")
-    return attached
 
 
 def resource_uris(servers: SessionServers) -> dict[str, list[str]]:
@@ -91,10 +82,7 @@ def prompt_commands(servers: SessionServers) -> dict[str, tuple[str, Any]]:
 def prompt_arguments(prompt: Any, typed: str) -> dict[str, str]:
     """The words typed after the command, given to the prompt's arguments in order (the last
     takes what is left); ValueError naming what is missing."""
-    try:
-        words = shlex.split(typed)
-    except ValueError:
-        words = typed.split()
+    words = split_words(typed)
     names = [argument.name for argument in prompt.arguments or []]
     if len(words) > len(names) and names:
         words = [*words[: len(names) - 1], " ".join(words[len(names) - 1 :])]

@@ -36,8 +36,7 @@ class SessionServers:
         self.sink = sink
         project = Path(os.path.realpath(settings.project_dir))
         self.root = git_work_tree_root(project) or project
-        home = Path(os.path.realpath(Path.home()))
-        configured = configured_servers(self.root, home)
+        configured = configured_servers(self.root)
         self.notes = list(configured.problems)
         # Configured servers that do not start, and why.
         self.skipped: dict[str, str] = {
@@ -91,17 +90,12 @@ class SessionServers:
                 chosen.append(server)
             else:
                 self.skipped[server.name] = self._why_not(server, settings, verdict)
-        waiting = [name for name, why in self.skipped.items() if why.startswith("not approved")]
-        if waiting:
-            self.notes.append(
-                f"MCP servers of .mcp.json not started: {', '.join(waiting)}: not approved yet "
-                "(start mini-claude here in a terminal to approve them)"
-            )
-        if any(why.startswith("the folder") for why in self.skipped.values()):
-            names = [name for name, why in self.skipped.items() if why.startswith("the folder")]
-            self.notes.append(
-                f"MCP servers of .mcp.json not started: {', '.join(names)}: the folder is not trusted"
-            )
+        for why, said in (
+            ("not approved yet", "not approved yet (start mini-claude here in a terminal to approve them)"),
+            ("the folder is not trusted", "the folder is not trusted"),
+        ):
+            if names := [name for name, skipped in self.skipped.items() if skipped == why]:
+                self.notes.append(f"MCP servers of .mcp.json not started: {', '.join(names)}: {said}")
         return chosen
 
     @staticmethod

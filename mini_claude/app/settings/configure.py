@@ -70,7 +70,7 @@ def configure(flags: Flags, ask_trust: AskTrust | None = None, trust: TrustStore
         for file, values in found
         if file.scope in UNTRUSTED_SCOPES
         for part in gated_parts(values)
-    ] + project_servers_part(root, home)
+    ] + project_servers_part(root)
     if not _memory_off(found):  # with memory off the team's memories would not be loaded anyway
         gated += team_memory_parts(root)
     gated += project_allowances(root, home)  # the project's skills' and commands' allowed-tools
@@ -134,7 +134,7 @@ def _read_files(root: Path, home: Path, flag: str | None) -> tuple[list[Settings
             continue
         seen.add(real)
         try:
-            file = read_settings_file(path, scope, root, home)
+            file = read_settings_file(path, scope, root)
         except SettingsError as error:
             notes.append(str(error))
             continue
@@ -154,7 +154,7 @@ def _flag_file(flag: str) -> SettingsFile:
             data = parse_settings(flag.encode("utf-8", "surrogateescape"), FLAG_SETTINGS_SHOWN)
             return SettingsFile(Path(FLAG_SETTINGS_SHOWN), "flag", data, FLAG_SETTINGS_SHOWN)
         path = Path(os.path.abspath(os.path.expanduser(flag)))
-        found = read_settings_file(path, "flag", Path("/"), Path("/"))
+        found = read_settings_file(path, "flag", Path("/"))
     except SettingsError as error:
         problem = str(error).replace(": skipped", "")  # not skipped: nothing runs without it
         raise ConfigError(problem if written_out else f"{FLAG_SETTINGS_SHOWN} {problem}") from None

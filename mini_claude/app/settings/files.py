@@ -14,8 +14,11 @@ Invalid JSON names the file, line and column; that file is skipped and the other
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,8 @@ from typing import Any
 from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import app_home
 from mini_claude.core.config_sources import Scope
-from mini_claude.core.files import safe_read
+from mini_claude.core.files import safe_read, strict_json
+from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import foreign_entry, private_place
 from mini_claude.core.paths import visible_path
 
@@ -59,7 +63,7 @@ def settings_locations(root: Path, home: Path) -> list[tuple[Path, Scope]]:
     ]
 
 
-def read_settings_file(path: Path, scope: Scope, root: Path, home: Path) -> SettingsFile | None:
+def read_settings_file(path: Path, scope: Scope, root: Path) -> SettingsFile | None:
     """The file's JSON object; None when there is no file; SettingsError when it cannot be used."""
     shown = shown_setting_path(path, root)
     within = Path("/") if scope == "user" else root  # the user's own may lead anywhere (stow, nix)
@@ -84,7 +88,7 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise SettingsError(f"{shown}: skipped: it is not UTF-8 text") from None
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as error:
         raise SettingsError(
             f"{shown}: invalid JSON at line {error.lineno}, column {error.colno} ({error.msg}): skipped"
@@ -93,9 +97,32 @@ def parse_settings(data: bytes, shown: str) -> dict[str, Any]:
         raise SettingsError(f"{shown}: invalid JSON ({error}): skipped") from None
     if not isinstance(value, dict):
         raise SettingsError(f"{shown}: skipped: it holds a JSON {_kind(value)}, not an object of settings")
-    if _depth(value) > MAX_NESTING:
+    if strict_json.nesting_depth(value) > MAX_NESTING:
         raise SettingsError(f"{shown}: skipped: nested more than {MAX_NESTING} levels deep")
     return value
+
+
+@contextlib.contextmanager
+def changed_json(
+    path: Path, read: Callable[[], dict[str, Any]], mode: int | None
+) -> Iterator[dict[str, Any]]:
+    """`read()`'s object to change in the block, written back atomically (every key it does not
+    touch kept) when the block ends without an error and changed it. The folder holding `path` is
+    locked meanwhile, which leaves no lock file in a repository: two sessions changing the file
+    at once both keep their change. OSError when the folder cannot be opened or the file written,
+    or is a symlink (replacing it with a file would undo a dotfile manager's link)."""
+    if os.path.islink(path):
+        raise safe_read.UnreadableFile(f"{visible_path(str(path))} is a symlink: change it by hand")
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        data = read()
+        before = json.dumps(data, sort_keys=True)
+        yield data
+        if json.dumps(data, sort_keys=True) != before:
+            write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=mode)
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def shown_setting_path(path: Path, root: Path) -> str:
@@ -106,20 +133,5 @@ def shown_setting_path(path: Path, root: Path) -> str:
     return shown_path(absolute)
 
 
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _kind(value: object) -> str:
     return {list: "list", str: "string", bool: "true or false", type(None): "null"}.get(type(value), "number")
-
-
-def _depth(value: object, level: int = 1) -> int:
-    """How deeply `value` nests, counted without recursion (a hostile file may nest deeply)."""
-    deepest, stack = level, [(value, level)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest

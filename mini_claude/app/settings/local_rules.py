@@ -11,8 +11,6 @@ not valid JSON is reported with its line and column and left exactly as it was.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,11 +20,11 @@ from mini_claude.app.settings.files import (
     LOCAL_SETTINGS_FILE,
     OWN_FOLDER,
     SettingsError,
+    changed_json,
     read_settings_file,
     shown_setting_path,
 )
 from mini_claude.core.config_sources import RULE_KINDS, RuleKind
-from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, create_folders
 from mini_claude.core.paths import visible_path
 
@@ -75,37 +73,27 @@ class LocalRules:
     def _read(self) -> dict[str, Any]:
         """The file's object; {} when there is none. SettingsFileError when it is not usable."""
         try:
-            found = read_settings_file(self.path, "local", self.root, self.root)
+            found = read_settings_file(self.path, "local", self.root)
         except SettingsError as error:
             raise SettingsFileError(str(error).replace(": skipped", ": not changed")) from None
         return dict(found.data) if found is not None else {}
 
     @contextlib.contextmanager
     def _changing(self) -> Iterator[dict[str, Any]]:
-        """The file's object to change, written back (atomically, under the folder's lock) when
-        the block ends without an error and changed it."""
+        """The file's object to change, written back (`changed_json`) when the block changed it."""
         folder = self.path.parent
         try:
             create_folders(folder)
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as error:
             raise SettingsFileError(_why(visible_path(str(folder)), error)) from None
         if not Path(os.path.realpath(folder)).is_relative_to(os.path.realpath(self.root)):
-            os.close(fd)  # a repository's `.mini-claude` link must not take our rules elsewhere
+            # a repository's `.mini-claude` link must not take our rules elsewhere
             raise SettingsFileError(f"{visible_path(str(folder))} leads out of the project: not changed")
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            settings = self._read()
-            before = json.dumps(settings, sort_keys=True)
-            yield settings
-            if json.dumps(settings, sort_keys=True) != before:
-                text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-                try:
-                    write_atomic(self.path, text, mode=None if self.path.exists() else FILE_MODE)
-                except OSError as error:
-                    raise SettingsFileError(_why(self.shown, error)) from None
-        finally:
-            os.close(fd)  # closing releases the lock
+            with changed_json(self.path, self._read, None if self.path.exists() else FILE_MODE) as settings:
+                yield settings
+        except OSError as error:
+            raise SettingsFileError(_why(self.shown, error)) from None
 
 
 def _permissions(settings: dict[str, Any], shown: str) -> dict[str, Any]:

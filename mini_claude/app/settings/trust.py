@@ -12,7 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from mini_claude.app.settings.files import shown_setting_path
 from mini_claude.app.settings.values import FileValues
@@ -20,12 +22,12 @@ from mini_claude.core.config import Settings, app_home
 from mini_claude.core.files import safe_read
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.core.files.private_files import FILE_MODE, foreign_entry, locked, private_folder
+from mini_claude.core.files.safe_read import UnreadableFile
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory.scopes import MemoryScopes
 
 TRUST_FILE = "trusted-folders.json"
-TRUST_LOCK = ".trusted-folders.lock"
-TRUST_MAX_BYTES = 4_000_000  # some thousands of folders
+TRUST_MAX_BYTES = 4_000_000  # some thousands of folders (the MCP approvals' file too)
 TRUST_VERSION = 1
 SHOWN_ITEMS = 4  # of a list in the trust question; the rest are counted
 SHOWN_VALUE_CHARS = 40
@@ -40,36 +42,30 @@ MCP_APPROVALS = {
 UNGATED_MODES = (None, "ask", "plan")
 
 
-class TrustFileError(OSError):
-    """The trust file cannot be used; the message says why and how to fix it."""
-
-
 def gated_parts(values: FileValues) -> list[str]:
     """What a project file's values would do beyond instructions, a phrase each (empty: nothing)."""
     parts = []
     allow = [rule for kind, rule in values.rules if kind == "allow"]
     if allow:
-        parts.append("allow without asking: " + _few(allow))
+        parts.append("allow without asking: " + few(allow))
     mode = values.scalars.get("permission_mode")
     if mode not in UNGATED_MODES:
         parts.append(f"start in {mode} mode" + (" (nothing asks first)" if mode == "bypass" else ""))
     if values.additional_dirs:
-        parts.append("treat as part of the project: " + _few(values.additional_dirs))
+        parts.append("treat as part of the project: " + few(values.additional_dirs))
     if values.scalars.get("read_only_commands") is True:
         parts.append("run read-only commands without asking (ls, cat, git status, …)")
     if values.env:
-        parts.append(
-            "set environment variables: " + _few([f"{k}={_short(v)}" for k, v in values.env.items()])
-        )
+        parts.append("set environment variables: " + few([f"{k}={_short(v)}" for k, v in values.env.items()]))
     if "session_retention_days" in values.scalars:
         parts.append(f"remove saved sessions unused for {values.scalars['session_retention_days']} days")
     for key, what in MCP_APPROVALS.items():
         value = values.scalars.get(key)
         if value:
-            parts.append(what + (": " + _few(list(value)) if isinstance(value, tuple) else ""))
+            parts.append(what + (": " + few(list(value)) if isinstance(value, tuple) else ""))
     if values.hooks:
         parts.append(
-            "run commands on events (hooks): " + _few([f"{h.event} {h.command}" for h in values.hooks])
+            "run commands on events (hooks): " + few([f"{h.event} {h.command}" for h in values.hooks])
         )
     return parts
 
@@ -119,61 +115,78 @@ def without_gated(values: FileValues) -> tuple[FileValues, list[str]]:
     return kept, removed
 
 
-class TrustStore:
-    """The remembered answers, by folder (its resolved path)."""
+class AnswersFile:
+    """A file of remembered answers in ~/.mini-claude (the trust file; the MCP approvals): one
+    JSON object `{"version": 1, KEY: {…}}`, read only when it is the user's own regular file."""
 
-    def __init__(self, home: Path | None = None) -> None:
-        self.folder = home or app_home()
-        self.path = self.folder / TRUST_FILE
+    def __init__(self, folder: Path, name: str, key: str) -> None:
+        self.folder = folder
+        self.path = folder / name
+        self.key = key  # the record's key holding the answers: "folders", "projects"
+        self._lock = folder / f".{name.removesuffix('.json')}.lock"
 
-    def answer(self, folder: Path) -> bool | None:
-        """True or False when the user answered for `folder`; None when not (or unreadable)."""
-        try:
-            entry = self._read().get(_key(folder))
-        except TrustFileError:
-            return None
-        trusted = entry.get("trusted") if isinstance(entry, dict) else None
-        return trusted if isinstance(trusted, bool) else None
-
-    def remember(self, folder: Path, trusted: bool) -> None:
-        """Keep the answer for `folder`; TrustFileError (or OSError) when it cannot be kept."""
-        private_folder(self.folder)
-        with locked(self.folder / TRUST_LOCK):
-            folders = self._read()
-            folders[_key(folder)] = {
-                "trusted": trusted,
-                "answered": dt.datetime.now().astimezone().isoformat(),
-            }
-            record = {"version": TRUST_VERSION, "folders": folders}
-            write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
-
-    def _read(self) -> dict[str, object]:
+    def read(self) -> dict[str, Any]:
+        """The answers ({} without a file); UnreadableFile when the file cannot be used."""
         if (foreign := foreign_entry(self.path)) is not None:  # its answers may have been planted
-            raise TrustFileError(f"{foreign}: not read; remove it to be asked again")
+            raise UnreadableFile(f"{foreign}: not read")
         try:
             data = safe_read.read_bytes(self.path, self.folder, TRUST_MAX_BYTES, follow_symlink=False)
         except (FileNotFoundError, NotADirectoryError):
             return {}
         except OSError as error:
-            raise TrustFileError(f"{safe_read.describe(error)}: remove it to be asked again") from None
+            raise UnreadableFile(safe_read.describe(error)) from None
         try:
             record = json.loads(data.data.decode("utf-8")) if not data.was_cut else None
         except (ValueError, RecursionError):
             record = None
-        folders = record.get("folders") if isinstance(record, dict) else None
-        if not isinstance(folders, dict):
-            shown = visible_text(str(self.path))
-            raise TrustFileError(
-                f"{shown} is not a trust file this version can read: remove it to be asked again"
-            )
-        return folders
+        answers = record.get(self.key) if isinstance(record, dict) else None
+        if not isinstance(answers, dict):
+            raise UnreadableFile(f"{visible_text(str(self.path))} is not a file this version can read")
+        return answers
+
+    def change(self, change: Callable[[dict[str, Any]], None]) -> None:
+        """`change` the answers, and keep them; OSError (UnreadableFile among them) when they
+        cannot be kept: a file that cannot be read is left as it is, never written over."""
+        private_folder(self.folder)
+        with locked(self._lock):
+            answers = self.read()
+            change(answers)
+            record = {"version": TRUST_VERSION, self.key: answers}
+            write_atomic(self.path, json.dumps(record, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
 
 
-def _key(folder: Path) -> str:
+class TrustStore(AnswersFile):
+    """The remembered answers, by folder (its resolved path)."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        super().__init__(home or app_home(), TRUST_FILE, "folders")
+
+    def answer(self, folder: Path) -> bool | None:
+        """True or False when the user answered for `folder`; None when not (or unreadable)."""
+        try:
+            entry = self.read().get(folder_key(folder))
+        except UnreadableFile:
+            return None
+        trusted = entry.get("trusted") if isinstance(entry, dict) else None
+        return trusted if isinstance(trusted, bool) else None
+
+    def remember(self, folder: Path, trusted: bool) -> None:
+        """Keep the answer for `folder`; OSError when it cannot be kept (its message says how to
+        fix it)."""
+        answer = {"trusted": trusted, "answered": dt.datetime.now().astimezone().isoformat()}
+        try:
+            self.change(lambda folders: folders.update({folder_key(folder): answer}))
+        except UnreadableFile as error:
+            raise UnreadableFile(f"{error}: remove it to be asked again") from None
+
+
+def folder_key(folder: Path) -> str:
+    """How a folder is named in an answers file: its resolved path."""
     return os.path.realpath(folder)
 
 
-def _few(items: list[str]) -> str:
+def few(items: Sequence[str]) -> str:
+    """The first SHOWN_ITEMS of `items`, made visible, and how many more there are."""
     shown = ", ".join(visible_text(item) for item in items[:SHOWN_ITEMS])
     return shown + (f" and {len(items) - SHOWN_ITEMS} more" if len(items) > SHOWN_ITEMS else "")
 

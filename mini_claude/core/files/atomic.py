@@ -7,6 +7,7 @@ open folder (`write_in_folder`), what a session keeps beside its transcript.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -17,6 +18,8 @@ from mini_claude.core.files.private_files import FILE_MODE, create_folders, priv
 NEW_FILE_MODE = 0o666  # narrowed by the umask, as for any newly created file
 # A temp file is new (never one someone put there first) and never reached through a symlink.
 NEW_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# What link(2) says on a filesystem that has no hard links.
+NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS}
 
 
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8", mode: int | None = None) -> bool:
@@ -85,7 +88,14 @@ def write_in_folder(folder: int, name: str, payload: bytes, *, mode: int, replac
         if replace:
             os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
         else:  # a link fails where the name exists
-            os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+            try:
+                os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+            except OSError as error:
+                if error.errno not in NO_HARD_LINKS:
+                    raise
+                # A filesystem without hard links (vfat, some network shares): the new name is
+                # created exclusively and written in place, still never over or through a file.
+                _write_new_in_place(folder, name, payload, mode=mode)
             os.unlink(temp, dir_fd=folder)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -95,19 +105,34 @@ def write_in_folder(folder: int, name: str, payload: bytes, *, mode: int, replac
         os.fsync(folder)
 
 
+def _write_new_in_place(folder: int, name: str, payload: bytes, *, mode: int) -> None:
+    """`payload` as the new file `name` (never over one), removed again if it cannot be whole."""
+    fd = os.open(name, NEW_TEMP_FLAGS, mode, dir_fd=folder)
+    try:
+        _write_whole(fd, payload, exact_mode=mode, durable=True)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=folder)
+        raise
+
+
 def _write_whole(fd: int, payload: bytes, *, exact_mode: int | None, durable: bool) -> None:
     """Write all of `payload` to the new file `fd` (given `exact_mode` first), then close it."""
     try:
         if exact_mode is not None:
             os.fchmod(fd, exact_mode)
-        view = memoryview(payload)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, payload)
         if durable:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_all(fd: int, payload: bytes) -> None:
+    """All of `payload` to `fd` (a regular file takes it in one call unless the disk fills up)."""
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _fsync_dir(folder: Path) -> None:

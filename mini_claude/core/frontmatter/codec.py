@@ -76,8 +76,6 @@ def parse(text: str | bytes) -> Frontmatter:
     warnings: list[str] = []
     if isinstance(text, bytes | bytearray | memoryview):
         text = _decode(bytes(text), warnings)
-    elif not isinstance(text, str):
-        raise TypeError(f"parse() takes str or bytes, not {type(text).__name__}")
     text = text.removeprefix(BOM)
 
     block = locate_block(text, at_eof=True)
@@ -95,17 +93,13 @@ def format(fields: Mapping[str, str], body: str) -> str:
     verbatim. `parse` reads it back as `{key.lower(): fold_value(value)}` and `body`, exactly.
 
     Raises ValueError for a key that is not `[A-Za-z0-9_-]+` or that repeats another key ignoring
-    case, TypeError for a value or body that is not a str: these are programming errors, not data.
+    case: a programming error, not data.
     """
-    if not isinstance(body, str):
-        raise TypeError(f"body must be a str, not {type(body).__name__}")
     lines = [FENCE]
     seen: set[str] = set()
     for key, value in fields.items():
-        if not isinstance(key, str) or not _KEY.fullmatch(key):
+        if not _KEY.fullmatch(key):
             raise ValueError(f"frontmatter key {key!r} must match [A-Za-z0-9_-]+")
-        if not isinstance(value, str):
-            raise TypeError(f"frontmatter value for {key!r} must be a str, not {type(value).__name__}")
         canonical = key.lower()
         if canonical in seen:
             raise ValueError(f"frontmatter key {key!r} repeats another key (keys are case-insensitive)")

@@ -12,17 +12,15 @@ judged by the same permission rules), so a project's files need no folder trust.
 
 from __future__ import annotations
 
-import itertools
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from mini_claude.core.config import app_home
 from mini_claude.core.untrusted import visible_text
 from mini_claude.extensions.skills.entries import tool_list
 from mini_claude.extensions.skills.reading import NotReadable, read_body, read_header
+from mini_claude.extensions.skills.scanning import find, places
 from mini_claude.safety.tool_names import our_name
 
 Scope = Literal["built-in", "user", "project"]
@@ -73,31 +71,17 @@ def find_types(root: Path, home: Path) -> tuple[list[AgentType], list[BrokenAgen
     the files that cannot be used, with why."""
     chosen = {kind.name: kind for kind in built_in_types()}
     broken: list[BrokenAgent] = []
-    places = [
-        (home / ".claude" / "agents", "~/.claude/agents", "user", Path("/")),
-        (app_home() / "agents", "~/.mini-claude/agents", "user", Path("/")),
-        (root / ".claude" / "agents", ".claude/agents", "project", root),
-        (root / ".mini-claude" / "agents", ".mini-claude/agents", "project", root),
-    ]
-    for folder, shown, scope, must_resolve in places:  # a later place wins a name
-        for path in _files(folder):
-            found = _read(path, f"{shown}/{path.name}", scope, must_resolve)  # type: ignore[arg-type]
+    every = places("agent", root, home)  # the user's, then the project's: ours first in each
+    for place in [place for scope in ("project", "user") for place in every if place.scope == scope]:
+        for item in find(place)[0][:FILES_MAX]:  # the first place to have a name wins it
+            found = _read(item.path, item.source, place.scope, place.root)
             if isinstance(found, BrokenAgent):
                 broken.append(found)
             elif chosen.get(found.name, found).scope == "built-in":
                 broken.append(BrokenAgent(found.source, f"{found.name} is a built-in agent's name"))
             else:
-                chosen[found.name] = found
+                chosen.setdefault(found.name, found)
     return list(chosen.values()), broken
-
-
-def _files(folder: Path) -> list[Path]:
-    try:
-        with os.scandir(folder) as scan:
-            names = sorted(e.name for e in itertools.islice(scan, 10 * FILES_MAX) if e.name.endswith(".md"))
-    except OSError:  # missing, not a folder, unreadable: nothing there
-        return []
-    return [folder / name for name in names if not name.startswith(".")][:FILES_MAX]
 
 
 def _read(path: Path, source: str, scope: Scope, root: Path) -> AgentType | BrokenAgent:

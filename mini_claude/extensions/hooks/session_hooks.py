@@ -15,10 +15,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mini_claude.core import prompts
 from mini_claude.core.errors import PermissionDenied
 from mini_claude.core.events import EventSink, Notice
-from mini_claude.core.hook_points import PASS, HookVerdict
+from mini_claude.core.hook_points import PASS, HookVerdict, TurnHooks
+from mini_claude.core.prompts import extension_text
 from mini_claude.core.untrusted import attribute, visible_text, wrap
 from mini_claude.extensions.approvals import HOOK_SOURCE, Approvals
 from mini_claude.extensions.hooks.outcome import Outcome, first_line, shown_command
@@ -39,7 +39,7 @@ log = logging.getLogger("mini_claude")
 SessionInfo = Callable[[], dict[str, Any]]
 
 
-class SessionHooks:
+class SessionHooks(TurnHooks):
     def __init__(
         self, runner: HookRunner, *, sink: EventSink, info: SessionInfo, approvals: Approvals
     ) -> None:
@@ -121,12 +121,10 @@ class SessionHooks:
         outcome = self._run("PreToolUse", payload, name)
         context = tuple(self._contexts(outcome))
         if outcome.stop is not None:
-            return HookVerdict(
-                block=prompts.load_toml("extensions.toml")["hook_stopped_tool"], stop=outcome.stop
-            )
+            return HookVerdict(block=extension_text("hook_stopped_tool"), stop=outcome.stop)
         if outcome.blocks or outcome.permission == "deny":
             reasons = "\n".join([*outcome.blocks, *outcome.permission_reasons]) or "(no reason given)"
-            text = _fill(
+            text = extension_text(
                 "hook_blocked_tool",
                 tool=attribute(name),
                 output=wrap(HOOK_OUTPUT_TAG, reasons, event="PreToolUse"),
@@ -153,7 +151,7 @@ class SessionHooks:
         }  # fmt: skip
         outcome = self._run("PostToolUse", payload, name)
         feedback = [
-            _fill("hook_tool_feedback", output=wrap(HOOK_OUTPUT_TAG, reason, event="PostToolUse"))
+            extension_text("hook_tool_feedback", output=wrap(HOOK_OUTPUT_TAG, reason, event="PostToolUse"))
             for reason in outcome.blocks
         ]
         return HookVerdict(context=(*feedback, *self._contexts(outcome)), stop=outcome.stop)
@@ -167,7 +165,7 @@ class SessionHooks:
             return HookVerdict(stop=outcome.stop)
         if outcome.blocks:
             reasons = wrap(HOOK_OUTPUT_TAG, "\n".join(outcome.blocks), event="Stop")
-            return HookVerdict(block=_fill("hook_stop_blocked", output=reasons))
+            return HookVerdict(block=extension_text("hook_stop_blocked", output=reasons))
         return PASS
 
     def before_compaction(self, trigger: str, focus: str | None) -> None:
@@ -221,8 +219,6 @@ class SessionHooks:
 
 def _context(event: str, command: str, text: str) -> str:
     output = wrap(HOOK_OUTPUT_TAG, text, event=event)
-    return _fill("hook_context", event=event, command=attribute(shown_command(command)), output=output)
-
-
-def _fill(key: str, **values: object) -> str:
-    return prompts.fill(prompts.load_toml("extensions.toml")[key].strip(), **values)
+    return extension_text(
+        "hook_context", event=event, command=attribute(shown_command(command)), output=output
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from mini_claude.core import prompts
+from mini_claude.core.prompts import extension_text
 
 _PLACEHOLDER = re.compile(r"\$(?:(ARGUMENTS)\b|([1-9])(?![0-9]))")
 
@@ -38,7 +38,7 @@ def with_arguments_line(filled: str, placeholders: int, arguments: str) -> str:
     arguments = arguments.strip()
     if placeholders or not arguments:
         return filled
-    line = prompts.fill(prompts.load_toml("extensions.toml")["arguments_line"], arguments=arguments)
+    line = extension_text("arguments_line", arguments=arguments)
     return filled.rstrip("\n") + "\n\n" + line
 
 

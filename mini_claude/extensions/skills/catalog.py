@@ -78,6 +78,7 @@ class Catalog:
         cached = self._cache.get(item.path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
+        assert place.kind != "agent"  # agent files are extensions/agents'
         try:
             header = read_header(item.path, place.root)
             read: Entry | Broken = entry_from(

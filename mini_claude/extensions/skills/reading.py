@@ -9,16 +9,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core import prompts
 from mini_claude.core.config import protected_dirs
 from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.frontmatter.block import locate_block
-from mini_claude.safety.protections import private_reason
+from mini_claude.core.prompts import extension_text
+from mini_claude.safety.protections import PRIVATE_KEY_MARK, private_reason
 
 HEADER_MAX_BYTES = 16 * 1024
 BODY_MAX_BYTES = 100_000  # about 25,000 tokens: past that, the file says so where it was cut
-PRIVATE_KEY_MARK = b"PRIVATE KEY-----"
 FIRST_LINE_CHARS = 200
 
 
@@ -56,8 +55,8 @@ def read_body(path: Path, root: Path) -> str:
     parsed = frontmatter.parse(found.data)
     body = parsed.body.strip("\n")
     if found.was_cut:
-        body += "\n" + prompts.fill(
-            prompts.load_toml("extensions.toml")["extension_cut"],
+        body += "\n" + extension_text(
+            "extension_cut",
             file=path.name,
             max_kb=BODY_MAX_BYTES // 1000,
         )

@@ -5,6 +5,7 @@
                 <root>/.claude/skills/NAME/SKILL.md, <root>/.mini-claude/skills/NAME/SKILL.md (project)
     commands    ~/.claude/commands/**.md, ~/.mini-claude/commands/**.md                       (user)
                 <root>/.claude/commands/**.md, <root>/.mini-claude/commands/**.md             (project)
+    agents      ~/.claude/agents/*.md …, as commands without subfolders (extensions/agents)
 
 A command in a subfolder is namespaced by it: `.claude/commands/frontend/component.md` is
 `/frontend:component`. Each place is looked into with a budget, so a folder of a million entries
@@ -18,9 +19,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from mini_claude.core.config import app_home
-from mini_claude.extensions.skills.entries import Kind, Scope
+from mini_claude.extensions.skills.entries import Scope
 
 SKILL_FILE = "SKILL.md"
 COMMAND_SUFFIX = ".md"
@@ -28,6 +30,7 @@ FOLDERS = (".claude", ".mini-claude")  # a later one wins a name both have
 ENTRIES_MAX = 1_000  # looked at in one place (its subfolders included)
 FOUND_MAX = 200  # skills or commands taken from one place
 NAMESPACE_DEPTH = 3  # subfolders of a commands folder looked into
+Kind = Literal["skill", "command", "agent"]  # an agent is a file directly in its folder
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class Found:
 def places(kind: Kind, root: Path, home: Path) -> list[Place]:
     """The places of `kind`, the one that wins a name first: the user's (ours, then Claude Code's),
     then the project's (ours, then Claude Code's)."""
-    sub = "skills" if kind == "skill" else "commands"
+    sub = f"{kind}s"
     user = [(app_home(), f"~/.mini-claude/{sub}"), (home / ".claude", f"~/.claude/{sub}")]
     project = [(root / folder, f"{folder}/{sub}") for folder in reversed(FOLDERS)]
     return [
@@ -95,7 +98,7 @@ def _walk(place: Place) -> Iterator[tuple[Path, list[str]]]:
                 if _is_dir(entry, follow=True):
                     yield Path(entry.path), parts
             elif _is_dir(entry, follow=False):
-                if len(parts) < NAMESPACE_DEPTH:
+                if place.kind == "command" and len(parts) < NAMESPACE_DEPTH:
                     stack.append((Path(entry.path), [*parts, entry.name]))
             else:
                 yield Path(entry.path), parts

@@ -11,6 +11,7 @@ from typing import Any
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
+from mini_claude.core.prompts import extension_text
 from mini_claude.core.untrusted import attribute, wrap
 from mini_claude.extensions.approvals import Approvals
 from mini_claude.extensions.skills.arguments import substitute
@@ -36,15 +37,15 @@ def skill_tool(catalog: Catalog, approvals: Approvals) -> Callable[..., ToolResu
         entry = catalog.skill(name.strip().removeprefix("/"))
         if entry is None:
             available = ", ".join(skill.name for skill in catalog.model_skills()) or "none"
-            raise ToolError(_fill("skill_unknown", name=attribute(name), available=available))
+            raise ToolError(extension_text("skill_unknown", name=attribute(name), available=available))
         if not entry.model_invocable:
-            raise ToolError(_fill("skill_user_only", name=entry.name))
+            raise ToolError(extension_text("skill_user_only", name=entry.name))
         ctx.permissions.check_tool("skill", entry.name, f"load the skill {entry.name}", changes=False)
         try:
             body = read_body(entry.path, entry.root)
         except NotReadable as problem:
             raise ToolError(
-                _fill("skill_unreadable", name=entry.name, problem=attribute(str(problem)))
+                extension_text("skill_unreadable", name=entry.name, problem=attribute(str(problem)))
             ) from None
         approvals.allow_for_turn(catalog.allowed_tools(entry), f"skill {entry.name}, {entry.source}")
         return ToolResult(loaded_text(entry, substitute(body, arguments)), f"loaded {entry.name}")
@@ -55,8 +56,8 @@ def skill_tool(catalog: Catalog, approvals: Approvals) -> Callable[..., ToolResu
 def loaded_text(entry: Entry, body: str) -> str:
     """What the model reads of a loaded skill."""
     names = _files(entry)
-    files = _fill("skill_files", names=", ".join(names)) if names else ""
-    return _fill(
+    files = extension_text("skill_files", names=", ".join(names)) if names else ""
+    return extension_text(
         "skill_loaded", name=entry.name, source=attribute(entry.source), folder=attribute(str(entry.folder)),
         files=files, body=wrap(SKILL_TAG, body, name=entry.name),
     )  # fmt: skip
@@ -77,7 +78,3 @@ def _files(entry: Entry) -> list[str]:
         if looked > FILES_LOOKED_AT or len(found) > FILES_SHOWN:
             break
     return found[:FILES_SHOWN] + (["…"] if len(found) > FILES_SHOWN else [])
-
-
-def _fill(key: str, **values: object) -> str:
-    return prompts.fill(prompts.load_toml("extensions.toml")[key].strip(), **values)

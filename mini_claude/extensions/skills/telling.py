@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mini_claude.core import prompts
+from mini_claude.core.prompts import extension_text
 from mini_claude.core.untrusted import wrap
 from mini_claude.extensions.skills.catalog import Catalog
 
@@ -24,8 +24,10 @@ class SkillTelling:
         self._told = skills
         if not skills:
             return ""
-        lines = "\n".join(_fill("skill_line", name=name, description=text) for name, text in skills.items())
-        return _fill("skills_section", skills=wrap(SKILLS_TAG, lines))
+        lines = "\n".join(
+            extension_text("skill_line", name=name, description=text) for name, text in skills.items()
+        )
+        return extension_text("skills_section", skills=wrap(SKILLS_TAG, lines))
 
     def reminder(self) -> list[dict[str, Any]]:
         """A reminder block when the skills changed since the model was last told (else none)."""
@@ -34,17 +36,18 @@ class SkillTelling:
         self.catalog.refresh()
         now = {entry.name: entry.description for entry in self.catalog.model_skills()}
         changes = [
-            _fill("skill_added" if name not in self._told else "skill_edited", name=name, description=text)
+            extension_text(
+                "skill_added" if name not in self._told else "skill_edited", name=name, description=text
+            )
             for name, text in now.items()
             if self._told.get(name) != text
-        ] + [_fill("skill_removed", name=name) for name in self._told if name not in now]
+        ] + [extension_text("skill_removed", name=name) for name in self._told if name not in now]
         self._told = now
         if not changes:
             return []
         return [
-            {"type": "text", "text": _fill("skills_changed", changes=wrap(SKILLS_TAG, "\n".join(changes)))}
+            {
+                "type": "text",
+                "text": extension_text("skills_changed", changes=wrap(SKILLS_TAG, "\n".join(changes))),
+            }
         ]
-
-
-def _fill(key: str, **values: object) -> str:
-    return prompts.fill(prompts.load_toml("extensions.toml")[key].strip(), **values)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from mini_claude.core.errors import MemoryStoreError
-from mini_claude.core.files import safe_read
+from mini_claude.core.files import safe_read, strict_json
 from mini_claude.core.files.atomic import write_atomic
 from mini_claude.memory.recall.selection import age_text
 from mini_claude.memory.store import memory_folder
@@ -180,7 +180,7 @@ def parse_history(data: bytes, now: float) -> HistorySnapshot:
     """What of `data` can be used: entries with a memory file name, a whole count and a time not
     in the future; everything else is dropped and said so in `problem`."""
     try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+        value = strict_json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
         return HistorySnapshot(problem=f"{HISTORY_FILE} is not valid JSON: not used")
     if not isinstance(value, dict) or value.get("format") != HISTORY_FORMAT:
@@ -225,10 +225,6 @@ def _is_entry(name: object, stats: object, now: float) -> bool:
         and 1 <= count <= MAX_COUNT
         and _is_time(stats.get("last"), now)
     )
-
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
 
 
 def recall_note(stats: RecallStats | None, now: float) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mini_claude.core import prompts
+from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.ranking import ranking_for
 from mini_claude.memory.recall.rules import (
     adds_little,
@@ -25,7 +26,6 @@ from mini_claude.memory.recall.rules import (
 from mini_claude.memory.recall.selection import (
     MANIFEST_MAX_MEMORIES,
     MEMORY_CONTENT_MAX_BYTES,
-    SideQuery,
     reminder_text,
     select_relevant,
 )
@@ -77,7 +77,7 @@ class MemoryRecall:
     def __init__(
         self,
         memories: MemoryScopes | MemoryStore,
-        llm: SideQuery,
+        llm: ModelClient,
         *,
         clock: Callable[[], float] = time.time,
         on_settled: Callable[[], None] | None = None,
@@ -86,7 +86,6 @@ class MemoryRecall:
         enabled: bool = True,
     ) -> None:
         self.memories = MemoryScopes.of(memories)
-        self.store = self.memories.project
         self.llm = llm
         self.ready = ready  # waited for before the first recall (memory start-up: whose memories)
         self.enabled = enabled  # False: automatic memory is off (MINI_CLAUDE_MEMORY=off)

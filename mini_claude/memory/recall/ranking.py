@@ -26,7 +26,9 @@ from mini_claude.memory.recall.ranking_index import INDEX_FILE, IndexUnusable, w
 from mini_claude.memory.recall.ranking_sync import IndexMirror
 from mini_claude.memory.recall.scoring import scores, specific
 from mini_claude.memory.recall.terms import MAX_QUERY_TERMS, query_parts
-from mini_claude.memory.store.memory_store import FileStat, MemoryFile, MemoryStore
+from mini_claude.memory.store.headers import FileStat, stat_memory_files
+from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.memory_store import MemoryStore
 
 log = logging.getLogger("mini_claude.recall")
 
@@ -76,7 +78,7 @@ class RecallRanking:
     def _stats(self) -> dict[str, FileStat]:
         # A file name with a line break or undecodable bytes would break the manifest (or the
         # request itself): such a memory stays in MEMORY.md but is never offered.
-        return {s.file_name: s for s in self.store.stat_files() if s.file_name.isprintable()}
+        return {s.file_name: s for s in stat_memory_files(self.store.root) if s.file_name.isprintable()}
 
     def _usable(
         self, names: Iterator[str], stats: dict[str, FileStat], exclude: Collection[str]
@@ -86,7 +88,7 @@ class RecallRanking:
             if name in seen or name not in stats:
                 continue
             seen.add(name)
-            memory = self.store.header(stats[name])
+            memory = self.store.headers.header(stats[name])
             if memory.problem is None:
                 yield memory
 

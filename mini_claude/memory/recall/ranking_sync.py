@@ -21,7 +21,9 @@ from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.recall.ranking_index import check_schema, create_lookups, create_schema, read_index
 from mini_claude.memory.recall.scoring import COLUMN_WEIGHTS, Corpus, Indexed, Postings, idf
 from mini_claude.memory.recall.terms import terms
-from mini_claude.memory.store.memory_store import FileStat, MemoryFile, MemoryStore
+from mini_claude.memory.store.headers import FileStat
+from mini_claude.memory.store.memory_file import MemoryFile
+from mini_claude.memory.store.memory_store import MemoryStore
 
 BODY_INDEXED_CHARS = 600  # a body's first lines name what it is about; the rest adds size, not recall
 # A word held by more than this share of the memories, in a folder of more than COMMON_MIN_HOLDERS
@@ -194,7 +196,7 @@ class IndexMirror:
 
     def _index(self, stat: FileStat) -> None:
         """Index one new or changed file."""
-        memory = self.store.header(stat)
+        memory = self.store.headers.header(stat)
         usable = memory.problem is None
         previous = self.files.get(stat.file_name)
         if previous is not None:

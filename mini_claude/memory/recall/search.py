@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import marked_text
-from mini_claude.memory.listing import one_line
+from mini_claude.memory.listing import LIST_DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS, one_line
 from mini_claude.memory.recall.ranking import ranking_for
 from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.scopes import MemoryScopes
@@ -25,8 +25,6 @@ from mini_claude.memory.store.memory_store import MemoryStore
 DEFAULT_LIMIT = 10
 SNIPPET_MAX_CHARS = 120
 SNIPPET_READ_BYTES = 8192  # of each memory found (a memory is a note; recall reads 4 KB of it)
-NAME_MAX_CHARS = 80
-DESCRIPTION_MAX_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -74,7 +72,7 @@ def hit_lines(hit: SearchHit) -> list[str]:
     the snippet indented; every part one line whatever the file holds, what it cannot show (escape
     codes, characters drawn as nothing) written out, as `/memory` lists them."""
     memory = hit.memory
-    description = one_line(memory.description, DESCRIPTION_MAX_CHARS)
+    description = one_line(memory.description, LIST_DESCRIPTION_MAX_CHARS)
     first = (
         f"{hit.score:5.2f}  {memory.scope}  [{one_line(memory.type, NAME_MAX_CHARS)}] "
         f"{one_line(memory.name, NAME_MAX_CHARS)} — {description}  ({visible_path(memory.key)})"

@@ -8,11 +8,10 @@ from collections.abc import Sequence
 
 from mini_claude.core import prompts
 from mini_claude.core.frontmatter import codec as frontmatter
-from mini_claude.core.untrusted import REMINDER_TAG as REMINDER_TAG  # tidy reads reminders by it
-from mini_claude.core.untrusted import attribute, contained, neutralize, wrap
+from mini_claude.core.untrusted import REMINDER_TAG, attribute, contained, neutralize, wrap
 from mini_claude.llm.client import ModelClient
-from mini_claude.memory.store.index import clean_inline
-from mini_claude.memory.store.memory_store import MemoryFile
+from mini_claude.memory.store.index import INDEX_TAG, clean_inline
+from mini_claude.memory.store.memory_file import MemoryFile
 
 MANIFEST_MAX_MEMORIES = 100  # the most relevant to the message (see ranking.py)
 MANIFEST_DESCRIPTION_MAX_BYTES = 120
@@ -21,12 +20,7 @@ MANIFEST_LINE_MAX_BYTES = 200
 MAX_SELECTED = 5
 SELECTION_MAX_TOKENS = 300
 MEMORY_CONTENT_MAX_BYTES = 4096
-MEMORY_INDEX_TAG = "memory-index"  # the system prompt's index (memory/section.py)
 BOOKKEEPING_KEYS = {"session", "fingerprint"}
-
-
-# What recall and tidy ask their questions of (tests give it the fake server, not a fake client).
-SideQuery = ModelClient
 
 
 def days_old(mtime: float, now: float) -> int:
@@ -91,7 +85,7 @@ def parse_selection(text: str, allowed: Sequence[str]) -> list[str]:
     return []
 
 
-def select_relevant(llm: SideQuery, query: str, memories: Sequence[MemoryFile], now: float) -> list[str]:
+def select_relevant(llm: ModelClient, query: str, memories: Sequence[MemoryFile], now: float) -> list[str]:
     """Ask the side model which memories matter for `query` (their keys: the file name, or
     `user/…`, `team/…`); raises on a failed side query."""
     system, user = selection_request(query, memories, now)
@@ -123,7 +117,7 @@ def reminder_text(
         path=attribute(str(memory.path)),
         content=_without_bookkeeping(body),
     ).strip()
-    return wrap(REMINDER_TAG, neutralize(text, MEMORY_INDEX_TAG))
+    return wrap(REMINDER_TAG, neutralize(text, INDEX_TAG))
 
 
 def _without_bookkeeping(text: str) -> str:

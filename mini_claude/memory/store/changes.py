@@ -28,9 +28,7 @@ from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.memory.store import trash
 from mini_claude.memory.store.naming import is_memory_file_name
-from mini_claude.memory.store.reverting import Roots, digest_or_none, revert, write_file
-from mini_claude.memory.store.reverting import current_bytes as current_bytes
-from mini_claude.memory.store.reverting import digest_of as digest_of
+from mini_claude.memory.store.reverting import Roots, current_bytes, digest_or_none, revert, write_file
 from mini_claude.memory.store.trash import ChangeSetFolder, Entry, Manifest
 
 

@@ -32,9 +32,6 @@ class FileStat(NamedTuple):
     uid: int = 0  # its owner: one that is someone else's is not read (it may have been swapped in)
 
 
-_StatKey = tuple[int, int, int]
-
-
 def stat_memory_files(root: Path) -> list[FileStat]:
     """Every memory file in `root` (unsorted); none when the folder is missing or must not be used."""
     found = []
@@ -76,45 +73,39 @@ class HeaderCache:
 
     def __init__(self, root: Path, scope: str = "project") -> None:
         self.root, self.scope = root, scope
-        # file name -> (stat key, parsed header)
-        self._headers: dict[str, tuple[_StatKey, MemoryFile]] = {}
+        # file name -> (its stat when read, parsed header)
+        self._headers: dict[str, tuple[FileStat, MemoryFile]] = {}
         self._lock = threading.Lock()
-        self._saved: saved_headers.Saved = {}
-        self._seen: dict[str, tuple[FileStat, MemoryFile]] = {}  # since use_saved, for save
-        self._saving = False
+        self._saved: saved_headers.Saved | None = None  # since use_saved: what the file holds
 
     def header(self, found: FileStat) -> MemoryFile:
-        key = (found.mtime_ns, found.size, found.inode)
         with self._lock:
             cached = self._headers.get(found.file_name)
-        if cached is not None and cached[0] == key:
+        if cached is not None and _key(cached[0]) == _key(found):
             return cached[1]
         memory = self._saved_header(found) or self._read(found)
         with self._lock:
-            self._headers[found.file_name] = (key, memory)
-            if self._saving:
-                self._seen[found.file_name] = (found, memory)
+            self._headers[found.file_name] = (found, memory)
         return memory
 
     def use_saved(self) -> None:
-        """Take headers saved by an earlier process (see saved_headers) for unchanged files."""
-        if (
-            memory_folder.escape_problem(self.root) is None
-        ):  # a folder that leads out is never read or written
+        """For a process that lists every memory once (`mini-claude memory list`): take headers an
+        earlier one saved (see saved_headers) for unchanged files; `save` writes them back."""
+        if memory_folder.escape_problem(self.root) is None:  # a folder that leads out: never used
             self._saved = saved_headers.load(self.root)
-            self._saving = True
 
     def save(self) -> None:
-        """Save the headers of the files looked at since `use_saved`, unless nothing changed."""
+        """Save the headers looked at since `use_saved`, unless nothing changed."""
+        if self._saved is None:
+            return
         with self._lock:
-            seen, self._seen = self._seen, {}
-        entries = {name: (_saved_key(found), m) for name, (found, m) in seen.items() if not found.is_symlink}
-        if self._saving and entries != self._saved:  # a file new, changed or gone since they were saved
+            entries = {n: (_saved_key(f), m) for n, (f, m) in self._headers.items() if not f.is_symlink}
+        if entries != self._saved:  # a file new, changed or gone since they were saved
             saved_headers.save(self.root, entries)
             self._saved = entries
 
     def _saved_header(self, found: FileStat) -> MemoryFile | None:
-        entry = self._saved.get(found.file_name)
+        entry = (self._saved or {}).get(found.file_name)
         if entry is None or found.is_symlink or entry[0] != _saved_key(found):
             return None
         return replace(entry[1], scope=self.scope)
@@ -163,6 +154,11 @@ def _plain(memory: MemoryFile) -> MemoryFile:
     description = first.lstrip("#").strip() or first
     name = Path(memory.file_name).stem
     return replace(memory, name=name, description=description, type="project", plain=True)
+
+
+def _key(found: FileStat) -> tuple[int, int, int]:
+    """What a header is kept by within a process: a change to any of these reads it again."""
+    return found.mtime_ns, found.size, found.inode
 
 
 def _saved_key(found: FileStat) -> saved_headers.SavedKey:

@@ -25,6 +25,7 @@ INDEX_NAME_MAX_CHARS = 80
 INDEX_DESCRIPTION_MAX_CHARS = 150  # with the name, keeps each entry under ~200 chars
 PROMPT_INDEX_MAX_LINES = 200
 PROMPT_INDEX_MAX_BYTES = 25_000
+INDEX_TAG = "memory-index"  # what the index is wrapped in, in the system prompt
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]()<>#|])")
 # Zero-width, bidi controls and other invisible format characters: they can disguise text.

@@ -22,15 +22,8 @@ from mini_claude.core.files.private_files import FILE_MODE, OTHERS_BITS, make_pr
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.provenance import Provenance, stamped
 from mini_claude.memory.store import memory_folder
-from mini_claude.memory.store.changes import (
-    Change,
-    ChangesNotApplied,
-    apply_changes,
-    current_bytes,
-    digest_of,
-    recover,
-)
-from mini_claude.memory.store.headers import FileStat, HeaderCache, newest_first, stat_memory_files
+from mini_claude.memory.store.changes import Change, ChangesNotApplied, apply_changes, recover
+from mini_claude.memory.store.headers import HeaderCache, newest_first, stat_memory_files
 from mini_claude.memory.store.index import IndexFile
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.naming import (
@@ -40,15 +33,13 @@ from mini_claude.memory.store.naming import (
     memory_file_name,
     name_key,
 )
+from mini_claude.memory.store.reverting import current_bytes, digest_of
 from mini_claude.memory.store.validation import check_memory
 
 TEMP_SUFFIX = ".tmp"  # write_atomic's temp files: `.{name}.{random}.tmp`
 NO_FILE = ""  # a save's `expect` when there must be no file yet
 _WHO = {"model": "the model's ", "user": "your ", "tidy": "the tidy's ", "import": "the import's "}
 NARROW_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-# MemoryFile (memory_file.py) and MemoryStoreError (core/errors.py) are what the store hands out and raises.
-__all__ = ["FileStat", "MemoryFile", "MemoryStore", "MemoryStoreError", "SavedMemory"]
 
 
 @dataclass(frozen=True)
@@ -69,8 +60,9 @@ class MemoryStore:
         # The folders of the scopes a change set of this folder may change too (memory/scopes.py
         # sets them: a memory moved from the project to the user's own is one set).
         self.peers: dict[str, Path] = {scope: self.root}
-        self._headers = HeaderCache(self.root, scope)
-        self._index = IndexFile(self.root, self._headers)
+        # The header of each memory file, read again only when its stat changed.
+        self.headers = HeaderCache(self.root, scope)
+        self._index = IndexFile(self.root, self.headers)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -97,15 +89,7 @@ class MemoryStore:
         stats.sort(key=newest_first)
         if limit is not None:
             stats = stats[:limit]
-        return [self._headers.header(found) for found in stats]
-
-    def use_saved_headers(self) -> None:
-        """For a process that lists every memory once (`mini-claude memory list`): headers an
-        earlier one saved are taken for unchanged files (see memory/store/saved_headers.py)."""
-        self._headers.use_saved()
-
-    def save_headers(self) -> None:
-        self._headers.save()
+        return [self.headers.header(found) for found in stats]
 
     def find(self, query: str) -> list[MemoryFile]:
         """Memories whose name or file name matches `query`: exact names first, then names exact
@@ -136,14 +120,6 @@ class MemoryStore:
         if (problem := self.root_problem()) is not None:
             raise safe_read.UnreadableFile(problem)
         return safe_read.read_text(memory.path, self.root, max_bytes, owner_only=True)
-
-    def stat_files(self) -> list[FileStat]:
-        """One `os.scandir` of the memory files with their stats (what derived caches key on)."""
-        return stat_memory_files(self.root)
-
-    def header(self, found: FileStat) -> MemoryFile:
-        """The header of the file `found` describes: read again only when that stat changed."""
-        return self._headers.header(found)
 
     # -- writing -------------------------------------------------------------------------------
 

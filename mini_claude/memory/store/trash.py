@@ -21,10 +21,10 @@ import shutil
 import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
+from mini_claude.core.files.atomic import write_in_folder
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.store.naming import is_memory_file_name
 
@@ -110,7 +110,7 @@ class ChangeSetFolder:
             os.mkdir(part, DIR_MODE, dir_fd=self.fd)
         part_fd = os.open(part, _DIR_FLAGS, dir_fd=self.fd)
         try:
-            _write_new(file_name, data, part_fd)
+            write_in_folder(part_fd, file_name, data, mode=FILE_MODE, replace=False)
         finally:
             os.close(part_fd)
 
@@ -128,7 +128,7 @@ class ChangeSetFolder:
             # What someone else put in the trash must never be put back as a memory.
             if (foreign := safe_read.owner_problem(self.path / part / file_name, info)) is not None:
                 raise safe_read.UnreadableFile(f"{foreign}: not used")
-            data = os.read(fd, COPY_MAX_BYTES + 1)
+            data = safe_read.read_capped(fd, COPY_MAX_BYTES)
         finally:
             os.close(fd)
         if len(data) > COPY_MAX_BYTES:
@@ -137,17 +137,15 @@ class ChangeSetFolder:
 
     def write_manifest(self, manifest: Manifest) -> None:
         """Written whole before a rename puts it in place: a manifest there is never torn."""
-        temp = f".{MANIFEST}.{secrets.token_hex(4)}.tmp"
-        _write_new(temp, json.dumps({"format": FORMAT, **asdict(manifest)}, indent=1).encode(), self.fd)
-        os.rename(temp, MANIFEST, src_dir_fd=self.fd, dst_dir_fd=self.fd)
-        os.fsync(self.fd)
+        data = json.dumps({"format": FORMAT, **asdict(manifest)}, indent=1).encode()
+        write_in_folder(self.fd, MANIFEST, data, mode=FILE_MODE)
 
     def read_manifest(self) -> Manifest:
         """FileNotFoundError when there is none (the set changed nothing: it is written before
         the first change); ValueError (one line) when it is not usable."""
         data = self.read("", MANIFEST)
         try:
-            value = json.loads(data, parse_constant=_refuse_constant)
+            value = json.loads(data)  # NaN or Infinity fits no field: each is checked below
             form, label, at = value["format"], value["label"], value["at"]
             entries = [_entry(**item) for item in value["entries"]]
         except (ValueError, RecursionError, TypeError, KeyError) as error:
@@ -257,22 +255,3 @@ def _digest(value: object) -> str | None:
 
 def _is_time(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _write_new(name: str, data: bytes, dir_fd: int) -> None:
-    """Create `name` in the folder `dir_fd` (never over a file, never through a symlink), write
-    all of `data` and flush it and the folder to disk."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(name, flags, FILE_MODE, dir_fd=dir_fd)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.fsync(dir_fd)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mini_claude.core.files.strict_json import refuse_constant
 from mini_claude.core.paths import visible_path
 
 ANSWER_MAX_CHARS = 400_000  # far above what the max_tokens of a tidy answer allow
@@ -67,7 +68,8 @@ def _picked(
         group: list[str] = []
         for name in item:
             if not isinstance(name, str):
-                left_out.append(f"{named} names {_shown(name)}, which is not a file name")
+                shown = visible_path(json.dumps(name)[:60])
+                left_out.append(f"{named} names {shown}, which is not a file name")
             elif name not in allowed_set:
                 left_out.append(f"{named} names {visible_path(name)}, which is not a memory shown")
             elif name in seen:
@@ -117,7 +119,7 @@ def _answer_list(text: str, key: str) -> list[Any]:
 def _answer_object(text: str, key: str) -> dict[str, Any]:
     if not isinstance(text, str) or len(text) > ANSWER_MAX_CHARS:
         raise AnswerError("the answer is empty or too long")
-    decoder = json.JSONDecoder(object_pairs_hook=_no_repeated_keys, parse_constant=_refuse_constant)
+    decoder = json.JSONDecoder(object_pairs_hook=_no_repeated_keys, parse_constant=refuse_constant)
     position = text.find("{")
     attempts = 0
     while position != -1 and attempts < MAX_DECODE_ATTEMPTS:
@@ -139,11 +141,3 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"repeated key {key!r}")
         result[key] = value
     return result
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _shown(value: object) -> str:
-    return visible_path(json.dumps(value)[:60])

@@ -21,10 +21,10 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.provenance import Provenance, stamped
-from mini_claude.memory.store.changes import Change, ChangesNotApplied, digest_of
+from mini_claude.memory.store.changes import Change, ChangesNotApplied
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE
-from mini_claude.memory.store.trash import COPY_MAX_BYTES
+from mini_claude.memory.store.reverting import current_bytes, digest_of
 from mini_claude.memory.store.validation import memory_fields
 from mini_claude.memory.tidy.hint import note_tidied
 from mini_claude.memory.tidy.proposal import FileChange, name_conflicts, new_file_name
@@ -86,13 +86,11 @@ def _data(change: FileChange, now: float) -> bytes | None:
 def _changed_since_read(store: MemoryStore, change: FileChange) -> str | None:
     """None when the file is still as tidy read it, else what happened to it."""
     try:
-        found = safe_read.read_bytes(
-            store.root / change.file_name, store.root, COPY_MAX_BYTES, owner_only=True
-        )
-    except FileNotFoundError:
-        return "is gone (deleted since tidy read it)"
+        found = current_bytes(store.root, change.file_name)  # (as the change set will read it)
     except OSError as error:
         return f"cannot be read: {safe_read.describe(error)}"
-    if change.old is None or found.was_cut or digest_of(found.data) != change.old.digest:
+    if found is None:
+        return "is gone (deleted since tidy read it)"
+    if change.old is None or digest_of(found) != change.old.digest:
         return "changed since tidy read it (another session or an editor saved it): left as it is"
     return None

@@ -100,14 +100,15 @@ def last_noted(memory_dir: Path, now: float) -> float | None:
         found = safe_read.read_bytes(
             path, path.parent, HINT_STATE_MAX_BYTES, follow_symlink=False, owner_only=True
         )
-        value = json.loads(found.data.decode("utf-8"), parse_constant=_refuse_constant)
+        value = json.loads(found.data.decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError) as error:
         log.info("tidy hint: %s not used: %s", path, error)
         return None
     noted = value.get("noted") if isinstance(value, dict) else None
-    # A time in the future is not ours (a clock that jumped, a hand edit): it must not silence the hint.
+    # NaN or Infinity, or a time in the future, is not ours (a clock that jumped, a hand edit): it
+    # must not silence the hint.
     if not isinstance(noted, int | float) or isinstance(noted, bool) or not math.isfinite(noted):
         return None
     return float(noted) if 0 <= noted <= now else None
@@ -130,7 +131,3 @@ def weekly_hint(store: MemoryStore, now: float) -> str | None:
     if line is not None:
         note_tidied(store.root, now)
     return line
-
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")

@@ -17,11 +17,11 @@ from mini_claude.core.files import safe_read
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.core.paths import visible_path
 from mini_claude.memory.recall.selection import MEMORY_CONTENT_MAX_BYTES
-from mini_claude.memory.store.changes import digest_of
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
 from mini_claude.memory.store.memory_store import MemoryStore
 from mini_claude.memory.store.naming import INDEX_FILE, is_memory_file_name, memory_file_name, name_key
+from mini_claude.memory.store.reverting import digest_of
 from mini_claude.memory.store.trash import COPY_MAX_BYTES
 from mini_claude.memory.store.validation import memory_problem
 from mini_claude.memory.tidy.answers import RawChange
@@ -95,9 +95,7 @@ def checked_memory_text(content: object) -> tuple[str, dict[str, str]] | str:
     if _CONTROL.search(content):
         return "the text holds control characters"
     parsed = frontmatter.parse(content)
-    if problem := memory_problem(parsed):
-        return problem
-    fields = {key: parsed.fields[key] for key in ("name", "description", "type")}
+    fields = {key: parsed.fields.get(key, "") for key in ("name", "description", "type")}
     header = frontmatter.format(fields, "")
     if problem := memory_problem(parsed, header_bytes=len(header.encode("utf-8"))):
         return problem

@@ -20,15 +20,17 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import MemoryStoreError
 from mini_claude.core.files import safe_read
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import contained, wrap
+from mini_claude.llm.client import ModelClient
 from mini_claude.memory.recall.history import UNUSED_DAYS, RecallHistory, recall_note
 from mini_claude.memory.recall.ranking import ranking_for
-from mini_claude.memory.recall.selection import SideQuery, age_text
+from mini_claude.memory.recall.selection import age_text
 from mini_claude.memory.staleness import doubts
 from mini_claude.memory.store.index import clean_inline
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -46,6 +48,7 @@ from mini_claude.memory.tidy.proposal import (
 from mini_claude.memory.tidy.sources import recent_conversations
 
 log = logging.getLogger("mini_claude")
+T = TypeVar("T")
 
 TIDY_BATCH_MEMORIES = 40  # up to this many, one batch; more are shown headers first
 TIDY_MAX_MEMORIES = 2000  # beyond, a focus picks which (see `_chosen`)
@@ -71,7 +74,7 @@ class TidyReview:
     def __init__(
         self,
         store: MemoryStore,
-        llm: SideQuery,
+        llm: ModelClient,
         *,
         sessions_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
@@ -139,14 +142,10 @@ class TidyReview:
         values = {"focus": self._focus, "batch": 1, "batches": 1, "headers": contained(headers, "memories")}
         user = prompts.render("memory_tidy_headers.md", **values, count=len(batch), max_reads=TIDY_MAX_READS)
         answer = self._ask(user, READ_MAX_TOKENS, where)
-        try:
-            wanted, left_out = parse_read_request(answer, [m.file_name for m in batch], TIDY_MAX_READS)
-        except AnswerError as error:
-            self._builder.drop(f"{where}: {error}; nothing proposed for its memories")
-            return
-        for line in left_out:
-            self._builder.drop(f"{where}: {line}")
-        self._review_bodies(batch, wanted, where, "Batch 1 of 1")
+        allowed = [m.file_name for m in batch]
+        wanted = self._parsed(where, parse_read_request, answer, allowed, TIDY_MAX_READS)
+        if wanted is not None:
+            self._review_bodies(batch, wanted, where, "Batch 1 of 1")
 
     def _review_by_headers(self, memories: list[MemoryFile]) -> None:
         """Every header, in as few calls as fit; then each group the model named, read whole."""
@@ -166,14 +165,8 @@ class TidyReview:
             )  # fmt: skip
             answer = self._ask(user, GROUPS_MAX_TOKENS, where)
             allowed = [memories[i].file_name for i in part]
-            try:
-                found, left_out = parse_groups(answer, allowed, OVERVIEW_MAX_GROUPS, TIDY_MAX_READS)
-            except AnswerError as error:
-                self._builder.drop(f"{where}: {error}; nothing proposed for its memories")
-                continue
-            for line in left_out:
-                self._builder.drop(f"{where}: {line}")
-            groups += [[by_name[name] for name in group] for group in found]
+            found = self._parsed(where, parse_groups, answer, allowed, OVERVIEW_MAX_GROUPS, TIDY_MAX_READS)
+            groups += [[by_name[name] for name in group] for group in found or []]
         for number, group in enumerate(groups, 1):
             self.progress(f"Group {number} of {len(groups)}…")
             where = f"group {number} of {len(groups)}"
@@ -230,15 +223,8 @@ class TidyReview:
     def _take_changes(
         self, answer: str, where: str, read: dict[str, ReadMemory], *, creates_only: bool = False
     ) -> None:
-        try:
-            changes, left_out = parse_changes(answer)
-        except AnswerError as error:
-            self._builder.drop(f"{where}: {error}; nothing proposed there")
-            return
-        for line in left_out:
-            self._builder.drop(f"{where}: {line}")
         created = 0
-        for raw in changes:
+        for raw in self._parsed(where, parse_changes, answer) or []:
             if creates_only and raw.action != "create":
                 self._builder.drop(
                     f"{where}: only new memories are taken from sessions; a {raw.action} was not"
@@ -250,6 +236,18 @@ class TidyReview:
                 break
             else:
                 created += self._builder.take(raw, read, where)
+
+    def _parsed(self, where: str, parse: Callable[..., tuple[T, list[str]]], *args: Any) -> T | None:
+        """What `parse(*args)` makes of an answer, each part it left out dropped with a line; None
+        (and a line) when the answer holds nothing usable."""
+        try:
+            found, left_out = parse(*args)
+        except AnswerError as error:
+            self._builder.drop(f"{where}: {error}; nothing proposed from this answer")
+            return None
+        for line in left_out:
+            self._builder.drop(f"{where}: {line}")
+        return found
 
     def _header_line(self, memory: MemoryFile, *, history: bool = True) -> str:
         fields = [memory.file_name, memory.type]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude.core.untrusted import wrap
+from mini_claude.memory.recall.history import DAY_SECONDS
 from mini_claude.sessions.catalog import list_sessions
 from mini_claude.sessions.loading.loader import load_transcript
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError, TranscriptError
@@ -22,7 +23,6 @@ MESSAGE_MAX_CHARS = 1500
 SESSION_MAX_CHARS = 6000
 TOTAL_MAX_CHARS = 24_000
 CONVERSATION_TAG = "conversation"
-DAY_SECONDS = 86_400
 
 
 @dataclass(frozen=True)

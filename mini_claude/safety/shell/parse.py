@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from mini_claude.safety.shell.words import Node, Word, nested_commands, word_of
+from mini_claude.safety.shell.words import Node, Word, nested_commands, node_text, word_of
 
 # Assigning these changes which program runs or what it loads: `PATH=/tmp/x ls` is not `ls`.
 DANGEROUS_VARIABLES = re.compile(
@@ -175,10 +175,10 @@ class _Walker:
 
     def assignment(self, node: Node, *, standalone: bool = True) -> Assignment:
         name_node = node.child_by_field_name("name")
-        name = _text(name_node) if name_node is not None else ""
+        name = node_text(name_node) if name_node is not None else ""
         if name_node is not None:
             self.nested(name_node)  # `a[$(cmd)]=1`: the subscript runs too
-            name = _text(name_node.child_by_field_name("name") or name_node)
+            name = node_text(name_node.child_by_field_name("name") or name_node)
         value_node = node.child_by_field_name("value")
         value = self.word(value_node) if value_node is not None else None
         assignment = Assignment(name, value)
@@ -187,21 +187,21 @@ class _Walker:
         return assignment
 
     def declaration(self, node: Node) -> None:
-        words: list[Word] = [Word(_text(node.children[0]), _text(node.children[0]))]
+        words: list[Word] = [Word(node_text(node.children[0]), node_text(node.children[0]))]
         for child in node.children[1:]:
             if child.type == "variable_assignment":
                 assignment = self.assignment(child)
-                words.append(Word(_text(child), None if assignment.value is None else _text(child)))
+                words.append(Word(node_text(child), None if assignment.value is None else node_text(child)))
             elif child.is_named:
                 words.append(self.word(child))
-                if child.type == "variable_name" and DANGEROUS_VARIABLES.fullmatch(_text(child)):
-                    self.parsed.problems.append(f"it exports {_text(child)}, which changes what runs")
+                if child.type == "variable_name" and DANGEROUS_VARIABLES.fullmatch(node_text(child)):
+                    self.parsed.problems.append(f"it exports {node_text(child)}, which changes what runs")
         self.parsed.commands.append(Command(tuple(words), (), self.cwd))
 
     def redirect(self, node: Node) -> list[Word]:
         """Record a redirect to a file; returns the words after its target, which bash gives the
         command as arguments (`cmd >out arg`)."""
-        operator = next((_text(c) for c in node.children if not c.is_named), "")
+        operator = next((node_text(c) for c in node.children if not c.is_named), "")
         targets = [c for c in node.children if c.is_named and c.type not in _INERT]
         self.nested(node)
         if node.type == "heredoc_redirect":
@@ -227,10 +227,10 @@ class _Walker:
     def heredoc_backticks(self, node: Node) -> None:
         """The grammar leaves `…` in an unquoted here-document as text; bash runs it."""
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
-        if start is None or any(q in _text(start) for q in "'\"\\"):
+        if start is None or any(q in node_text(start) for q in "'\"\\"):
             return  # a quoted delimiter: the body is text
         for body in (c for c in node.children if c.type == "heredoc_body"):
-            for script in backtick_scripts(_text(body)):
+            for script in backtick_scripts(node_text(body)):
                 if script is None:
                     self.parsed.problems.append("a here-document holds an unclosed backtick")
                     return
@@ -287,8 +287,3 @@ def backtick_scripts(text: str) -> Iterator[str | None]:
 def _is_word(node: Node) -> bool:
     return node.type in ("word", "string", "raw_string", "concatenation", "number", "simple_expansion",
                          "expansion", "command_substitution", "variable_name")  # fmt: skip
-
-
-def _text(node: Node) -> str:
-    data: bytes = node.text
-    return data.decode("utf-8", "surrogateescape")

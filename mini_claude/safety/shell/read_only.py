@@ -38,6 +38,14 @@ _GIT_BRANCH_READ = frozenset(
     {"--list", "-l", "--show-current", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose"}
 )
 _SED_PRINT = re.compile(r"(\d+,)?\d+p")
+# Read-only unless given an option that writes or runs: (its short letters, its long names).
+_WRITING_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "base64": ("o", ("output",)),
+    "rg": ("z", ("pre", "hostname-bin", "search-zip")),
+    "sort": ("o", ("output", "compress-program")),  # ours
+    "file": ("C", ("compile",)),  # ours: `file -C` compiles a magic file
+    "tree": ("o", ()),  # ours: `tree -o FILE` writes
+}
 
 
 def is_read_only(args: Args) -> bool:
@@ -47,6 +55,8 @@ def is_read_only(args: Args) -> bool:
     name, rest = args[0], args[1:]
     if name in _PLAIN or (name in _LINUX_ONLY and sys.platform.startswith("linux")):
         return True
+    if name in _WRITING_OPTIONS:
+        return not _names_option(rest, *_WRITING_OPTIONS[name])
     check = _CHECKS.get(name)
     return check is not None and check(rest)
 
@@ -66,16 +76,8 @@ def _names_option(rest: Args, short: str, long: tuple[str, ...]) -> bool:
     return False
 
 
-def _base64(rest: Args) -> bool:
-    return not _names_option(rest, "o", ("output",))
-
-
 def _find(rest: Args) -> bool:
     return not any(a in _FIND_UNSAFE for a in rest)
-
-
-def _rg(rest: Args) -> bool:
-    return not _names_option(rest, "z", ("pre", "hostname-bin", "search-zip"))
 
 
 def _git(rest: Args) -> bool:
@@ -98,18 +100,6 @@ def _git(rest: Args) -> bool:
 
 def _sed(rest: Args) -> bool:
     return len(rest) <= 3 and len(rest) >= 2 and rest[0] == "-n" and _SED_PRINT.fullmatch(rest[1]) is not None
-
-
-def _sort(rest: Args) -> bool:  # ours: without the options that write or run
-    return not _names_option(rest, "o", ("output", "compress-program"))
-
-
-def _file(rest: Args) -> bool:  # ours: `file -C` compiles a magic file
-    return not _names_option(rest, "C", ("compile",))
-
-
-def _tree(rest: Args) -> bool:  # ours: `tree -o FILE` writes
-    return not _names_option(rest, "o", ())
 
 
 _UNIQ_VALUES = ("skip-fields", "skip-chars", "check-chars")
@@ -137,14 +127,8 @@ def _uniq(rest: Args) -> bool:
 
 
 _CHECKS: dict[str, Callable[[Args], bool]] = {
-    "base64": _base64,
     "find": _find,
-    "rg": _rg,
     "git": _git,
     "sed": _sed,
-    "sort": _sort,
-    "file": _file,
-    "tree": _tree,
     "uniq": _uniq,  # Codex's list, checked: its second file is written
 }
-READ_ONLY_NAMES = tuple(sorted({*_PLAIN, *_LINUX_ONLY, *_CHECKS}))  # for /permissions and the docs

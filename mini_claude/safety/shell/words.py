@@ -56,7 +56,7 @@ class Word:
 
 def word_of(node: Node, home: str) -> Word:
     """The Word bash makes of `node` (a word, string, concatenation, number, expansion…)."""
-    raw = _text(node)
+    raw = node_text(node)
     value = _value(node, home)
     glob = value is not None and node.type in ("word", "concatenation") and bool(_GLOB_CHARS.search(raw))
     return Word(raw, value, glob)
@@ -77,16 +77,18 @@ def _value(node: Node, home: str) -> str | None:
     if kind in DYNAMIC_NODES or _has_dynamic_part(node):
         return None
     if kind == "number":
-        return _text(node)
+        return node_text(node)
     if kind == "raw_string":
-        return _text(node)[1:-1]
+        return node_text(node)[1:-1]
     if kind == "string":
         parts = [
-            _DOUBLE_QUOTE_ESCAPES.sub(r"\1", _text(c)) for c in node.children if c.type == "string_content"
+            _DOUBLE_QUOTE_ESCAPES.sub(r"\1", node_text(c))
+            for c in node.children
+            if c.type == "string_content"
         ]
         return "".join(parts).replace("\\\n", "")
     if kind == "word":
-        return _plain_word(_text(node), home)
+        return _plain_word(node_text(node), home)
     if kind == "concatenation":
         if _BRACE_EXPANSION.search(_unquoted_text(node)):
             return None  # {a,b} becomes two words; {1..3} three
@@ -100,7 +102,7 @@ def _value(node: Node, home: str) -> str | None:
 
 def _value_no_tilde(node: Node) -> str | None:
     """A later part of a concatenation: `~` is only expanded at a word's start."""
-    return _value(node, home="") if not _text(node).startswith("~") else _plain_escapes(_text(node))
+    return _value(node, home="") if not node_text(node).startswith("~") else _plain_escapes(node_text(node))
 
 
 def _plain_word(raw: str, home: str) -> str | None:
@@ -124,9 +126,10 @@ def _has_dynamic_part(node: Node) -> bool:
 
 
 def _unquoted_text(node: Node) -> str:
-    return "".join(_text(child) for child in node.children if child.type == "word")
+    return "".join(node_text(child) for child in node.children if child.type == "word")
 
 
-def _text(node: Node) -> str:
+def node_text(node: Node) -> str:
+    """The source text of `node`, as bash reads its bytes (any not UTF-8 kept as surrogates)."""
     data: bytes = node.text
     return data.decode("utf-8", "surrogateescape")

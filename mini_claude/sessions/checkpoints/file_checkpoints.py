@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from mini_claude.core.files.safe_read import OPEN_FLAGS, read_capped
+from mini_claude.core.files.safe_read import read_bytes
 from mini_claude.sessions.checkpoints.side_files import SideFileError, keep_content
 from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError
 
@@ -91,20 +90,10 @@ class FileCheckpoints:
 
 
 def _keep(path: Path, sessions_dir: Path, session_id: str) -> tuple[str | None, str]:
-    try:
-        fd = os.open(path, OPEN_FLAGS)  # a FIFO does not block, a symlink swapped in is not followed
+    try:  # a regular file only (a FIFO does not block), never through a symlink swapped in
+        data, too_large, size = read_bytes(path, path.parent, MAX_KEPT_BYTES, follow_symlink=False)
     except FileNotFoundError:
         return None, ""  # a new file: rewinding removes it
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file: its content was not kept"
-        if info.st_size > MAX_KEPT_BYTES:
-            size = f"{info.st_size / 2**20:.0f} MB"
-            return None, f"{size}, more than the {MAX_KEPT_BYTES // 2**20} MB a checkpoint keeps"
-        data = read_capped(fd, MAX_KEPT_BYTES)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_KEPT_BYTES:  # it grew meanwhile
-        return None, f"more than the {MAX_KEPT_BYTES // 2**20} MB a checkpoint keeps"
+    if too_large:
+        return None, f"{size / 2**20:.0f} MB, more than the {MAX_KEPT_BYTES // 2**20} MB a checkpoint keeps"
     return keep_content(sessions_dir, session_id, data), ""

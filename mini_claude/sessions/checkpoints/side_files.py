@@ -17,15 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mini_claude.core.files.atomic import write_in_folder
-from mini_claude.core.files.private_files import narrow
+from mini_claude.core.files.private_files import FILE_MODE, FOLDER_MODE, narrow
 from mini_claude.core.files.safe_read import owner_problem, read_capped
-from mini_claude.sessions.transcript.sessions_folder import (
-    DIR_MODE,
-    FILE_MODE,
-    READ_FLAGS,
-    SessionsFolderError,
-    open_sessions_dir,
-)
+from mini_claude.sessions.transcript.sessions_folder import READ_FLAGS, SessionsFolderError, open_sessions_dir
 
 SIDE_SUFFIX = ".files"
 NAME_FILE = "name"
@@ -135,7 +129,7 @@ def _side_folder(sessions_dir: Path, session_id: str, *, create: bool) -> Iterat
         name = session_id + SIDE_SUFFIX
         if create:
             with contextlib.suppress(FileExistsError):
-                os.mkdir(name, DIR_MODE, dir_fd=sessions)
+                os.mkdir(name, FOLDER_MODE, dir_fd=sessions)
         try:
             folder = os.open(name, FOLDER_FLAGS, dir_fd=sessions)
         except FileNotFoundError:
@@ -149,7 +143,7 @@ def _side_folder(sessions_dir: Path, session_id: str, *, create: bool) -> Iterat
             info = os.fstat(folder)
             if (problem := owner_problem(sessions_dir / name, info)) is not None:
                 raise SideFileError(problem)
-            narrow(folder, DIR_MODE, sessions_dir / name)
+            narrow(folder, FOLDER_MODE, sessions_dir / name)
             yield folder
         finally:
             os.close(folder)

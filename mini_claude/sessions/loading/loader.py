@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from mini_claude.core.files import strict_json
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import encodable_value
 from mini_claude.sessions.checkpoints.file_checkpoints import Checkpoint, checkpoint_from_record
@@ -31,6 +32,7 @@ from mini_claude.sessions.transcript.records import (
     RECORD_TYPES,
     SETTINGS_TYPE,
     SUBAGENT_TYPE,
+    text_or_empty,
     too_large_problem,
 )
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError, read_transcript
@@ -53,10 +55,12 @@ class SessionHeader:
 
 @dataclass(frozen=True)
 class Compaction:
+    """Requests hold `summary` (the model's words, as text blocks) instead of the conversation's
+    first `replaced` messages (agent/request_view.py); a transcript keeps it as a record."""
+
     summary: list[Block]
-    replaced: int  # the summary stands for `messages[:replaced]` of the loaded conversation
-    focus: str | None
-    at: str
+    replaced: int
+    focus: str | None = None
 
 
 @dataclass
@@ -89,14 +93,14 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
     lines = _lines(data)
     torn_index = len(lines) - 1  # the part after the last newline: b"" in a whole file
     read = _header(shown, path.stem, lines[0])
-    conversation = _Conversation(read.header)
+    conversation = RecordedConversation(read.header.model, read.header.cwd)
     problems = [] if read.problem is None else [f"{shown}: line 1: {read.problem}"]
     for index in range(0 if read.is_record else 1, len(lines)):
         raw = lines[index]
         if not raw or raw.isspace():  # isspace() stops at the first "{": no copy of a long line
             continue
         try:
-            record = encodable_record(json.loads(raw, parse_constant=_refuse_constant))
+            record = parse_record(raw)
         except (ValueError, RecursionError) as error:
             if index != torn_index:  # else: cut off by a crash mid-write; nothing of it is usable
                 problems.append(f"{shown}: line {index + 1}: {_json_problem(error)}; skipped")
@@ -113,24 +117,24 @@ def load_transcript(path: Path, *, shown: str | None = None) -> LoadedTranscript
     compaction = conversation.compaction
     if compaction is not None:
         moved = repaired.new_index(compaction.replaced)
-        compaction = Compaction(compaction.summary, moved, compaction.focus, compaction.at)
+        compaction = Compaction(compaction.summary, moved, compaction.focus)
     return LoadedTranscript(
         path, read.header, repaired.messages, conversation.recalled, compaction, conversation.model,
         conversation.cwd, problems, repaired.repairs, repaired.appended, conversation.checkpoints,
     )  # fmt: skip
 
 
-class _Conversation:
+class RecordedConversation:
     """The messages rebuilt record by record, merging same-role records as the agent merges them."""
 
-    def __init__(self, header: SessionHeader) -> None:
+    def __init__(self, model: str, cwd: str) -> None:
         self.messages: list[Message] = []
         self.records = 0  # records taken
         self.recalled: list[str] = []
         self._recalled_set: set[str] = set()
         self.compaction: Compaction | None = None
         self.checkpoints: list[Checkpoint] = []
-        self.model, self.cwd = header.model, header.cwd
+        self.model, self.cwd = model, cwd
 
     def add(self, record: Any) -> str | None:
         """Take one record; the reason it was not usable, or None."""
@@ -159,9 +163,7 @@ class _Conversation:
             if summary is None or type(replaced) is not int or replaced < 0:
                 return "a compaction record without a summary or a count of replaced messages"
             focus = focus if isinstance(focus, str) else None
-            at = record.get("at")
-            at = at if isinstance(at, str) else ""
-            self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus, at)
+            self.compaction = Compaction(summary, min(replaced, len(self.messages)), focus)
         elif kind == CHECKPOINT_TYPE:
             checkpoint = checkpoint_from_record(record)
             if checkpoint is None:
@@ -187,11 +189,13 @@ class _Conversation:
             self.messages.append({"role": role, "content": list(content)})
 
 
-def encodable_record(record: Any) -> Any:
-    """A message or compaction record with its content cleaned as the server's strings now are
-    where they enter (`untrusted.encodable`): a transcript saved by an older version may hold a
-    lone surrogate that would break every request it is sent in. Other fields (a cwd that is not
-    UTF-8) are kept as they are. Raises RecursionError on content nested too deeply."""
+def parse_record(line: bytes) -> Any:
+    """One line's JSON (ValueError, RecursionError when it is none), a message or compaction
+    record's content cleaned as the server's strings now are where they enter
+    (`untrusted.encodable`): a transcript saved by an older version may hold a lone surrogate that
+    would break every request it is sent in. Other fields (a cwd that is not UTF-8) are kept as
+    they are."""
+    record = strict_json.loads(line)
     if isinstance(record, dict) and record.get("type") in (*RECORD_ROLES, COMPACTION_TYPE):
         return {**record, "content": encodable_value(record.get("content"))}
     return record
@@ -237,7 +241,7 @@ def _header(shown: str, file_id: str, line: bytes) -> _HeaderRead:
     fields = {name: "" if name in missing else header[name] for name in HEADER_FIELDS}
     fields["id"] = fields["id"] or file_id
     parsed = SessionHeader(
-        **fields, project=_text_or_empty(header.get("project")), version=_text_or_empty(header.get("version"))
+        **fields, project=text_or_empty(header.get("project")), version=text_or_empty(header.get("version"))
     )
     problem = f"the session header lacks {', '.join(missing)} (taken as unknown)" if missing else None
     return _HeaderRead(parsed, problem, True, False)
@@ -248,18 +252,8 @@ def _is_field(header: dict[str, Any], name: str) -> bool:
     return type(value) is int if name == "format" else isinstance(value, str)
 
 
-def _text_or_empty(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _refuse_constant(name: str) -> None:
-    """NaN and Infinity: Python's json reads them, but a request holding one is not JSON at all,
-    so a conversation keeping one could never be sent again."""
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _json_problem(error: ValueError | RecursionError) -> str:

@@ -7,14 +7,12 @@ out silently (the full load reports it, with its line number).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mini_claude.sessions.loading.content import ContentProblem, checked_content
-from mini_claude.sessions.loading.loader import encodable_record
+from mini_claude.sessions.loading.loader import RecordedConversation, parse_record
 from mini_claude.sessions.transcript.records import RECORD_PREFIX, RECORD_ROLES
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError, open_transcript_for_reading
 
@@ -49,8 +47,15 @@ def recent_messages(path: Path, user_records: int) -> RecentPart:
     prefix = RECORD_PREFIX.match(lines[first]) if first < len(lines) else None
     if prefix is not None:
         part.earlier = max(int(prefix.group(2)) - 1, 0)
+    conversation = RecordedConversation("", "")
     for line in lines[first:]:
-        _add(part.messages, line)
+        try:
+            record = parse_record(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and record.get("type") in RECORD_ROLES:
+            conversation.add(record)  # as the loader takes it: one the API would refuse is left out
+    part.messages = conversation.messages
     return part
 
 
@@ -63,21 +68,3 @@ def _read_back(fd: int, size: int, user_records: int) -> bytes:
         if start == 0 or want >= RECENT_MAX_BYTES or data.count(b"\n" + USER_RECORD_START) >= user_records:
             return data
         want *= 2
-
-
-def _add(messages: list[Message], line: bytes) -> None:
-    try:
-        record = encodable_record(json.loads(line))
-    except (ValueError, RecursionError):
-        return
-    if not isinstance(record, dict) or record.get("type") not in RECORD_ROLES:
-        return
-    role = RECORD_ROLES[record["type"]]
-    try:
-        content = checked_content(record.get("content"), role)  # as the loader takes it
-    except ContentProblem:
-        return
-    if messages and messages[-1]["role"] == role:
-        messages[-1]["content"].extend(content)
-    else:
-        messages.append({"role": role, "content": list(content)})

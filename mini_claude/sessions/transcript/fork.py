@@ -10,8 +10,6 @@ finish. The copy is created locked, so no other mini-claude can take it before i
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,14 +28,12 @@ from mini_claude.sessions.transcript.records import (
     now_iso,
 )
 from mini_claude.sessions.transcript.sessions_folder import (
-    FILE_MODE,
     SessionsFolderError,
     TranscriptError,
-    open_sessions_dir,
+    create_transcript,
     read_transcript,
 )
 
-COPY_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # Records after which the conversation is at rest: a reply that calls no tool, or the note that
 # the user interrupted the turn.
 TURN_END_TYPES = (b"assistant", b"notice")
@@ -79,7 +75,7 @@ def copy_transcript(
     found.update(id=session_id, copied_from=source.stem, copied_messages=_message_count(records))
     target = (into or source.parent) / f"{session_id}{TRANSCRIPT_SUFFIX}"
     try:
-        fd = _write_new(target, encode_line(found) + records)  # "type" stays the first key
+        fd = create_transcript(target.parent, target.name, encode_line(found) + records)  # "type" first
     except SessionsFolderError as error:
         raise TranscriptError(str(error)) from None
     except OSError as error:
@@ -128,27 +124,3 @@ def _message_count(records: bytes) -> int:
     last = records[records.rfind(b"\n", 0, len(records) - 1) + 1 :]
     prefix = RECORD_PREFIX.match(last)
     return int(prefix.group(2)) if prefix else 0
-
-
-def _write_new(target: Path, data: bytes) -> int:
-    """`data` in a new 0600 file at `target` (never an existing file, never through a symlink),
-    locked before anything is in it; its descriptor, left open. A partial copy is removed."""
-    dir_fd = open_sessions_dir(target.parent, create=True)
-    assert dir_fd is not None  # create=True makes it or raises
-    try:
-        fd = os.open(target.name, COPY_FLAGS, FILE_MODE, dir_fd=dir_fd)
-        try:
-            with contextlib.suppress(OSError):  # a filesystem without locks: copied all the same
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(target.name, dir_fd=dir_fd)
-            os.close(fd)
-            raise
-        return fd
-    finally:
-        os.close(dir_fd)

@@ -135,6 +135,11 @@ def json_object(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def text_or_empty(value: object) -> str:
+    """A field that should hold text, as read back: "" when it holds anything else (a hand edit)."""
+    return value if isinstance(value, str) else ""
+
+
 def too_large_problem(shown: str, size: int) -> str:
     return (
         f"{shown} is {size / 2**20:.0f} MB, more than the {MAX_TRANSCRIPT_BYTES // 2**20} MB a transcript "

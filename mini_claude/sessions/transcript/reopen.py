@@ -16,9 +16,10 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from mini_claude.core.files.private_files import FILE_MODE, OTHERS_BITS
 from mini_claude.core.files.safe_read import owner_problem
 from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, RECORD_ROLES
-from mini_claude.sessions.transcript.sessions_folder import FILE_MODE, OTHERS_BITS, open_sessions_dir
+from mini_claude.sessions.transcript.sessions_folder import open_sessions_dir
 from mini_claude.sessions.transcript.tail import last_record, read_tail
 
 EXISTING_FILE_FLAGS = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

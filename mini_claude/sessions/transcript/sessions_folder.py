@@ -10,20 +10,30 @@ conversation would carry whatever they put there into the prompt.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import stat
 from pathlib import Path
 
-from mini_claude.core.files.private_files import create_folders, foreign_level, narrow_levels
-from mini_claude.core.files.safe_read import owner_problem
+from mini_claude.core.files.atomic import write_all
+from mini_claude.core.files.private_files import (
+    FILE_MODE,
+    FOLDER_MODE,
+    OTHERS_BITS,
+    create_folders,
+    foreign_level,
+    narrow_levels,
+)
+from mini_claude.core.files.safe_read import owner_problem, read_capped
 from mini_claude.core.paths import visible_path
 from mini_claude.sessions.transcript.records import MAX_TRANSCRIPT_BYTES, too_large_problem
 
-DIR_MODE = 0o700
-FILE_MODE = 0o600
-OTHERS_BITS = 0o077  # group and other permissions: none on anything in the sessions folder
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# A new transcript: never an existing file, never through a symlink; readable too, for a copy
+# whose descriptor goes on to its writer (which reads its end).
+NEW_FILE_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class SessionsFolderError(Exception):
@@ -45,7 +55,7 @@ def open_sessions_dir(sessions_dir: Path, *, create: bool) -> int | None:
     if create:
         try:
             create_folders(project_dir)
-            os.mkdir(sessions_dir, DIR_MODE)
+            os.mkdir(sessions_dir, FOLDER_MODE)
         except FileExistsError:
             pass  # the folder (or something in its place, looked at below) is already there
         except OSError as error:
@@ -75,7 +85,7 @@ def open_sessions_dir(sessions_dir: Path, *, create: bool) -> int | None:
         try:
             narrow_levels(project_dir)  # ~/.mini-claude and projects/ an older version left open
             if os.fstat(fd).st_mode & OTHERS_BITS:
-                os.fchmod(fd, DIR_MODE)
+                os.fchmod(fd, FOLDER_MODE)
         except OSError as error:
             os.close(fd)
             raise SessionsFolderError(
@@ -111,24 +121,36 @@ def read_transcript(path: Path) -> bytes:
     try:
         if info.st_size > MAX_TRANSCRIPT_BYTES:
             raise TranscriptError(too_large_problem(shown, info.st_size))
-        return _read_all(fd, info.st_size, MAX_TRANSCRIPT_BYTES)
+        return read_capped(fd, MAX_TRANSCRIPT_BYTES)
     except OSError as error:
         raise TranscriptError(f"cannot read {shown}: {error.strerror}") from None
     finally:
         os.close(fd)
 
 
-def _read_all(fd: int, size_hint: int, limit: int) -> bytes:
-    """Up to `limit` + 1 bytes from `fd` (so a caller can tell the file grew past the limit)."""
-    chunks, total = [], 0
-    want = min(max(size_hint, 1 << 16), limit + 1)
-    while total <= limit:
-        chunk = os.read(fd, min(want, limit + 1 - total))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)
+def create_transcript(sessions_dir: Path, name: str, data: bytes = b"") -> int:
+    """A new file `name` in the sessions folder, 0600 (never an existing file, never through a
+    symlink), locked before anything is in it, holding `data` (fsynced): its descriptor, left
+    open for appending. FileExistsError when the name is taken; a partial file is removed."""
+    dir_fd = open_sessions_dir(sessions_dir, create=True)
+    assert dir_fd is not None  # create=True makes it or raises
+    try:
+        fd = os.open(name, NEW_FILE_FLAGS, FILE_MODE, dir_fd=dir_fd)
+        try:
+            os.fchmod(fd, FILE_MODE)  # the umask may have narrowed it further; never wider
+            with contextlib.suppress(OSError):  # a filesystem without locks: saved all the same
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if data:
+                write_all(fd, data)
+                os.fsync(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dir_fd)
+            os.close(fd)
+            raise
+        return fd
+    finally:
+        os.close(dir_fd)
 
 
 def _unreadable(path: Path, error: OSError) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import logging
 import os
 import threading
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_claude import __version__
+from mini_claude.core.files.atomic import write_all
 from mini_claude.core.paths import visible_path
 from mini_claude.sessions.transcript.records import (
     CHECKPOINT_TYPE,
@@ -36,12 +36,11 @@ from mini_claude.sessions.transcript.records import (
     new_session_id,
     now_iso,
 )
-from mini_claude.sessions.transcript.reopen import SessionInUse, reopen_transcript
-from mini_claude.sessions.transcript.sessions_folder import FILE_MODE, SessionsFolderError, open_sessions_dir
+from mini_claude.sessions.transcript.reopen import reopen_transcript
+from mini_claude.sessions.transcript.sessions_folder import SessionsFolderError, create_transcript
 
 log = logging.getLogger("mini_claude.sessions")
 
-NEW_FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 ID_ATTEMPTS = 3  # a fresh random id colliding even once is practically impossible
 Block = dict[str, Any]
 
@@ -91,9 +90,7 @@ class TranscriptWriter:
         writer = cls(path.parent, cwd=cwd, project=project, model=model, warn=warn, session_id=path.stem)
         try:
             writer._fd, writer._size, writer._message_count, writer._last_role = reopen_transcript(path, fd)
-        except SessionInUse:
-            raise
-        except (OSError, SessionsFolderError) as error:
+        except (OSError, SessionsFolderError) as error:  # SessionInUse goes to the caller
             writer._stop(f"Session not saved: cannot append to {visible_path(str(path))}: {_reason(error)}")
         return writer
 
@@ -187,24 +184,15 @@ class TranscriptWriter:
             self._report(warning)
 
     def _create(self) -> None:
-        """Create the file: 0600, never through a symlink, never an existing file."""
-        dir_fd = open_sessions_dir(self.sessions_dir, create=True)
-        assert dir_fd is not None  # create=True makes it or raises
-        try:
-            for attempt in range(ID_ATTEMPTS):
-                try:
-                    fd = os.open(self.path.name, NEW_FILE_FLAGS, FILE_MODE, dir_fd=dir_fd)
-                    break
-                except FileExistsError:
-                    if attempt == ID_ATTEMPTS - 1:
-                        raise
-                    self.session_id = new_session_id()
-        finally:
-            os.close(dir_fd)
-        self._fd = fd
-        os.fchmod(fd, FILE_MODE)  # the umask may have narrowed it further; never wider
-        with contextlib.suppress(OSError):  # a filesystem without locks: saved all the same
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        """Create the file (sessions_folder.create_transcript: 0600, new, locked)."""
+        for attempt in range(ID_ATTEMPTS):
+            try:
+                self._fd = create_transcript(self.sessions_dir, self.path.name)
+                return
+            except FileExistsError:
+                if attempt == ID_ATTEMPTS - 1:
+                    raise
+                self.session_id = new_session_id()
 
     def _header_line(self) -> bytes:
         header = header_record(
@@ -219,11 +207,8 @@ class TranscriptWriter:
 
     def _write(self, line: bytes) -> None:
         assert self._fd is not None
-        view = memoryview(line)
-        while view:  # a regular file takes it all in one call unless the disk fills up meanwhile
-            written = os.write(self._fd, view)
-            view = view[written:]
-            self._size += written
+        write_all(self._fd, line)
+        self._size += len(line)
 
     def _stop(self, warning: str) -> None:
         with self._lock:

@@ -10,8 +10,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
@@ -27,10 +26,7 @@ from mini_claude.tools.base import ToolContext, ToolResult
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
 from mini_claude.tools.mcp.manager import McpManager
-from mini_claude.tools.mcp.tool_search import SEARCH_TOOL, ToolSearch
-
-if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
+from mini_claude.tools.mcp.tool_search import SEARCH_TOOL, McpTool, ToolSearch
 
 log = logging.getLogger("mini_claude")
 
@@ -44,17 +40,6 @@ MAX_SCHEMA_CHARS = 60_000
 API_PROPERTY_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
 MAX_SKIP_LINES = 5  # of one server's connection; the rest are counted
 DESCRIPTION_TAG = "tool-description"
-
-
-@dataclass(frozen=True)
-class McpTool:
-    name: str  # ours: mcp__server__tool
-    server: str
-    tool: str  # as the server names it
-    definition: dict[str, Any]  # name, description, input_schema: as sent to the model
-    validator: Validator
-    about: str  # the description as the server wrote it (searched, never shown raw)
-    read_only: bool = False  # its server says it changes nothing (readOnlyHint): plan mode asks
 
 
 def tool_name(server: str, tool: str) -> str:

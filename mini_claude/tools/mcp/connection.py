@@ -39,7 +39,6 @@ class ServerView:
     prompts: tuple[Any, ...] = ()  # mcp_types.Prompt
     resources: tuple[Any, ...] = ()  # mcp_types.Resource
     server_version: str = ""
-    generation: int = 0  # counts connections: what was built from an earlier one is stale
 
     @property
     def name(self) -> str:
@@ -58,12 +57,10 @@ class ServerConnection:
         self.options = options
         self.view = ServerView(config)
         self._client: Client | None = None
-        self._generation = 0
 
     def starting(self) -> None:
         """A connection is about to start: the view says so at once."""
-        self._generation += 1
-        self._set(ServerView(self.view.config, generation=self._generation))
+        self._set(ServerView(self.view.config))
 
     async def run(self) -> None:
         """Connect and stay connected until the server goes or the task is cancelled; never raises

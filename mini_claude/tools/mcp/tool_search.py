@@ -7,22 +7,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from mini_claude.core import prompts
 from mini_claude.core.errors import ToolError
 from mini_claude.tools.base import ToolResult, count_noun
+from mini_claude.tools.registry import filled_descriptions
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 
-class McpTool(Protocol):
-    """What a search needs of a tool (adapter.McpTool)."""
+@dataclass(frozen=True)
+class McpTool:
+    """An MCP server's tool as ours (built by adapter.py)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def definition(self) -> dict[str, Any]: ...
-    @property
-    def about(self) -> str: ...
+    name: str  # ours: mcp__server__tool
+    server: str
+    tool: str  # as the server names it
+    definition: dict[str, Any]  # name, description, input_schema: as sent to the model
+    validator: Validator
+    about: str  # the description as the server wrote it (searched, never shown raw)
+    read_only: bool = False  # its server says it changes nothing (readOnlyHint): plan mode asks
 
 
 SEARCH_TOOL = "mcp_tool_search"
@@ -30,6 +37,7 @@ DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
 SELECT = "select:"
 _WORD = re.compile(r"[a-z0-9]+")
+LIMITS = {"default_results": DEFAULT_RESULTS, "max_results": MAX_RESULTS}  # quoted by its schema
 
 
 class ToolSearch:
@@ -46,7 +54,7 @@ class ToolSearch:
         listed = ", ".join(f"{server} ({count})" for server, count in servers.items())
         spec = prompts.load_toml("mcp.toml")["search_tool"]
         description = prompts.fill(spec["description"].strip(), count=len(tools), servers=listed)
-        schema = _filled(spec["input_schema"])
+        schema = filled_descriptions(spec["input_schema"], LIMITS)
         search = {"name": SEARCH_TOOL, "description": description, "input_schema": schema}
         return [search, *(tool.definition for tool in tools if tool.name in self._loaded)]
 
@@ -92,11 +100,3 @@ def matching(query: str, tools: Sequence[McpTool], limit: int) -> list[McpTool]:
             scored.append((score, tool.name, tool))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [tool for _, _, tool in scored[:limit]]
-
-
-def _filled(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {key: _filled(value) for key, value in node.items()}
-    if isinstance(node, str):
-        return prompts.fill(node, default_results=DEFAULT_RESULTS, max_results=MAX_RESULTS)
-    return node

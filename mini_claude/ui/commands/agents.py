@@ -32,4 +32,4 @@ def _agents(ctx: CommandContext, argument: str) -> None:
     if not any(kind.scope != "built-in" for kind in types):
         lines.append("Add one: .claude/agents/NAME.md or ~/.claude/agents/NAME.md (see docs/agents.md).")
     lines.append("Types found after the session started are offered from the next session on.")
-    ctx.console.print("\n".join(lines), markup=False, highlight=False)
+    ctx.say("\n".join(lines))

@@ -10,30 +10,26 @@ from mini_claude.ui.commands.registry import CommandContext, command
 from mini_claude.ui.render.context_view import breakdown_lines
 
 
-def _say(ctx: CommandContext, text: str, style: str = "") -> None:
-    ctx.console.print(text, markup=False, highlight=False, style=style)  # the console makes it visible
-
-
 @command("compact", "Summarise the conversation to free context space", usage="[focus]")
 def _compact(ctx: CommandContext, argument: str) -> None:
     try:
         compacted = ctx.session.agent.compact(argument or None)
     except KeyboardInterrupt:  # landed outside the summary call, which handles its own
         ctx.renderer.interrupt()
-        _say(ctx, CANCELLED, "yellow")
+        ctx.say(CANCELLED, "yellow")
         return
     if compacted is None:
         return  # a notice said why
     summary = "\n\n".join(block.get("text", "") for block in compacted.summary)
-    _say(ctx, "Summary:", "bold")
-    _say(ctx, visible_lines(summary.strip()), "dim")
+    ctx.say("Summary:", "bold")
+    ctx.say(visible_lines(summary.strip()), "dim")
 
 
 @command("context", "Show how full the context window is, part by part")
 def _context(ctx: CommandContext, argument: str) -> None:
     if argument:
-        _say(ctx, "/context takes no argument: type /context alone.")
+        ctx.say("/context takes no argument: type /context alone.")
         return
     agent = ctx.session.agent
     report = context_breakdown(agent.context.view, agent.request_parts())
-    _say(ctx, "\n".join(breakdown_lines(report)))
+    ctx.say("\n".join(breakdown_lines(report)))

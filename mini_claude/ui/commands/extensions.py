@@ -17,10 +17,6 @@ KIND_HEADINGS: dict[Kind, str] = {"skill": "Skills", "command": "Custom commands
 DESCRIPTION_SHOWN_CHARS = 100
 
 
-def _say(ctx: CommandContext, text: str, style: str = "") -> None:
-    ctx.console.print(text, markup=False, highlight=False, style=style)  # the console makes it visible
-
-
 @extra_commands
 def _listed(session: Session) -> list[tuple[str, str, str]]:
     catalog = session.extensions.catalog
@@ -37,20 +33,20 @@ def _run(ctx: CommandContext, name: str, argument: str) -> bool:
     if entry is None:
         return False
     if ctx.run_turn is None or ctx.interruptible is None:
-        _say(ctx, f"/{entry.name} runs a {entry.kind} with the model, which needs the REPL.", "red")
+        ctx.say(f"/{entry.name} runs a {entry.kind} with the model, which needs the REPL.", "red")
         return True
     prepared = ctx.interruptible(lambda: prepare(ctx.session, entry, argument))
     if prepared is None:
         return True  # stopped (Esc, Ctrl+C): it said so
     for line in prepared.shown:
-        _say(ctx, line, "dim")
+        ctx.say(line, "dim")
     if prepared.problems:
         for problem in prepared.problems:
-            _say(ctx, problem, "red")
-        _say(ctx, f"/{entry.name} was not sent.", "dim")
+            ctx.say(problem, "red")
+        ctx.say(f"/{entry.name} was not sent.", "dim")
         return True
     model = f" with {visible_text(entry.model)}" if entry.model else ""
-    _say(ctx, f"Running /{entry.name} ({entry.kind} from {visible_text(entry.source)}){model}", "dim")
+    ctx.say(f"Running /{entry.name} ({entry.kind} from {visible_text(entry.source)}){model}", "dim")
     run_prepared(ctx.session, prepared, ctx.run_turn)
     return True
 
@@ -76,7 +72,7 @@ def _skills(ctx: CommandContext, argument: str) -> None:
         lines.append(
             "Add one: ~/.claude/skills/NAME/SKILL.md or .claude/commands/NAME.md (see docs/extensions.md)."
         )
-    _say(ctx, "\n".join(lines))
+    ctx.say("\n".join(lines))
 
 
 @command("hooks", "List the hooks of the settings files, each with the file it comes from")
@@ -92,7 +88,7 @@ def _hooks(ctx: CommandContext, argument: str) -> None:
     lines += [visible_text(note) for note in ignored]
     if not specs and not ignored:
         lines.append('Add them under "hooks" in .claude/settings.json (see docs/extensions.md).')
-    _say(ctx, "\n".join(lines))
+    ctx.say("\n".join(lines))
 
 
 def _described(entry: Entry) -> str:

@@ -22,23 +22,21 @@ EXISTING = (
 @command("init", "Write a CLAUDE.md for this project (shown before it is written)")
 def _init(ctx: CommandContext, argument: str) -> None:
     if ctx.send is None:
-        ctx.console.print("/init needs the REPL.", markup=False)
+        ctx.say("/init needs the REPL.")
         return
     path = ctx.session.agent.tool_context.project_dir / INSTRUCTIONS_FILE
     before = _stamp(path)
     ctx.send(prompts.render("init.md", existing=EXISTING if before is not None else ""))
     if _stamp(path) != before:
         # The system prompt was built when this conversation started.
-        ctx.console.print(
-            f"{INSTRUCTIONS_FILE} is read when a conversation starts: /clear starts one that uses it.",
-            style="dim",
-            markup=False,
+        ctx.say(
+            f"{INSTRUCTIONS_FILE} is read when a conversation starts: /clear starts one that uses it.", "dim"
         )
     root = unignored_local_file(path.parent)
     if root is not None and ctx.confirm(
         f"Add {LOCAL_FILE} (your own notes for this project, next to CLAUDE.md) to .gitignore?"
     ):
-        ctx.console.print(ignore_local_file(root), markup=False, highlight=False)
+        ctx.say(ignore_local_file(root))
 
 
 def _stamp(path: os.PathLike[str]) -> tuple[int, int, int] | None:

@@ -16,7 +16,7 @@ from mini_claude.core.untrusted import visible_text
 from mini_claude.tools.base import count_noun
 from mini_claude.tools.mcp import results
 from mini_claude.tools.mcp.connection import ServerView
-from mini_claude.ui.commands.registry import CommandContext, command, extra_commands, fallback
+from mini_claude.ui.commands.registry import CommandContext, command, completions, extra_commands, fallback
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -86,13 +86,8 @@ def tool_lines(session: Session, name: str) -> list[str]:
 def _complete(session: Session, typed: str) -> Iterator[Completion]:
     action, space, name = typed.partition(" ")
     if not space:
-        for candidate in ACTIONS:
-            if candidate.startswith(action):
-                yield Completion(candidate, start_position=-len(action))
-        return
-    for server in session.mcp.manager.names:
-        if action in ACTIONS and server.startswith(name):
-            yield Completion(server, start_position=-len(name))
+        return completions(ACTIONS, action)
+    return completions(session.mcp.manager.names if action in ACTIONS else [], name)
 
 
 @command(
@@ -114,7 +109,7 @@ def _mcp(ctx: CommandContext, argument: str) -> None:
         lines = _reconnect(ctx.session, name)
     else:
         lines = [f"Unknown /mcp action {visible_text(action)!r}: /mcp, /mcp reconnect NAME, /mcp tools NAME"]
-    ctx.console.print("\n".join(lines), markup=False, highlight=False)
+    ctx.say("\n".join(lines))
 
 
 def _reconnect(session: Session, name: str) -> list[str]:
@@ -144,14 +139,13 @@ def run_prompt(ctx: CommandContext, name: str, argument: str) -> bool:
         arguments = prompt_arguments(prompt, argument)
         result = ctx.session.mcp.manager.get_prompt(server, str(prompt.name), arguments, GET_TIMEOUT_S)
     except KeyboardInterrupt:
-        ctx.console.print("Interrupted.", style="dim", markup=False)
+        ctx.say("Interrupted.", "dim")
         return True
     except Exception as error:  # missing arguments, the server's refusal: one line, made visible
-        ctx.console.print(f"/{name}: {visible_text(str(error) or type(error).__name__)[:300]}",
-                          style="red", markup=False, highlight=False)  # fmt: skip
+        ctx.say(f"/{name}: {visible_text(str(error) or type(error).__name__)[:300]}", "red")
         return True
     text = results.prompt_text(result, server, str(prompt.name))
-    ctx.console.print(f"Sending the prompt {prompt.name} of {server}…", style="dim", markup=False)
+    ctx.say(f"Sending the prompt {prompt.name} of {server}…", "dim")
     if ctx.run_turn is not None:
         ctx.run_turn(text)
     return True

@@ -37,7 +37,7 @@ def _model(ctx: CommandContext, argument: str) -> None:
     agent = ctx.session.agent
     if not argument:
         if not ctx.console.is_terminal:  # no list without a terminal: say which it is
-            ctx.console.print(f"Model: {visible_text(agent.model)}", markup=False, highlight=False)
+            ctx.say(f"Model: {visible_text(agent.model)}")
             return
         rows = model_choices(agent.model)
         models = [model for model, _ in rows]
@@ -49,26 +49,20 @@ def _model(ctx: CommandContext, argument: str) -> None:
 
         chosen = choose_one("Which model?", len(rows), row, selected=models.index(agent.model))
         if chosen is None or models[chosen] == agent.model:
-            ctx.console.print(
-                f"Model: {visible_text(agent.model)} (unchanged)", markup=False, highlight=False
-            )
+            ctx.say(f"Model: {visible_text(agent.model)} (unchanged)")
             return
         argument = models[chosen]
     if any(ch.isspace() for ch in argument.strip()):
-        ctx.console.print("A model name has no spaces, e.g. /model sonnet", markup=False)
+        ctx.say("A model name has no spaces, e.g. /model sonnet")
         return
     model = resolve_model(argument)
     agent.model = model
     ctx.session.transcript.note_model(model)
-    ctx.console.print(
-        f"Model set to {visible_text(model)} for this session{price_note(model)}.",
-        markup=False,
-        highlight=False,
-    )
+    ctx.say(f"Model set to {visible_text(model)} for this session{price_note(model)}.")
     from mini_claude.agent.spend_cap import unchecked_warning
 
     if (cap := agent.spend.cap) is not None and (warning := unchecked_warning(cap, [model])):
-        ctx.console.print(visible_text(warning), style="yellow", markup=False, highlight=False)
+        ctx.say(visible_text(warning), "yellow")
 
 
 def banner(version: str, model: str, base_url: str | None, width: int = 10_000) -> str:

@@ -14,7 +14,7 @@ from mini_claude.app.settings.local_rules import LOCAL_RULES_FILE, SettingsFileE
 from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.safety.rules import BEHAVIOURS, RuleError
-from mini_claude.ui.commands.registry import CommandContext, command
+from mini_claude.ui.commands.registry import CommandContext, command, completions
 
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
@@ -26,19 +26,14 @@ RULE_COLUMN = 32
 
 
 def _say(ctx: CommandContext, text: str, style: str = "") -> None:
-    ctx.console.print(text, markup=False, highlight=False, style=style, soft_wrap=True)
+    ctx.say(text, style, soft_wrap=True)  # a rule and its source stay on one line
 
 
 def _complete(session: Session, typed: str) -> Iterator[Completion]:
     if " " not in typed:
-        for action in ACTIONS:
-            if action.startswith(typed):
-                yield Completion(action, start_position=-len(typed))
-    elif typed.startswith("rm "):
-        word = typed[3:]
-        for rule in session.permissions.rules.rules:
-            if rule.text.startswith(word):
-                yield Completion(rule.text, start_position=-len(word))
+        return completions(ACTIONS, typed)
+    rules = session.permissions.rules.rules if typed.startswith("rm ") else []
+    return completions((rule.text for rule in rules), typed[3:])
 
 
 @command(

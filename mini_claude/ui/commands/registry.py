@@ -37,6 +37,11 @@ class CommandContext:
     interruptible: Callable[[Callable[[], Any]], Any] | None = None
     draft: str = ""  # text a command puts back in the prompt (/rewind: the message rewound to)
 
+    def say(self, text: str, style: str = "", **options: Any) -> None:
+        """A command's output: plain text (no markup, no highlighting) in `style`; the REPL's
+        console makes it visible (`ui/render/console.py`)."""
+        self.console.print(text, style=style, markup=False, highlight=False, **options)
+
 
 # Completes what follows `/name `: given the session and that text (up to the cursor), it yields
 # completions whose start_position counts back from the cursor.
@@ -84,6 +89,11 @@ def command(
     return register
 
 
+def completions(words: Iterable[str], typed: str) -> Iterator[Completion]:
+    """Those of `words` that start with `typed`, each completing it (an ArgumentCompleter's part)."""
+    return (Completion(word, start_position=-len(typed)) for word in words if word.startswith(typed))
+
+
 def fallback(handler: Fallback) -> Fallback:
     """Register what runs a name no built-in command has."""
     _FALLBACKS.append(handler)
@@ -119,7 +129,7 @@ def dispatch(line: str, ctx: CommandContext) -> None:
         names = [*COMMANDS, *(extra[0] for extra in more_commands(ctx.session))]
         close = close_commands(name.lower(), names)
         hint = f" Did you mean {_either(close)}?" if close else " Type /help for the list."
-        ctx.console.print(f"Unknown command /{visible_text(name)}.{hint}", markup=False, highlight=False)
+        ctx.say(f"Unknown command /{visible_text(name)}.{hint}")
         return
     entry.handler(ctx, argument.strip())
 
@@ -260,7 +270,7 @@ def _help(ctx: CommandContext, argument: str) -> None:
     # Fitted to the width already: rich must not wrap it again (plain mode would not wrap at all,
     # and the terminal would then break lines mid-word at column 0).
     lines = help_lines(ctx.console.width, more_commands(ctx.session))
-    ctx.console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    ctx.say("\n".join(lines), soft_wrap=True)
 
 
 @command("clear", "Start a new conversation and clear the screen")
@@ -268,14 +278,14 @@ def _clear(ctx: CommandContext, argument: str) -> None:
     ctx.session.new_conversation()
     ctx.renderer.context_line.reset()
     ctx.console.clear()  # nothing in plain mode (no cursor tricks) or when output is not a terminal
-    ctx.console.print("Started a new conversation.", markup=False, highlight=False)
+    ctx.say("Started a new conversation.")
 
 
 @command("cost", "Show the tokens used this session and what they cost")
 def _cost(ctx: CommandContext, argument: str) -> None:
     from mini_claude.ui.commands.cost import cost_lines
 
-    ctx.console.print("\n".join(cost_lines(ctx.session)), markup=False, highlight=False)
+    ctx.say("\n".join(cost_lines(ctx.session)))
 
 
 @command("exit", "Leave mini-claude", aliases=("quit",))

@@ -57,7 +57,7 @@ def resume_at_start(ctx: CommandContext, request: ResumeRequest) -> Opened | int
     try:
         summary = _choose(ctx) if request.pick else requested_session(ctx.session.settings, request)
         if summary is None:
-            ctx.console.print(CANCELLED, markup=False, highlight=False)
+            ctx.say(CANCELLED)
             return EXIT_CANCELLED
         return open_session(ctx.session, summary, fork=request.fork)
     except ResumeError as error:
@@ -71,7 +71,7 @@ def start_resume(ctx: CommandContext, opened: Opened) -> None:
     show_resumed(ctx.console, ctx.renderer, opened, ctx.session.agent.tools.summarize_call)
     log.debug("resumed session shown in %.3f s", time.perf_counter() - started)
     if opened.note is not None:
-        ctx.console.print(opened.note, style="yellow", markup=False, highlight=False)
+        ctx.say(opened.note, "yellow")
     thread = threading.Thread(target=_load, args=(ctx, opened), name="session-resume", daemon=True)
     ctx.pending = thread
     thread.start()
@@ -138,11 +138,11 @@ def _resume_command(ctx: CommandContext, argument: str) -> None:
         else:
             summary = _choose(ctx)
         if summary is None:
-            ctx.console.print(CANCELLED, markup=False, highlight=False)
+            ctx.say(CANCELLED)
             return
         start_resume(ctx, open_session(ctx.session, summary))
     except ResumeError as error:
-        ctx.console.print(str(error), style="red", markup=False, highlight=False)
+        ctx.say(str(error), "red")
 
 
 def _choose(ctx: CommandContext) -> SessionSummary | None:
@@ -168,21 +168,15 @@ def _rename(ctx: CommandContext, argument: str) -> None:
     name = " ".join(argument.split())  # one line, whatever was pasted
     if not name:
         named = f"This session is named {visible_text(current)}." if current else "This session has no name."
-        ctx.console.print(f"{named} /rename NAME names it.", markup=False, highlight=False)
+        ctx.say(f"{named} /rename NAME names it.")
         return
     if len(name) > MAX_NAME_CHARS:
-        ctx.console.print(
-            f"A session's name has at most {MAX_NAME_CHARS} characters; that one has {len(name)}.",
-            style="red", markup=False, highlight=False,
-        )  # fmt: skip
+        ctx.say(f"A session's name has at most {MAX_NAME_CHARS} characters; that one has {len(name)}.", "red")
         return
     try:
         write_name(recorder.sessions_dir, recorder.session_id, name)
     except (OSError, SideFileError, SessionsFolderError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        ctx.console.print(f"Not renamed: {visible_text(reason)}", style="red", markup=False, highlight=False)
+        ctx.say(f"Not renamed: {visible_text(reason)}", "red")
         return
-    ctx.console.print(
-        f"Session {recorder.session_id[:ID_SHOWN_CHARS]} is now named {visible_text(name)}.",
-        markup=False, highlight=False,
-    )  # fmt: skip
+    ctx.say(f"Session {recorder.session_id[:ID_SHOWN_CHARS]} is now named {visible_text(name)}.")

@@ -10,7 +10,7 @@ from mini_claude import __version__
 from mini_claude.app.instructions.hierarchy import InstructionSet
 from mini_claude.app.instructions.reading import shown_path
 from mini_claude.core.config import ANTHROPIC_API_URL
-from mini_claude.core.files import safe_read
+from mini_claude.core.files.safe_read import format_size
 from mini_claude.core.untrusted import visible_text
 from mini_claude.llm.pricing import format_dollars
 from mini_claude.ui.commands.registry import CommandContext, command
@@ -18,7 +18,6 @@ from mini_claude.ui.commands.registry import CommandContext, command
 if TYPE_CHECKING:
     from mini_claude.app.session import Session
 
-ORIGIN_NAMES = {"flag": "flag", "default": "default"}
 VALUES = (  # shown by /status: (label, Settings origin key)
     ("Model", "model"),
     ("Permission mode", "permission_mode"),
@@ -42,12 +41,13 @@ def instruction_lines(loaded: InstructionSet) -> list[str]:
         via = f", imported by {shown_path(entry.imported_by)}" if entry.imported_by is not None else ""
         kind = " rule" if entry.kind == "rule" else ""
         cut = ", cut" if entry.cut else ""
-        lines.append(f"  {shown_path(entry.path)}  ({entry.scope}{kind}, {_size(entry.size)}{cut}{via})")
+        lines.append(
+            f"  {shown_path(entry.path)}  ({entry.scope}{kind}, {format_size(entry.size)}{cut}{via})"
+        )
     for rule in loaded.path_rules:
         globs = visible_text(", ".join(rule.globs))[:120]
-        lines.append(
-            f"  {shown_path(rule.path)}  ({rule.scope} rule, {_size(rule.size)}; when a tool uses {globs})"
-        )
+        size = format_size(rule.size)
+        lines.append(f"  {shown_path(rule.path)}  ({rule.scope} rule, {size}; when a tool uses {globs})")
     for entry in loaded.left_out:
         lines.append(f"  {shown_path(entry.path)}  (left out: past the total limit)")
     for skipped in loaded.skipped:
@@ -117,10 +117,6 @@ def _origin(origin: str | None) -> str:
     return visible_text(origin)
 
 
-def _size(size: int) -> str:
-    return safe_read.format_size(size)
-
-
 @command("status", "Show the model, server, mode, and every settings and instruction file in effect")
 def _status(ctx: CommandContext, argument: str) -> None:
-    ctx.console.print("\n".join(status_lines(ctx.session)), markup=False, highlight=False)
+    ctx.say("\n".join(status_lines(ctx.session)))

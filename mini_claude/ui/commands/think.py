@@ -39,4 +39,4 @@ def think(session: Session, argument: str) -> str:
 
 @command("think", "Ask the model to think before it answers, or not", usage="[on|off|N]")
 def _think(ctx: CommandContext, argument: str) -> None:
-    ctx.console.print(think(ctx.session, argument), markup=False, highlight=False)
+    ctx.say(think(ctx.session, argument))

@@ -32,30 +32,29 @@ FILES_NAMED = 4  # in the summary before the question; the rest are counted
 def _rewind(ctx: CommandContext, argument: str) -> None:
     points = rewind_points(ctx.session)
     if not points:
-        _say(ctx, NOTHING_TO_REWIND)
+        ctx.say(NOTHING_TO_REWIND)
         return
     point = pick_point(points)
     if point is None:
-        _say(ctx, "Nothing rewound.")
+        ctx.say("Nothing rewound.")
         return
     for line in rewind_summary(point, ctx.session):
-        _say(ctx, line)
+        ctx.say(line)
     choice = ask_what_to_restore(bool(point.files), plain=not ctx.console.is_terminal)
     if choice == CANCEL:
-        _say(ctx, "Nothing rewound.")
+        ctx.say("Nothing rewound.")
         return
     done = rewind(ctx.session, point, code=choice in (BOTH, CODE), conversation=choice != CODE)
     if done.restored is not None:
         restored = done.restored
         count = len(restored.written) + len(restored.removed)
-        _say(ctx, f"Restored {count} file{'s' if count != 1 else ''} to before that message.")
+        ctx.say(f"Restored {count} file{'s' if count != 1 else ''} to before that message.")
         for problem in restored.problems:
-            ctx.console.print(problem, style="red", markup=False, highlight=False)
+            ctx.say(problem, "red")
     if done.session_id is not None:
         ctx.renderer.context_line.reset()
         old = ctx.session.transcript.writer.copied_from[:ID_SHOWN_CHARS]
-        _say(
-            ctx,
+        ctx.say(
             f"The conversation is back to before that message; it goes on as session "
             f"{done.session_id[:ID_SHOWN_CHARS]} (the whole one stays: /resume {old}). "
             "Your message is back in the prompt.",
@@ -90,11 +89,11 @@ def _export(ctx: CommandContext, argument: str) -> None:
     try:
         target = export_target(argument, project)
     except ExportError as error:
-        ctx.console.print(visible_text(str(error)), style="red", markup=False, highlight=False)
+        ctx.say(visible_text(str(error)), "red")
         return
     shown = display_path(target, project)
     if target.exists() and ctx.confirm(f"{shown} exists. Replace it?") is not True:
-        _say(ctx, "Not exported.")
+        ctx.say("Not exported.")
         return
     entries = conversation_entries(session.agent.messages, session.agent.tools.summarize_call)
     session_id = session.transcript.session_id[:ID_SHOWN_CHARS]
@@ -104,10 +103,6 @@ def _export(ctx: CommandContext, argument: str) -> None:
     try:
         write_export(target, conversation_markdown(entries, heading))
     except ExportError as error:
-        ctx.console.print(visible_text(str(error)), style="red", markup=False, highlight=False)
+        ctx.say(visible_text(str(error)), "red")
         return
-    _say(ctx, f"Exported the conversation ({len(session.agent.messages)} messages) to {shown}.")
-
-
-def _say(ctx: CommandContext, text: str) -> None:
-    ctx.console.print(text, markup=False, highlight=False)
+    ctx.say(f"Exported the conversation ({len(session.agent.messages)} messages) to {shown}.")

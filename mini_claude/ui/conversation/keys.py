@@ -4,7 +4,7 @@ back as it was after), Esc Esc on an empty prompt is `/rewind`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import get_app, in_terminal
 from prompt_toolkit.filters import Condition
@@ -37,9 +37,3 @@ async def show_transcript_over_prompt(session: Session) -> None:
     entries = conversation_entries(agent.messages, agent.tools.summarize_call)
     async with in_terminal():
         await transcript_app(entries).run_async()
-
-
-def run_transcript_view(session: Session) -> Any:
-    """The view, from outside a prompt (between two turns)."""
-    agent = session.agent
-    return transcript_app(conversation_entries(agent.messages, agent.tools.summarize_call)).run()

@@ -55,9 +55,6 @@ def ask_what_to_restore(has_code: bool, *, plain: bool) -> str:
     offered = [BOTH, CONVERSATION, CODE] if has_code else [CONVERSATION]
     answers = {key: value for choice in offered for key, value in RESTORE_KEYS[choice].items()}
     options = ", ".join(OPTIONS[choice] for choice in offered)
-    try:
-        return read_key_answer(
-            f"Restore: {options} (Esc: nothing): ", answers, cancel=(CANCEL, "nothing"), plain=plain
-        )
-    except (EOFError, OSError):
-        return CANCEL
+    return read_key_answer(
+        f"Restore: {options} (Esc: nothing): ", answers, cancel=(CANCEL, "nothing"), plain=plain
+    )

@@ -71,7 +71,7 @@ def _user_entries(block: dict[str, Any], names: dict[str, str]) -> list[Entry]:
         name = names.get(str(block.get("tool_use_id", "")), "tool")
         error = block.get("is_error") is True
         title = f"{name}: {'error' if error else 'output'}"
-        return [Entry("output", capped(_result_text(block.get("content"))), title, error)]
+        return [Entry("output", capped(result_text(block.get("content"))), title, error)]
     if kind != "text" or not isinstance(block.get("text"), str):
         return []
     text: str = block["text"]
@@ -108,7 +108,7 @@ def _inside_tags(text: str, rest: str) -> str:
     return re.sub(r"\n?</[\w-]+>\s*$", "", body.removeprefix("\n"))
 
 
-def _result_text(content: object) -> str:
+def result_text(content: object) -> str:
     """A tool result's text; a part that is no text (an MCP tool's picture) named by its type."""
     if isinstance(content, str):
         return content

@@ -5,7 +5,7 @@ prompt is back as it was. Every text is made visible before it is laid out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mini_claude.core.untrusted import visible_lines
@@ -13,6 +13,7 @@ from mini_claude.ui.conversation.transcript_text import Entry
 
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 TAB_SIZE = 4
 ESCAPE_WAIT_SECONDS = 0.05
@@ -57,83 +58,41 @@ def _lines_of(entry: Entry) -> list[StyledLine]:
     return [(STYLES["note"], f"  ⎿ {title}"), *((style, "    " + line) for line in body)]
 
 
-def wrapped(lines: list[StyledLine], width: int) -> list[StyledLine]:
-    """Each line cut into rows of at most `width` cells (wide characters take two)."""
-    from prompt_toolkit.utils import get_cwidth
-
-    rows: list[StyledLine] = []
-    for style, line in lines:
-        row: list[str] = []
-        used = 0
-        for char in line:
-            cells = get_cwidth(char)
-            if used + cells > width and row:
-                rows.append((style, "".join(row)))
-                row, used = [], 0
-            row.append(char)
-            used += cells
-        rows.append((style, "".join(row)))
-    return rows
-
-
-@dataclass
-class _Scroll:
-    lines: list[StyledLine]
-    top: int | None = None  # None: at the end
-    _cache: tuple[int, list[StyledLine]] = field(default=(0, []))
-
-    def rows(self, width: int) -> list[StyledLine]:
-        if self._cache[0] != width:
-            self._cache = (width, wrapped(self.lines, width))
-        return self._cache[1]
-
-
 def transcript_app(entries: list[Entry]) -> Application[None]:
-    """The view, to run until Esc or q (full screen: the scrollback is left as it was)."""
+    """The view, to run until Esc or q (full screen: the scrollback is left as it was). The lines
+    are a read-only buffer: prompt-toolkit wraps them and scrolls them (its pager keys' own
+    functions), the cursor hidden and starting at the end."""
     from prompt_toolkit.application import Application as App
-    from prompt_toolkit.application import get_app
-    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.buffer import Buffer
+    from prompt_toolkit.document import Document
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-    from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+    from prompt_toolkit.key_binding.bindings import scroll
+    from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Layout, Window
+    from prompt_toolkit.lexers import Lexer
 
-    scroll = _Scroll(entry_lines(entries))
+    lines = entry_lines(entries)
+    text = "\n".join(line for _, line in lines)
+    buffer = Buffer(document=Document(text, len(text)), read_only=True)
 
-    def screen() -> tuple[int, int]:
-        size = get_app().output.get_size()
-        return max(size.columns - 1, 10), max(size.rows - 1, 1)
+    class LineStyles(Lexer):
+        def lex_document(self, document: Document) -> Callable[[int], StyleAndTextTuples]:
+            return lambda number: [(lines[number][0], document.lines[number])]
 
-    def visible() -> StyleAndTextTuples:
-        width, height = screen()
-        rows = scroll.rows(width)
-        last_top = max(0, len(rows) - height)
-        top = last_top if scroll.top is None else min(max(scroll.top, 0), last_top)
-        scroll.top = None if top == last_top else top
-        shown: StyleAndTextTuples = []
-        for style, text in rows[top : top + height]:
-            shown += [(style, text), ("", "\n")]
-        return shown[:-1]
-
-    def move(rows: int) -> None:
-        width, height = screen()
-        last_top = max(0, len(scroll.rows(width)) - height)
-        top = min(max((last_top if scroll.top is None else scroll.top) + rows, 0), last_top)
-        scroll.top = None if top == last_top else top
-
-    def page(direction: int) -> None:
-        move(direction * max(1, screen()[1] - 2))
+    def to(position: int) -> None:
+        buffer.cursor_position = position
 
     keys = KeyBindings()
     moves = {
-        ("up", "k"): lambda: move(-1),
-        ("down", "j"): lambda: move(1),
-        ("pageup", "b", "c-b"): lambda: page(-1),
-        ("pagedown", "space", "c-f"): lambda: page(1),
-        ("home", "g"): lambda: move(-len(scroll.lines) * 10),
-        ("end", "G"): lambda: move(len(scroll.lines) * 10),
+        ("up", "k"): scroll.scroll_one_line_up,
+        ("down", "j"): scroll.scroll_one_line_down,
+        ("pageup", "b", "c-b"): scroll.scroll_page_up,
+        ("pagedown", "space", "c-f"): scroll.scroll_page_down,
+        ("home", "g"): lambda event: to(0),
+        ("end", "G"): lambda event: to(len(text)),
     }
     for names, action in moves.items():
         for name in names:
-            keys.add(name)(lambda event, action=action: action())
+            keys.add(name)(action)
 
     @keys.add("escape", eager=True)
     @keys.add("q")
@@ -142,7 +101,7 @@ def transcript_app(entries: list[Entry]) -> Application[None]:
     def _leave(event: KeyPressEvent) -> None:
         event.app.exit()
 
-    body = Window(FormattedTextControl(visible), wrap_lines=False)
+    body = Window(BufferControl(buffer, lexer=LineStyles()), wrap_lines=True, always_hide_cursor=True)
     footer = Window(FormattedTextControl([("reverse", " " + FOOTER)]), height=1)
     app: Application[None] = App(layout=Layout(HSplit([body, footer])), key_bindings=keys, full_screen=True)
     app.ttimeoutlen = ESCAPE_WAIT_SECONDS

@@ -35,7 +35,7 @@ from mini_claude.tools.plan import PlanAnswer, PlanProposal
 from mini_claude.ui.print.closed_stdout import StdoutClosed
 from mini_claude.ui.print.print_input import InputError, gather_message
 from mini_claude.ui.render.context_view import compaction_announcement
-from mini_claude.ui.render.renderer import retry_label
+from mini_claude.ui.render.renderer import recalled_line, retry_label
 from mini_claude.ui.render.visible import visible_event
 
 EXIT_OK = 0
@@ -107,9 +107,7 @@ class StderrReporter:
         elif isinstance(event, Retrying):
             print(retry_label(event), file=sys.stderr)
         elif isinstance(event, MemoriesRecalled):
-            count = len(event.file_names)
-            noun = "memory" if count == 1 else "memories"
-            print(f"recalled {count} {noun}: {', '.join(event.file_names)}", file=sys.stderr)
+            print(recalled_line(event.file_names), file=sys.stderr)
 
 
 def run_print_mode(

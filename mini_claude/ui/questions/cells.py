@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import textwrap
 import unicodedata
-from collections.abc import Iterator
 from functools import lru_cache
 
 from rich.cells import get_character_cell_size
@@ -50,31 +49,27 @@ def cells(text: str) -> int:
 def fold(text: str, width: int) -> list[str]:
     """`text` cut into rows of at most `width` cells, every character kept, a combining mark or
     joiner kept in the row of the character before it (and never after a row's last cell)."""
-    return list(iter_fold(text, width)) or [""]
-
-
-def iter_fold(text: str, width: int) -> Iterator[str]:
-    """The rows of `fold`, one at a time (a caller that needs the first rows reads no more)."""
     width = max(width, 2)  # a wide character must fit a row
     if text.isascii():
-        yield from (text[start : start + width] for start in range(0, len(text), width))
-        return
+        return [text[start : start + width] for start in range(0, len(text), width)] or [""]
+    rows: list[str] = []
     start = used = base = 0  # base: where the last character that takes cells is
     for index, char in enumerate(text):
         size = char_cells(char)
         if used + size > width:
-            yield text[start:index]
+            rows.append(text[start:index])
             start, used = index, 0
         elif not size and used == width and base > start:
             # A mark after a full row: some terminals (pyte) wrap before drawing it, so the
             # character it belongs on goes to the next row with it.
-            yield text[start:base]
+            rows.append(text[start:base])
             start, used = base, char_cells(text[base])
         if size:
             base = index
         used += size
     if start < len(text):
-        yield text[start:]
+        rows.append(text[start:])
+    return rows or [""]
 
 
 def wrap_words(text: str, width: int) -> list[str]:

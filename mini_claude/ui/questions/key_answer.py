@@ -47,9 +47,9 @@ def read_key_answer(
     takes_keys_at: float = 0.0,
 ) -> str:
     """Show `prompt` and wait for a key of `answers` (key → (answer, word shown after the
-    prompt)); upper case works too. Returns the answer, `cancel`'s for Esc, Ctrl+C, Ctrl+D, and
-    `enter`'s (the default, when given) for Enter. Before `takes_keys_at` (time.monotonic()) no
-    key answers but Ctrl+C, and the prompt is not shown yet."""
+    prompt)); upper case works too. Returns the answer, `cancel`'s for Esc, Ctrl+C, Ctrl+D (and
+    when there is no terminal to read), and `enter`'s (the default, when given) for Enter. Before
+    `takes_keys_at` (time.monotonic()) no key answers but Ctrl+C, and the prompt is not shown yet."""
     chosen: list[str] = []  # the word shown after the prompt once answered
     hint: list[str] = []  # the line under the question after a key it does not take
 
@@ -105,13 +105,14 @@ def read_key_answer(
         color_depth=ColorDepth.DEPTH_1_BIT if plain else None,
     )
     app.ttimeoutlen = ESCAPE_WAIT_S
-    if ready():
-        return app.run()
 
     def start_timer() -> None:
         app.create_background_task(show_when_ready())
 
-    return app.run(pre_run=start_timer)
+    try:
+        return app.run(pre_run=start_timer)
+    except (EOFError, OSError):  # no terminal to answer on: nobody said yes, as for Esc
+        return cancel[0]
 
 
 def keys_hint(
@@ -128,11 +129,8 @@ def keys_hint(
 
 
 def confirm_by_key(question: str, *, plain: bool) -> bool | None:
-    """`question [y/N]` answered by one key: `y` is yes; `n`, Enter (the default) and a terminal
-    that went away are no; Esc, Ctrl+C and Ctrl+D are no too (so shown), returned as None: a
+    """`question [y/N]` answered by one key: `y` is yes; `n` and Enter (the default) are no; Esc,
+    Ctrl+C, Ctrl+D and a terminal that went away are no too (so shown), returned as None: a
     caller may take them as cancelling more than this question (a tidy's whole review)."""
-    try:
-        answer = read_key_answer(f"{question} [y/N]: ", YES_NO, cancel=CANCELLED, enter=NO, plain=plain)
-    except (EOFError, OSError):
-        return False
+    answer = read_key_answer(f"{question} [y/N]: ", YES_NO, cancel=CANCELLED, enter=NO, plain=plain)
     return None if answer == CANCELLED[0] else answer == "y"

@@ -38,12 +38,9 @@ def ask_permission(request: PermissionRequest, console: Console, *, plain: bool)
         if view.can_show_more:
             keys |= VIEW_ALL
             options += f", [{VIEW_ALL_KEY}]iew all"
-        try:
-            answer = read_key_answer(
-                f"{options}: ", keys, cancel=CANCEL, plain=plain, takes_keys_at=takes_keys_at
-            )
-        except (EOFError, OSError):  # the terminal went away: nobody said yes
-            return "n"
+        answer = read_key_answer(
+            f"{options}: ", keys, cancel=CANCEL, plain=plain, takes_keys_at=takes_keys_at
+        )
         if answer != VIEW_ALL_KEY:
             return answer  # type: ignore[return-value]
         view = show_question(request, console, everything=True)

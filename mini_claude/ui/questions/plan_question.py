@@ -37,12 +37,7 @@ def present_plan(
 ) -> PlanAnswer:
     takes_keys_at = time.monotonic() + QUESTION_GRACE_S
     show_plan(proposal, console, plain=plain)
-    try:
-        choice = read_key_answer(
-            PLAN_OPTIONS, PLAN_KEYS, cancel=CANCEL, plain=plain, takes_keys_at=takes_keys_at
-        )
-    except (EOFError, OSError):  # the terminal went away: not approved
-        return PlanAnswer("keep-planning")
+    choice = read_key_answer(PLAN_OPTIONS, PLAN_KEYS, cancel=CANCEL, plain=plain, takes_keys_at=takes_keys_at)
     if choice != "keep-planning":
         return PlanAnswer(choice)  # type: ignore[arg-type]
     return PlanAnswer("keep-planning", (read_line or read_one_line)(CHANGES_PROMPT))

@@ -26,9 +26,7 @@ def ask_trust(folder: str, would: list[str], *, plain: bool) -> bool | None:
         "Trust this folder? Then they take effect in every session here (its instruction files are",
         "read either way). [y]es, [n]o, Esc: not now",
     ]
-    return yes_no_or_not_now(
-        lines, "Trust it? ", {"y": ("yes", "trusted"), "n": ("no", "not trusted")}, plain
-    )
+    return yes_no_or_not_now(lines, "Trust it? ", ANSWERS, plain)
 
 
 def yes_no_or_not_now(
@@ -38,10 +36,7 @@ def yes_no_or_not_now(
     (a yes and a no): True, False, or None for Esc, Ctrl+C, Ctrl+D or no terminal."""
     print("\n".join(marked_text(line) for line in lines), flush=True)  # a question: nothing unseen
     drop_keys_typed_ahead()
-    try:
-        answer = read_key_answer(prompt, answers, cancel=NOT_NOW, plain=plain)
-    except (EOFError, OSError):  # no terminal to answer on: nothing decided
-        answer = NOT_NOW[0]
+    answer = read_key_answer(prompt, answers, cancel=NOT_NOW, plain=plain)  # no terminal: not now
     return None if answer == NOT_NOW[0] else answer == "yes"
 
 

@@ -11,7 +11,7 @@ from mini_claude.core.events import ToolFinished
 from mini_claude.ui.render.live_region import LiveRegion
 from mini_claude.ui.render.live_tail import TailView, joins_previous, piece_renderable
 from mini_claude.ui.render.markdown_stream import MarkdownStream, Piece
-from mini_claude.ui.render.renderer import Renderer, first_line, needs_gap
+from mini_claude.ui.render.renderer import Renderer, needs_gap
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -79,7 +79,7 @@ class LiveRenderer(Renderer):
         room = self._console.width - len(event.name) - len(result) - TOOL_LINE_FRAME_CHARS
         if event.is_error and room < MIN_ARGUMENT_CHARS:
             wraps, room = True, self._console.width - len(event.name) - TOOL_LINE_FRAME_CHARS
-        return fit_argument(first_line(argument), max(room, MIN_ARGUMENT_CHARS)), wraps
+        return fit_argument(argument, max(room, MIN_ARGUMENT_CHARS)), wraps
 
     def _print_line(self, *parts: tuple[str, str], truncate: bool = False) -> None:
         from rich.text import Text

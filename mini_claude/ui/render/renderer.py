@@ -116,8 +116,7 @@ class Renderer:
                 case ContextStatus() if self.context_line.wanted(event):
                     self._print_line((context_indicator(event), "dim"))
                 case MemoriesRecalled(file_names=names) if names:
-                    noun = "memory" if len(names) == 1 else "memories"
-                    self._print_line((f"recalled {len(names)} {noun}: {', '.join(names)}", "dim"))
+                    self._print_line((recalled_line(names), "dim"))
                 case TurnEnded():
                     self._end_text()
                     self._spinner_label = None
@@ -196,13 +195,12 @@ class Renderer:
         still_running = list(self._pending_tools.values())
         self._spinner_label = call_label(*still_running[-1]) if still_running else None
         self._sync_live()
-        result = first_line(event.summary)
-        argument, wraps = self._tool_argument(event, argument, result)
+        argument, wraps = self._tool_argument(event, argument, event.summary)
         self._print_line(
             # A mark, not only a colour, tells an error apart (NO_COLOR, plain output).
             ("✗ " if event.is_error else "● ", "red" if event.is_error else "green"),
             (call_label(event.name, argument), "bold"),
-            (f" → {result}" if result else "", "red" if event.is_error else "dim"),
+            (f" → {event.summary}" if event.summary else "", "red" if event.is_error else "dim"),
             truncate=not wraps,
         )
         # A command's output collapsed, a change made without a question, a memory saved (what,
@@ -278,11 +276,6 @@ def needs_gap(last: OutputKind | None, kind: OutputKind, *, joins: bool) -> bool
     return last is not None and not (joins and last == "text") and (kind == "text" or last != kind)
 
 
-def first_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
-
-
 def is_change_line(line: str) -> bool:
     """A line of a change under a tool line (`+ added`, `- removed`, `… +3 changed lines`)."""
     return line[:2] in ("+ ", "- ") or (line.startswith("… ") and "changed line" in line)
@@ -295,6 +288,11 @@ def retry_label(event: Retrying) -> str:
     return f"{event.reason}: retrying in {seconds} s (retry {event.attempt} of {event.max_retries})…"
 
 
+def recalled_line(names: tuple[str, ...]) -> str:
+    """`recalled 2 memories: a.md, b.md` (REPL and print mode alike)."""
+    return f"recalled {len(names)} {'memory' if len(names) == 1 else 'memories'}: {', '.join(names)}"
+
+
 def call_label(name: str, argument: str) -> str:
-    argument = first_line(argument)
+    """`name(argument)`; the argument is one line already (`visible_event`)."""
     return f"{name}({argument})" if argument else name

@@ -17,6 +17,7 @@ from mini_claude.sessions.lookup import ID_SHOWN_CHARS
 from mini_claude.sessions.transcript.sessions_folder import TranscriptError
 from mini_claude.sessions.typed_input import typed_text
 from mini_claude.tools.calls.short_forms import short_form
+from mini_claude.ui.conversation.transcript_text import result_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -109,7 +110,7 @@ def _exchanges(messages: list[Message], summarize_call: SummarizeCall) -> list[l
                 if call is not None:
                     error = block.get("is_error") is True
                     # The result was written for the model: the user reads its short form, as live.
-                    result = short_form(_result_text(block.get("content"))) if error else ""
+                    result = short_form(result_text(block.get("content"))) if error else ""
                     _current(exchanges).append(replace(call, result=result, is_error=error))
             elif (typed := typed_text(block)) is not None:
                 if not typed_here:
@@ -190,14 +191,6 @@ def _current(exchanges: list[list[_Item]]) -> list[_Item]:
     if not exchanges:
         exchanges.append([])
     return exchanges[-1]
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return ""
 
 
 def _messages(count: int) -> str:

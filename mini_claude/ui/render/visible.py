@@ -33,16 +33,16 @@ def visible_event(event: Event) -> Event:
         case ToolFinished(name=name, summary=summary, detail=detail):
             lines = tuple(visible_text(without_styles(line)) for text in detail for line in text.split("\n"))
             return replace(
-                event, name=visible_text(name), summary=visible_text(_first_line(summary)), detail=lines
+                event, name=visible_text(name), summary=visible_text(first_line(summary)), detail=lines
             )
         case ToolStarted(name=name, summary=summary):
-            return replace(event, name=visible_text(name), summary=visible_text(_first_line(summary)))
+            return replace(event, name=visible_text(name), summary=visible_text(first_line(summary)))
         case ToolOutput(text=text):  # carriage returns kept: the live tail lets a line redraw itself
             return replace(event, text=visible_text(without_styles(text), keep="\n\r\t"))
         case Notice(text=text):
             return replace(event, text=visible_text(text))
         case SubagentProgress(agent=agent, task=task):
-            return replace(event, agent=visible_text(agent), task=visible_text(_first_line(task)))
+            return replace(event, agent=visible_text(agent), task=visible_text(first_line(task)))
         case MemoriesRecalled(file_names=names):
             return replace(event, file_names=tuple(visible_text(name) for name in names))
     return event
@@ -77,7 +77,7 @@ def without_styles(text: str) -> str:
     return _CSI.sub("", text)
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
     """A summary's first line, with ` …` when more follows (a line per tool call)."""
     lines = [line for line in text.strip().split("\n") if line.strip()]
     return lines[0].strip() + (" …" if len(lines) > 1 else "") if lines else ""

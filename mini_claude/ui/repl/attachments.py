@@ -36,10 +36,7 @@ def attachments(
     def read() -> Attached:
         found = attach(mentions, agent) if mentions else Attached()
         if resources and not found.problems:
-            from_servers = attach_resources(resources, session.mcp)
-            found.blocks += from_servers.blocks
-            found.shown += from_servers.shown
-            found.problems += from_servers.problems
+            attach_resources(resources, session.mcp, found)
         return found
 
     attached = interruptible(read)

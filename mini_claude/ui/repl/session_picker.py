@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from mini_claude.core.untrusted import visible_text
 from mini_claude.sessions.catalog import SessionSummary
+from mini_claude.ui.questions.choose_one import run_list
 
 MAX_ROWS = 12  # sessions shown at once; fewer on a short terminal
 MIN_ROWS = 3
@@ -21,7 +22,6 @@ COUNT_WIDTH = 5
 ID_MIN_WIDTH = 80  # terminals this wide also show the start of each id
 ID_SHOWN = 8
 PREVIEW_CHARS = 1000  # of a first message: more than any row shows (it may be kilobytes long)
-ESCAPE_WAIT_SECONDS = 0.1  # a lone Esc is told from an arrow key's sequence within this time
 UNUSABLE_HINT = " (see mini-claude sessions list)"
 HINTS = ("↑↓ move · Enter resume · Esc cancel", "↑↓ Enter Esc")
 
@@ -108,12 +108,12 @@ def head_text(width: int) -> str:
 def pick_session(sessions: list[SessionSummary], *, unusable: int = 0) -> SessionSummary | None:
     """The session the user chose, or None when they cancelled. `unusable`: sessions left out of
     the list because they cannot be resumed (said in the footer)."""
-    from prompt_toolkit.application import Application, get_app
+    from prompt_toolkit.application import get_app
     from prompt_toolkit.buffer import Buffer
     from prompt_toolkit.formatted_text import StyleAndTextTuples
-    from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Layout, Window
     from prompt_toolkit.layout.dimension import Dimension
+    from prompt_toolkit.styles import Style
 
     state = PickerState(sessions)
     now = time.time()
@@ -152,37 +152,6 @@ def pick_session(sessions: list[SessionSummary], *, unusable: int = 0) -> Sessio
         return Dimension.exact(1 + max(1, min(len(state.matches), size()[1])))
 
     search = Buffer(multiline=False, on_text_changed=lambda buffer: state.set_filter(buffer.text))
-    keys = KeyBindings()
-
-    @keys.add("up")
-    @keys.add("c-p")
-    def _up(event) -> None:  # type: ignore[no-untyped-def]
-        state.move(-1, size()[1])
-
-    @keys.add("down")
-    @keys.add("c-n")
-    def _down(event) -> None:  # type: ignore[no-untyped-def]
-        state.move(1, size()[1])
-
-    @keys.add("pageup")
-    def _page_up(event) -> None:  # type: ignore[no-untyped-def]
-        state.move(-size()[1], size()[1])
-
-    @keys.add("pagedown")
-    def _page_down(event) -> None:  # type: ignore[no-untyped-def]
-        state.move(size()[1], size()[1])
-
-    @keys.add("enter")
-    def _enter(event) -> None:  # type: ignore[no-untyped-def]
-        if state.chosen() is not None:
-            event.app.exit(result=state.chosen())
-
-    @keys.add("escape", eager=True)
-    @keys.add("c-c")
-    @keys.add("c-d")
-    def _cancel(event) -> None:  # type: ignore[no-untyped-def]
-        event.app.exit(result=None)
-
     layout = Layout(
         HSplit(
             [
@@ -194,10 +163,10 @@ def pick_session(sessions: list[SessionSummary], *, unusable: int = 0) -> Sessio
         ),
         focused_element=search,
     )
-    from prompt_toolkit.styles import Style
-
-    app: Application[SessionSummary | None] = Application(
-        layout=layout, key_bindings=keys, erase_when_done=True, style=Style([("dim", "#888888")])
+    return run_list(
+        layout,
+        lambda delta: state.move(delta, size()[1]),
+        state.chosen,
+        page=lambda: size()[1],
+        style=Style([("dim", "#888888")]),
     )
-    app.ttimeoutlen = ESCAPE_WAIT_SECONDS
-    return app.run()

@@ -16,6 +16,7 @@ from mini_claude.core.errors import ToolError
 from mini_claude.core.untrusted import visible_text, wrap
 from mini_claude.safety.permissions import Answer, PermissionRequest
 from mini_claude.tools.shell import run_user_command
+from mini_claude.ui.render.visible import first_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -59,7 +60,7 @@ def run_shell_line(
     block = wrap(OUTPUT_TAG, f"$ {command}\n{result.text}")
     agent.add_context([{"type": "text", "text": _fill("shell_output", output=block)}])
     mark = "✗" if result.is_error else "●"
-    line = f"{mark} !{_first_line(command)} → {result.summary} (the output goes with your next message)"
+    line = f"{mark} !{first_line(command)} → {result.summary} (the output goes with your next message)"
     console.print(line, style="dim", highlight=False)
 
 
@@ -71,8 +72,3 @@ def shell_lines(command: str) -> int:
 
 def _fill(key: str, **values: object) -> str:
     return prompts.fill(prompts.load_toml("prompt_input.toml")[key].strip(), **values)
-
-
-def _first_line(command: str) -> str:
-    lines = command.strip().splitlines()
-    return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""

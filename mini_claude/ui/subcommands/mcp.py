@@ -26,8 +26,7 @@ from mini_claude.tools.base import count_noun
 from mini_claude.tools.mcp.config import SCOPES, SERVERS_KEY, Scope, transport_of
 from mini_claude.tools.mcp.connection import ServerView
 from mini_claude.tools.registry import ToolRegistry
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from mini_claude.ui.subcommands.shell_io import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 def run_mcp_command(settings: Settings, command: argparse.Namespace) -> int:
@@ -137,7 +136,7 @@ def _state(view: ServerView, servers: SessionServers) -> str:
 
 
 def _servers(scope: Scope, root: Path) -> dict[str, object]:
-    data = read_config(scope, root, Path(os.path.realpath(Path.home())))
+    data = read_config(scope, root)
     servers = data.get(SERVERS_KEY, {})
     return servers if isinstance(servers, dict) else {}
 

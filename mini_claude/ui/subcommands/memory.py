@@ -24,20 +24,17 @@ from mini_claude.memory.recall.search import DEFAULT_LIMIT, hit_json, hit_lines,
 from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.scopes import MemoryScopes
 from mini_claude.ui.commands.memory.actions import (
-    delete_memory,
     delete_question,
     deleted_line,
     edit_memory,
     undo_last_change,
 )
 from mini_claude.ui.print.json_output import json_line
-from mini_claude.ui.subcommands.confirm import can_ask, confirmed
+from mini_claude.ui.subcommands.shell_io import EXIT_FAILED, EXIT_USAGE, can_ask, confirmed, fail
 
 LIST_COMMAND = "mini-claude memory list"
 _NO_QUERY = "memory search: give the words to search for: mini-claude memory search QUERY"
 _NO_SEARCH_TERM = "memory search: the query has no word to search for (words like 'the' or 'how' are skipped)"
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def run_memory_command(settings: Settings, action: str, name: str | None = None, *, yes: bool = False) -> int:
@@ -61,20 +58,18 @@ def run_memory_command(settings: Settings, action: str, name: str | None = None,
             return _remove(memories, name, yes=yes)
         elif action in TARGETS:
             print("\n".join(move(memories, resolve(memories, name, list_command=LIST_COMMAND), action).lines))
-        elif action == "undo":
+        else:  # undo: argparse allows only the actions above
             undone, lines = undo_last_change(memories, None)
             print("\n".join(lines))
             return 0 if undone else EXIT_FAILED
-        else:  # argparse allows only the actions above
-            raise ValueError(f"unknown memory action {action!r}")
     except NameNotFound as error:
-        return _fail(str(error))
+        return fail(str(error))
     except MemoryStoreError as error:
-        return _fail(f"memory: {error}")
+        return fail(f"memory: {error}")
     except BrokenPipeError:
         raise  # stdout closed (`| head`): not a file that could not be read
     except OSError as error:
-        return _fail(f"cannot read {name}: {safe_read.describe(error)}")
+        return fail(f"cannot read {name}: {safe_read.describe(error)}")
     return 0
 
 
@@ -84,9 +79,9 @@ def run_search_command(settings: Settings, query: str, limit: str | None, *, as_
     line each; what `memory list` says of withheld or unloaded memories goes to stderr."""
     count = DEFAULT_LIMIT if limit is None else _limit(limit)
     if count is None:
-        return _fail(f"memory search: --limit takes a whole number of at least 1, not {limit!r}", EXIT_USAGE)
+        return fail(f"memory search: --limit takes a whole number of at least 1, not {limit!r}", EXIT_USAGE)
     if not terms(query):
-        return _fail(_NO_SEARCH_TERM if query.strip() else _NO_QUERY, EXIT_USAGE)
+        return fail(_NO_SEARCH_TERM if query.strip() else _NO_QUERY, EXIT_USAGE)
     memories = MemoryScopes.for_settings(settings)
     _settle(memories)
     if unloaded := memories.unloaded_team_memories():
@@ -94,7 +89,7 @@ def run_search_command(settings: Settings, query: str, limit: str | None, *, as_
     if not memories.has_memories():
         root = visible_path(str(memory_project_root(settings.project_dir)))
         looked = ", ".join(visible_path(str(store.root)) for store in memories.stores())
-        return _fail(f"no memories to search for {root} (looked in {looked or 'no folder that can be used'})")
+        return fail(f"no memories to search for {root} (looked in {looked or 'no folder that can be used'})")
     hits = search_memories(memories, query, count)
     if as_json:
         print(json_line([hit_json(hit) for hit in hits]))
@@ -122,16 +117,11 @@ def _limit(text: str) -> int | None:
     return value if value >= 1 else None
 
 
-def _fail(text: str, status: int = EXIT_FAILED) -> int:
-    print(f"mini-claude: {visible_text(text)}", file=sys.stderr)
-    return status
-
-
 def _list(memories: MemoryScopes, settings: Settings) -> None:
     store = memories.project
-    store.use_saved_headers()
+    store.headers.use_saved()  # read once here: the headers an earlier listing saved
     lines = list_lines(memories)
-    store.save_headers()
+    store.headers.save()
     if unloaded := memories.unloaded_team_memories():
         lines.append(_unloaded_line(unloaded))
     if lines == [NO_MEMORIES]:
@@ -156,10 +146,10 @@ def _remove(memories: MemoryScopes, name: str, *, yes: bool) -> int:
     if not yes:
         if not can_ask():
             shown = visible_path(memory.file_name)
-            return _fail(f"not deleting {shown}: no terminal to ask on; add --yes to delete it", EXIT_USAGE)
+            return fail(f"not deleting {shown}: no terminal to ask on; add --yes to delete it", EXIT_USAGE)
         if not confirmed(delete_question(memory)):
             print("Kept it.")
             return 0
-    delete_memory(memories, memory)
+    memories.store_of(memory).delete(memory)  # kept in the trash: undo brings it back
     print(deleted_line(memory))
     return 0

@@ -17,19 +17,18 @@ def build_command_parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("memory", help="this project's memories (list when no action is given)")
     actions = memory.add_subparsers(dest="action", metavar="ACTION")
     actions.add_parser("list", help="list memories")
-    for action, what in (("show", "print one memory"), ("edit", "open one memory in $VISUAL or $EDITOR")):
-        actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
-    remove = actions.add_parser("rm", help="delete one memory (asks first on a terminal)")
-    remove.add_argument("name", help="the memory's name or file name")
-    remove.add_argument(
-        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
-    )
     for action, what in (
+        ("show", "print one memory"),
+        ("edit", "open one memory in $VISUAL or $EDITOR"),
+        ("rm", "delete one memory (asks first on a terminal)"),
         ("promote", "move one of this project's memories to yours, in every project"),
         ("demote", "move one of yours, or of the team's, to this project's"),
         ("share", "move a memory to the team's folder in the repository (to be committed)"),
     ):
         actions.add_parser(action, help=what).add_argument("name", help="the memory's name or file name")
+    actions.choices["rm"].add_argument(
+        "-y", "--yes", action="store_true", help="delete without asking (needed without a terminal)"
+    )
     search = actions.add_parser("search", help="memories matching QUERY, best first, as recall ranks them")
     search.add_argument("query", nargs="*", help="the words to search for")
     # Checked by the command, so that a bad value is one line, as every memory command's errors are.
@@ -88,7 +87,7 @@ def run_command(settings: Settings, command: argparse.Namespace) -> int:
         return run_mcp_command(settings, command)
     from mini_claude.ui.subcommands.sessions import run_sessions_command
 
-    return run_sessions_command(settings, command.action or "list")
+    return run_sessions_command(settings)
 
 
 def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -8,11 +8,8 @@ problems to stderr (exit 1; 2 for a usage problem)."""
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
-import sys
-from pathlib import Path
 
 from mini_claude.core.config import Settings, memory_project_root, project_folder_name, projects_dir
 from mini_claude.core.files import safe_read
@@ -20,11 +17,9 @@ from mini_claude.core.paths import visible_path
 from mini_claude.core.untrusted import visible_text
 from mini_claude.memory import identity
 from mini_claude.memory.project_record import ProjectSummary, list_projects
-from mini_claude.ui.subcommands.confirm import can_ask, confirmed
+from mini_claude.ui.subcommands.shell_io import EXIT_USAGE, can_ask, confirmed, fail
 
 COUNT_WIDTH = 5
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def run_projects_command(
@@ -35,18 +30,18 @@ def run_projects_command(
     except FileNotFoundError:
         projects = []
     except OSError as error:
-        return _fail(f"cannot list {visible_path(str(projects_dir()))}: {safe_read.describe(error)}")
+        return fail(f"cannot list {visible_path(str(projects_dir()))}: {safe_read.describe(error)}")
     if deal is None:
         return _list(settings, projects)
     chosen = _chosen(projects, folder or "")
     if chosen is None:
-        return _fail(f"no project folder {folder!r} (see mini-claude memory projects)")
+        return fail(f"no project folder {folder!r} (see mini-claude memory projects)")
     if deal == "adopt":
         try:
             print(visible_text(identity.adopt(chosen.folder)))
         except (OSError, ValueError) as error:
             reason = safe_read.describe(error) if isinstance(error, OSError) else str(error)
-            return _fail(f"not adopted: {reason}")
+            return fail(f"not adopted: {reason}")
         return 0
     return _remove(chosen, yes=yes)
 
@@ -94,25 +89,13 @@ def _remove(project: ProjectSummary, *, yes: bool) -> int:
     shown = f"{project.folder.name} ({visible_path(project.record.root or '?')})"
     if not yes:
         if not can_ask():
-            return _fail(f"not removing {shown}: no terminal to ask on; add --yes to remove it", EXIT_USAGE)
+            return fail(f"not removing {shown}: no terminal to ask on; add --yes to remove it", EXIT_USAGE)
         if not confirmed(f"Remove {shown}: its {project.memories or 0} memories and saved sessions?"):
             print("Kept it.")
             return 0
     try:
-        _remove_folder(project.folder)
+        shutil.rmtree(project.folder)  # never through a symlink: rmtree refuses one
     except OSError as error:
-        return _fail(f"could not remove {shown}: {safe_read.describe(error)}")
+        return fail(f"could not remove {shown}: {safe_read.describe(error)}")
     print(f"Removed {shown}.")
     return 0
-
-
-def _remove_folder(folder: Path) -> None:
-    """The project's folder and all it holds; never through a symlink (rmtree refuses one)."""
-    if folder.is_symlink() or not folder.is_dir():
-        raise OSError(errno.ENOTDIR, "not a project folder", str(folder))
-    shutil.rmtree(folder)
-
-
-def _fail(text: str, status: int = EXIT_FAILED) -> int:
-    print(f"mini-claude: {visible_text(text)}", file=sys.stderr)
-    return status

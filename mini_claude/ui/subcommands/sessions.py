@@ -21,9 +21,8 @@ FIRST_MESSAGE_MAX_CHARS = 80
 COUNT_WIDTH = 5
 
 
-def run_sessions_command(settings: Settings, action: str) -> int:
-    if action != "list":  # argparse allows only "list" today
-        raise ValueError(f"unknown sessions action {action!r}")
+def run_sessions_command(settings: Settings) -> int:
+    """`mini-claude sessions [list]`: list is the one action argparse allows."""
     try:
         sessions = list_sessions(settings.sessions_dir)
     except SessionsFolderError as error:

@@ -18,10 +18,7 @@ from mini_claude.ui.commands.memory.tidy_review import (
     review_and_apply,
     show_proposal,
 )
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from mini_claude.ui.subcommands.shell_io import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 
 
 def _say(text: str) -> None:
@@ -62,20 +59,17 @@ def run_tidy_command(settings: Settings, focus: str, *, dry_run: bool, yes: bool
 
 def _tidy(settings: Settings, focus: str, *, dry_run: bool, yes: bool) -> int:
     if not settings.can_call_model:
-        print(
-            "mini-claude: memory tidy asks the model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, "
-            "ANTHROPIC_BASE_URL)",
-            file=sys.stderr,
+        return fail(
+            "memory tidy asks the model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL)",
+            EXIT_USAGE,
         )
-        return EXIT_USAGE
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if not (dry_run or yes or interactive):
-        print(
-            "mini-claude: memory tidy asks before changing anything, and no terminal is here to answer: "
+        return fail(
+            "memory tidy asks before changing anything, and no terminal is here to answer: "
             "pass --dry-run to print the proposal, or --yes to apply it",
-            file=sys.stderr,
+            EXIT_USAGE,
         )
-        return EXIT_USAGE
     store, io = MemoryStore(settings.memory_dir), _io()
     root = memory_project_root(settings.project_dir)
     proposal = build_proposal(store, ModelClient(settings), settings.sessions_dir, focus, io, root)

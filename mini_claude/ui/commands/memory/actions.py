@@ -78,11 +78,6 @@ def delete_question(memory: MemoryFile) -> str:
     return f"Delete memory {marked_text(repr(memory.name))} ({visible_path(memory.file_name)}){where}?"
 
 
-def delete_memory(memories: MemoryScopes | MemoryStore, memory: MemoryFile) -> None:
-    """Delete it from its scope's folder, kept in the trash (`/memory undo` brings it back)."""
-    MemoryScopes.of(memories).store_of(memory).delete(memory)
-
-
 def deleted_line(memory: MemoryFile) -> str:
     return f"Deleted {visible_path(memory.file_name)}; the index was updated."
 
@@ -126,11 +121,8 @@ def undone_lines(reverted: Reverted) -> list[str]:
 def _fingerprint(path: Path, root: Path) -> bytes | None:
     """A digest of the file, read in chunks (a huge one is never held whole, a FIFO never waited
     on); None when it cannot be read (then any outcome counts as a change)."""
-    digest = hashlib.sha256()
     try:
-        with safe_read.open_file(path, root) as (fd, _):
-            while chunk := os.read(fd, safe_read.READ_CHUNK_BYTES):
-                digest.update(chunk)
+        with safe_read.open_file(path, root) as (fd, _), os.fdopen(fd, "rb", closefd=False) as file:
+            return hashlib.file_digest(file, "sha256").digest()
     except OSError:
         return None
-    return digest.digest()

@@ -26,7 +26,6 @@ from mini_claude.memory.moves import move
 from mini_claude.memory.recall.search import hit_lines, search_memories
 from mini_claude.memory.recall.terms import terms
 from mini_claude.ui.commands.memory.actions import (
-    delete_memory,
     delete_question,
     deleted_line,
     edit_memory,
@@ -164,7 +163,7 @@ def _remove(ctx: CommandContext, name: str) -> None:
     if not ctx.confirm(delete_question(memory)):
         _say(ctx, "Kept it.")
         return
-    delete_memory(memories, memory)
+    memories.store_of(memory).delete(memory)  # kept in the trash: undo brings it back
     _say(ctx, deleted_line(memory))
 
 

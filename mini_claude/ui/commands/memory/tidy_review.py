@@ -19,6 +19,7 @@ from mini_claude.memory.tidy.apply import ApplyResult, apply_tidy
 from mini_claude.memory.tidy.diff import change_diff, change_line, summary_lines
 from mini_claude.memory.tidy.proposal import FileChange, Proposal
 from mini_claude.memory.tidy.review import TidyFailed, TidyReview
+from mini_claude.tools.base import count_noun
 
 NOTHING_CHANGED = "Nothing was changed."
 
@@ -57,11 +58,9 @@ def build_proposal(
             side_query_timeout=llm.settings.side_query_timeout,
             project_root=project_root,
         ).propose(focus)
-    except TidyFailed as error:
-        io.say(f"Tidy stopped: {visible_text(str(error))}. {NOTHING_CHANGED}")
     except KeyboardInterrupt:
         io.say(f"Tidy cancelled. {NOTHING_CHANGED}")
-    except (MemoryStoreError, OSError) as error:
+    except (TidyFailed, MemoryStoreError, OSError) as error:
         reason = safe_read.describe(error) if isinstance(error, OSError) else str(error)
         io.say(f"Tidy stopped: {visible_text(reason)}. {NOTHING_CHANGED}")
     return None
@@ -101,7 +100,7 @@ def review_and_apply(store: MemoryStore, proposal: Proposal, io: ReviewIO) -> bo
 def _accepted(changes: Sequence[FileChange], io: ReviewIO) -> list[FileChange]:
     if len(changes) == 1:
         return list(changes) if _ask(io, "Apply this change?") else []
-    if _ask(io, f"Apply all {len(changes)} changes?" if len(changes) > 1 else "Apply the change?"):
+    if _ask(io, f"Apply all {len(changes)} changes?"):
         return list(changes)
     if not _ask(io, "Go through them one by one?"):
         return []
@@ -136,8 +135,7 @@ def apply_and_report(store: MemoryStore, changes: Sequence[FileChange], io: Revi
 def result_lines(result: ApplyResult) -> list[str]:
     lines = []
     if result.applied:
-        count = len(result.applied)
-        lines.append(f"Applied {count} change{'' if count == 1 else 's'}; the index was updated:")
+        lines.append(f"Applied {count_noun(len(result.applied), 'change')}; the index was updated:")
         lines.extend("  " + change_line(change) for change in result.applied)
     if result.skipped:
         lines.append(f"Not applied ({len(result.skipped)}):")
