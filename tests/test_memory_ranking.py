@@ -456,3 +456,25 @@ def test_search_scores_are_best_first_and_a_changed_day_is_seen_at_once(store: M
     os.utime(store.root / "project_b.md", (when, when))
     again = {m.file_name: score for m, score in ranking.search("how long does kafka keep events?", 10)}
     assert again["project_b.md"] > 1.5 * first[1][1]
+
+
+# --- how specific a memory's words are ---------------------------------------------------------
+
+
+def test_of_two_memories_matching_alike_the_one_of_rarer_words_comes_first(store: MemoryStore) -> None:
+    """Both say "rollback" as often, in as many words; the newer one's other words are those every
+    note of the folder holds, the older one's name what it is about: that one is meant."""
+    fill(store, 60, days=1)
+    write(store, "project_common.md", "rollback notes", "rollback notes on the service tests", days=10)
+    write(store, "project_ledger.md", "rollback ledger", "rollback of the ledger schema in postgres", days=20)
+    ranking = RecallRanking(store)
+
+    found = [m.file_name for m, _ in ranking.search("how do we do a rollback?", 10)]
+    assert found == ["project_ledger.md", "project_common.md"]
+
+    # Later notes make the ledger's words the folder's everyday words: the next search knows it.
+    for i in range(80):
+        days = 30 + i / 100
+        write(store, f"project_ledger_{i}.md", f"ledger {i}", "the ledger schema in postgres", days=days)
+    found = [m.file_name for m, _ in ranking.search("how do we do a rollback?", 10)]
+    assert found == ["project_common.md", "project_ledger.md"]

@@ -140,6 +140,31 @@ def test_an_index_with_planted_sql_is_discarded(store: MemoryStore, index: Path)
     assert "loot" not in names and "grab" not in names
 
 
+@case("memory", "an index whose indexed text was altered (none, punctuation, a 1,000-letter word): ranks")
+def test_an_index_with_altered_text_still_ranks(store: MemoryStore, index: Path) -> None:
+    """Such an index is ours in shape, so it is loaded: the ranking must not trust its text to be
+    the words it writes (how specific a memory's words are is read from that text)."""
+    saved_index(store, index)
+    altered = {
+        "project_other_000.md": (None, None, None),
+        "project_other_001.md": ("payments a.b,c", "d-e f'g", "x"),
+        "project_other_002.md": ("payments", "x" * 1000, ""),
+    }
+    with sqlite3.connect(index) as tampered:
+        for file_name, (name, description, body) in altered.items():
+            (row,) = tampered.execute("SELECT id FROM files WHERE file_name = ?", (file_name,)).fetchone()
+            tampered.execute(
+                "UPDATE terms SET name = coalesce(?, 'payments'), description = ?, body = ? WHERE rowid = ?",
+                (name, description, body, row),
+            )
+    tampered.close()
+
+    found = [memory.file_name for memory, _ in RecallRanking(store).search(QUERY, 10)]
+
+    assert found[0] == TARGET
+    assert set(altered) <= set(found)  # they say "payments": ranked, not dropped
+
+
 @case("memory", "the index is a symlink to a file elsewhere: never followed; the target stays untouched")
 def test_a_symlinked_index_is_replaced_not_followed(store: MemoryStore, index: Path, tmp_path: Path) -> None:
     precious = tmp_path / "precious.db"

@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterator
 
 from mini_claude.memory.recall.ranking_index import INDEX_FILE, IndexUnusable, write_index
 from mini_claude.memory.recall.ranking_sync import IndexMirror
-from mini_claude.memory.recall.scoring import scores
+from mini_claude.memory.recall.scoring import scores, specific
 from mini_claude.memory.recall.terms import MAX_QUERY_TERMS, query_parts
 from mini_claude.memory.store.headers import FileStat, stat_memory_files
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -167,7 +167,7 @@ def _scored(index: IndexMirror, stems: list[str], now_ns: int) -> list[Scored]:
     postings = index.postings(stems)
     if not postings:
         return []  # (the corpus's statistics are not even needed)
-    found = scores(postings, index.corpus(), now_ns)
+    found = specific(scores(postings, index.corpus(), now_ns), index.specificity)
     memories = index.corpus().memories
     order = sorted(found, key=lambda row: (-found[row], -memories[row].mtime_ns, index.by_row[row]))
     return [(index.by_row[row], found[row]) for row in order]

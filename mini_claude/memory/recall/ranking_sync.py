@@ -1,6 +1,6 @@
 """The ranking index kept in step with the memory files: one row of terms per memory, brought up to
 date from the files' stats at every ranking, and what ranking asks of it: a query's terms as the
-index stems them, and where each term is (its postings).
+index stems them, where each term is (its postings), and how specific each memory's words are.
 
 Apart from ranking.py, which ranks; this is what fills and reads the index. The index lives in
 memory (SQLite `:memory:`) and is loaded from and saved to its file by ranking_index.py.
@@ -19,7 +19,7 @@ from typing import NamedTuple
 from mini_claude.core.files.text_decoding import decode_text
 from mini_claude.core.frontmatter import codec as frontmatter
 from mini_claude.memory.recall.ranking_index import check_schema, create_lookups, create_schema, read_index
-from mini_claude.memory.recall.scoring import COLUMN_WEIGHTS, Corpus, Indexed, Postings
+from mini_claude.memory.recall.scoring import COLUMN_WEIGHTS, Corpus, Indexed, Postings, idf
 from mini_claude.memory.recall.terms import terms
 from mini_claude.memory.store.headers import FileStat
 from mini_claude.memory.store.memory_file import MemoryFile
@@ -36,6 +36,10 @@ COMMON_MIN_HOLDERS = 2000
 _FRONT_BLOCK = re.compile(r"\A\s*---[ \t]*\r?\n.*?^[ \t]*---[ \t]*$", re.DOTALL | re.MULTILINE)
 _POSTINGS = "SELECT doc, col, count(*) FROM temp.term_instances WHERE term = ? GROUP BY doc, col"
 _HOLDERS = "SELECT doc FROM temp.term_rows WHERE term = ?"
+_EVERY_HOLDERS = "SELECT term, doc FROM temp.term_rows"
+_TEXTS = "SELECT rowid, name || ' ' || description || ' ' || type || ' ' || body FROM terms WHERE rowid IN"
+_STEMS_KEPT = 200_000  # words whose stems are kept (a huge vocabulary is stemmed again)
+_ROWS_READ = 500  # memories read per query (SQLite bounds a statement's parameters)
 _COLUMN_WEIGHT = dict(zip(("name", "description", "type", "body"), COLUMN_WEIGHTS, strict=True))
 
 _StatKey = tuple[int, int, int]
@@ -61,6 +65,9 @@ class IndexMirror:
         self.files: dict[str, IndexedFile] = {}
         self.by_row: dict[int, str] = {}
         self._corpus: Corpus | None = None
+        self._holders: dict[str, int] | None = None  # with the corpus: how many memories hold each term
+        self._specificity: dict[int, float] = {}  # with the corpus: what specificity() found so far
+        self._stem_of: dict[str, str] = {}  # each word of a memory's text met so far: its stem
         try:
             if load:
                 self._load(path, memories)
@@ -95,14 +102,46 @@ class IndexMirror:
             self._corpus = Corpus(usable)
         return self._corpus
 
-    def stems(self, query_terms: list[str]) -> list[str]:
-        """`query_terms` as the index holds them (stemmed), in order, without repeats."""
-        self.db.execute("INSERT INTO temp.stemmer(rowid, text) VALUES (1, ?)", (" ".join(query_terms),))
+    def specificity(self, rows: list[int]) -> dict[int, float]:
+        """How specific each memory of `rows` is: the mean idf of its distinct terms (a note made of
+        words most memories hold says little). Kept until the next change; a memory without terms
+        is left out."""
+        count = self.corpus().count
+        if self._holders is None:
+            self._holders = dict(self.db.execute(_EVERY_HOLDERS))
+        holders, found = self._holders, self._specificity
+        missing = [row for row in rows if row not in found]
+        for start in range(0, len(missing), _ROWS_READ):
+            for row, stems in self._stems_of(missing[start : start + _ROWS_READ]).items():
+                found[row] = sum(idf(count, holders.get(stem, 1)) for stem in stems) / len(stems)
+        return {row: found[row] for row in rows if row in found}
+
+    def _stems_of(self, rows: list[int]) -> dict[int, set[str]]:
+        """The distinct stems of each memory of `rows` that has any, from its indexed text (the
+        terms table keeps it); each word is stemmed once a session."""
+        marks = ",".join("?" * len(rows))
+        texts = {row: (text or "").split() for row, text in self.db.execute(f"{_TEXTS} ({marks})", rows)}
+        stem_of = self._stem_of
+        if len(stem_of) > _STEMS_KEPT:
+            stem_of.clear()
+        if new := list({word: None for words in texts.values() for word in words if word not in stem_of}):
+            stemmed = self._stemmed(new)
+            if len(stemmed) != len(new):  # (each term is one token: never seen)
+                return {}
+            stem_of.update(zip(new, stemmed, strict=True))
+        return {row: {stem_of[word] for word in words} for row, words in texts.items() if words}
+
+    def _stemmed(self, words: list[str]) -> list[str]:
+        """`words` stemmed as the index stems them, one for one (a term is one token)."""
+        self.db.execute("INSERT INTO temp.stemmer(rowid, text) VALUES (1, ?)", (" ".join(words),))
         try:
-            found = [term for (term,) in self.db.execute("SELECT term FROM temp.stems ORDER BY offset")]
+            return [term for (term,) in self.db.execute("SELECT term FROM temp.stems ORDER BY offset")]
         finally:
             self.db.execute("DELETE FROM temp.stemmer")
-        return list(dict.fromkeys(found))
+
+    def stems(self, query_terms: list[str]) -> list[str]:
+        """`query_terms` as the index holds them (stemmed), in order, without repeats."""
+        return list(dict.fromkeys(self._stemmed(query_terms)))
 
     def holders(self, stem: str) -> int:
         """How many memories hold `stem`."""
@@ -131,7 +170,7 @@ class IndexMirror:
         stale = [stat for stat in stats.values() if self._changed(stat)]
         if not gone and not stale:
             return False
-        self._corpus = None
+        self._forget_statistics()
         self.db.execute("BEGIN")
         try:
             for name in gone:
@@ -144,9 +183,12 @@ class IndexMirror:
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
-            self._corpus = None
+            self._forget_statistics()
             raise
         return True
+
+    def _forget_statistics(self) -> None:
+        self._corpus, self._holders, self._specificity = None, None, {}
 
     def _changed(self, stat: FileStat) -> bool:
         known = self.files.get(stat.file_name)
