@@ -282,13 +282,18 @@ def _kill_all(children: dict[int, socket.socket]) -> None:
         _kill(pid)
 
 
-def become_the_program(request: dict, fds: list[int]) -> None:
-    """In the forked child: everything a fresh `python -m mini_claude` would have, then run it."""
+def take_stdio(fds: list[int]) -> None:
+    """In a forked child: a session of its own, with the client's descriptors as stdin/out/err."""
     os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     for fd in set(fds) - {0, 1, 2}:
         os.close(fd)
+
+
+def become_the_program(request: dict, fds: list[int]) -> None:
+    """In the forked child: everything a fresh `python -m mini_claude` would have, then run it."""
+    take_stdio(fds)
     if request["tty"]:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     os.chdir(request["cwd"])

@@ -34,6 +34,7 @@ from tests.warm_start import (  # noqa: E402  (after the path it is found on)
     current_umask,
     exit_if_abandoned_while,
     serve,
+    take_stdio,
 )
 
 WARM_SERVERS = "MCP_TEST_WARM_SERVERS"  # {"socket", "pid"} of the fork server
@@ -105,11 +106,7 @@ def _preload() -> None:
 
 def _become_the_server(request: dict, fds: list[int]) -> None:
     """In the forked child: what `python servers.py ARGS` started by the client would have."""
-    os.setsid()
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-    for fd in set(fds) - {0, 1, 2}:
-        os.close(fd)
+    take_stdio(fds)
     os.chdir(request["cwd"])
     os.umask(request["umask"])
     os.environ.clear()
